@@ -1,0 +1,165 @@
+//! The IDL enums other than `MLOperandDataType`, with their exact IDL strings.
+
+use crate::error::{Error, Result};
+
+/// Declares an IDL enum as a Rust enum with `as_str`, `FromStr`, `Display`, `ALL` and the IDL default.
+macro_rules! idl_enum {
+    ($(#[$doc:meta])* $name:ident, $idl:literal, default $default:ident { $($(#[$vdoc:meta])* $variant:ident = $s:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name { $($(#[$vdoc])* $variant),+ }
+
+        impl $name {
+            /// Every value, in IDL order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// The exact IDL enum string.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $s),+ }
+            }
+        }
+        impl Default for $name {
+            fn default() -> Self { $name::$default }
+        }
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str(self.as_str()) }
+        }
+        impl std::str::FromStr for $name {
+            type Err = Error;
+            fn from_str(s: &str) -> Result<Self> {
+                match s {
+                    $($s => Ok($name::$variant),)+
+                    _ => Err(Error::type_error(format!(
+                        "The provided value '{s}' is not a valid enum value of type {}.", $idl))),
+                }
+            }
+        }
+    };
+}
+
+idl_enum!(
+    /// `MLPowerPreference` (§8.2).
+    PowerPreference, "MLPowerPreference", default Default {
+    /// `"default"`
+    Default = "default",
+    /// `"high-performance"`
+    HighPerformance = "high-performance",
+    /// `"low-power"`
+    LowPower = "low-power",
+});
+
+idl_enum!(
+    /// `MLInputOperandLayout` (§8.5): `"nchw"` or `"nhwc"`.
+    InputOperandLayout, "MLInputOperandLayout", default Nchw {
+    /// `"nchw"`
+    Nchw = "nchw",
+    /// `"nhwc"`
+    Nhwc = "nhwc",
+});
+
+idl_enum!(
+    /// `MLConv2dFilterOperandLayout` (§8.9.10).
+    Conv2dFilterOperandLayout, "MLConv2dFilterOperandLayout", default Oihw {
+    /// `"oihw"`
+    Oihw = "oihw",
+    /// `"hwio"`
+    Hwio = "hwio",
+    /// `"ohwi"`
+    Ohwi = "ohwi",
+    /// `"ihwo"`
+    Ihwo = "ihwo",
+});
+
+idl_enum!(
+    /// `MLConvTranspose2dFilterOperandLayout` (§8.9.11).
+    ConvTranspose2dFilterOperandLayout, "MLConvTranspose2dFilterOperandLayout", default Iohw {
+    /// `"iohw"`
+    Iohw = "iohw",
+    /// `"hwoi"`
+    Hwoi = "hwoi",
+    /// `"ohwi"`
+    Ohwi = "ohwi",
+});
+
+idl_enum!(
+    /// `MLGruWeightLayout` (§8.9.25): gate order of the stacked weights.
+    GruWeightLayout, "MLGruWeightLayout", default Zrn {
+    /// `"zrn"`: update, reset, new.
+    Zrn = "zrn",
+    /// `"rzn"`: reset, update, new.
+    Rzn = "rzn",
+});
+
+idl_enum!(
+    /// `MLLstmWeightLayout` (§8.9.33): gate order of the stacked weights.
+    LstmWeightLayout, "MLLstmWeightLayout", default Iofg {
+    /// `"iofg"`: input, output, forget, cell.
+    Iofg = "iofg",
+    /// `"ifgo"`: input, forget, cell, output.
+    Ifgo = "ifgo",
+});
+
+idl_enum!(
+    /// `MLRecurrentNetworkActivation` (§8.9.25).
+    RecurrentNetworkActivation, "MLRecurrentNetworkActivation", default Relu {
+    /// `"relu"`
+    Relu = "relu",
+    /// `"sigmoid"`
+    Sigmoid = "sigmoid",
+    /// `"tanh"`
+    Tanh = "tanh",
+});
+
+idl_enum!(
+    /// `MLRecurrentNetworkDirection` (§8.9.25).
+    RecurrentNetworkDirection, "MLRecurrentNetworkDirection", default Forward {
+    /// `"forward"`
+    Forward = "forward",
+    /// `"backward"`
+    Backward = "backward",
+    /// `"both"`
+    Both = "both",
+});
+
+idl_enum!(
+    /// `MLPaddingMode` (§8.9.36). (`"symmetric"` was removed in 2026.)
+    PaddingMode, "MLPaddingMode", default Constant {
+    /// `"constant"`
+    Constant = "constant",
+    /// `"edge"`
+    Edge = "edge",
+    /// `"reflection"`
+    Reflection = "reflection",
+});
+
+idl_enum!(
+    /// `MLRoundingType` (§8.9.37), used by `outputShapeRounding`.
+    RoundingType, "MLRoundingType", default Floor {
+    /// `"floor"`
+    Floor = "floor",
+    /// `"ceil"`
+    Ceil = "ceil",
+});
+
+idl_enum!(
+    /// `MLInterpolationMode` (§8.9.41).
+    InterpolationMode, "MLInterpolationMode", default NearestNeighbor {
+    /// `"nearest-neighbor"`
+    NearestNeighbor = "nearest-neighbor",
+    /// `"linear"`
+    Linear = "linear",
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_unknown() {
+        for v in PaddingMode::ALL {
+            assert_eq!(v.as_str().parse::<PaddingMode>().unwrap(), *v);
+        }
+        assert!("symmetric".parse::<PaddingMode>().is_err());
+        assert_eq!(InterpolationMode::default().as_str(), "nearest-neighbor");
+        assert_eq!(RecurrentNetworkDirection::default(), RecurrentNetworkDirection::Forward);
+    }
+}

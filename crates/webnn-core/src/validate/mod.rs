@@ -1,0 +1,111 @@
+//! Pure validation functions, one file per op family: (operand descriptors, options) →
+//! output descriptor(s) and resolved attributes, or a TypeError. They never touch data.
+//! Shared algorithms of spec §9 live here.
+
+pub(crate) mod activation;
+pub(crate) mod conv;
+pub(crate) mod elementwise;
+pub(crate) mod normalization;
+pub(crate) mod recurrent;
+pub(crate) mod reduction;
+pub(crate) mod shape;
+
+/// *unidirectionally broadcast the shapes* (§9.1): `from` broadcast to `to`, or `None`.
+pub fn broadcast_unidirectional(from: &[u32], to: &[u32]) -> Option<Vec<u32>> {
+    if from.len() > to.len() {
+        return None;
+    }
+    let pad = to.len() - from.len();
+    for (i, &t) in to.iter().enumerate() {
+        let f = if i < pad { 1 } else { from[i - pad] };
+        if f != t && f != 1 {
+            return None;
+        }
+    }
+    Some(to.to_vec())
+}
+
+/// *bidirectionally broadcast the shapes* (§9.1): the numpy broadcast of `a` and `b`, or `None`.
+pub fn broadcast_bidirectional(a: &[u32], b: &[u32]) -> Option<Vec<u32>> {
+    let rank = a.len().max(b.len());
+    let mut out = Vec::with_capacity(rank);
+    for i in 0..rank {
+        let da = if i + a.len() >= rank { a[i + a.len() - rank] } else { 1 };
+        let db = if i + b.len() >= rank { b[i + b.len() - rank] } else { 1 };
+        if da != db && da != 1 && db != 1 {
+            return None;
+        }
+        out.push(da.max(db));
+    }
+    Some(out)
+}
+
+/// *blockwise broadcastable* (§9.1): same rank and every `to[i]` a multiple of `from[i]`.
+pub fn blockwise_broadcastable(from: &[u32], to: &[u32]) -> bool {
+    from.len() == to.len() && from.iter().zip(to).all(|(&f, &t)| f != 0 && t % f == 0)
+}
+
+/// *calculate reduction output sizes* (§9): `axes` absent reduces all dims; duplicate or
+/// out-of-range axes fail (the spec's "return failure", a TypeError for the caller).
+pub fn reduction_output_shape(
+    input: &[u32],
+    axes: Option<&[u32]>,
+    keep_dimensions: bool,
+) -> Result<(Vec<u32>, Vec<u32>), String> {
+    let rank = input.len() as u32;
+    let axes: Vec<u32> = match axes {
+        None => (0..rank).collect(),
+        Some(axes) => {
+            let mut seen = vec![false; input.len()];
+            for &a in axes {
+                if a >= rank {
+                    return Err(format!("axis {a} is out of range for rank {rank}"));
+                }
+                if std::mem::replace(&mut seen[a as usize], true) {
+                    return Err(format!("axis {a} is repeated in axes {axes:?}"));
+                }
+            }
+            axes.to_vec()
+        }
+    };
+    let mut shape = Vec::with_capacity(input.len());
+    for (i, &d) in input.iter().enumerate() {
+        if axes.contains(&(i as u32)) {
+            if keep_dimensions {
+                shape.push(1);
+            }
+        } else {
+            shape.push(d);
+        }
+    }
+    let mut sorted = axes;
+    sorted.sort_unstable();
+    Ok((shape, sorted))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcasting() {
+        assert_eq!(broadcast_bidirectional(&[2, 1, 4], &[3, 1]), Some(vec![2, 3, 4]));
+        assert_eq!(broadcast_bidirectional(&[], &[5]), Some(vec![5]));
+        assert_eq!(broadcast_bidirectional(&[2], &[3]), None);
+        assert_eq!(broadcast_unidirectional(&[1, 4], &[3, 4]), Some(vec![3, 4]));
+        assert_eq!(broadcast_unidirectional(&[3, 4], &[1, 4]), None);
+        assert_eq!(broadcast_unidirectional(&[2, 3, 4], &[3, 4]), None);
+        assert!(blockwise_broadcastable(&[4, 5], &[16, 10]));
+        assert!(!blockwise_broadcastable(&[4, 5], &[9, 3]));
+        assert!(!blockwise_broadcastable(&[5], &[1, 5]));
+    }
+
+    #[test]
+    fn reduction_shapes() {
+        assert_eq!(reduction_output_shape(&[2, 3, 4], Some(&[1]), true).unwrap().0, vec![2, 1, 4]);
+        assert_eq!(reduction_output_shape(&[2, 3, 4], None, false).unwrap().0, Vec::<u32>::new());
+        assert_eq!(reduction_output_shape(&[2, 3, 4], Some(&[]), false).unwrap().0, vec![2, 3, 4]);
+        assert!(reduction_output_shape(&[2, 3], Some(&[2]), false).is_err());
+        assert!(reduction_output_shape(&[2, 3], Some(&[1, 1]), false).is_err());
+    }
+}
