@@ -1,0 +1,59 @@
+//! Kernels, one file per op family (mirroring `webnn_core::validate`). Each family exposes
+//! `lower(op, graph) -> Result<Box<dyn Kernel>>`, called once at build time; the returned
+//! kernel holds everything precomputed (shapes, strides, packed weights) and `run` only
+//! computes.
+//!
+//! float16 is stored as `half::f16`, computed in f32 and rounded once per op.
+
+pub mod binary;
+pub mod util;
+
+use webnn_core::graph::Operation;
+use webnn_core::{Error, Graph, OpKind, OperandDescriptor, Result};
+
+/// A read-only operand during a dispatch.
+#[derive(Clone, Copy)]
+pub struct In<'a> {
+    /// Its descriptor.
+    pub desc: &'a OperandDescriptor,
+    /// Its bytes (64-byte aligned for intermediates and constants, 8-byte for caller buffers).
+    pub bytes: &'a [u8],
+}
+
+impl<'a> In<'a> {
+    /// The elements as `T` (which must match the data type).
+    pub fn slice<T: bytemuck::Pod>(&self) -> &'a [T] {
+        bytemuck::cast_slice(self.bytes)
+    }
+}
+
+/// An operand written by a step.
+pub struct Out<'a> {
+    /// Its descriptor.
+    pub desc: &'a OperandDescriptor,
+    /// Its bytes.
+    pub bytes: &'a mut [u8],
+}
+
+impl Out<'_> {
+    /// The elements as `T` (which must match the data type).
+    pub fn slice_mut<T: bytemuck::Pod>(&mut self) -> &mut [T] {
+        bytemuck::cast_slice_mut(self.bytes)
+    }
+}
+
+/// A prepared kernel: runs one operation of a plan.
+pub trait Kernel: Send + Sync {
+    /// Computes `outputs` from `inputs` (slots as in the op's `Operation::inputs`; `None` for
+    /// absent optional operands).
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]);
+}
+
+/// Lowers one operation to its kernel.
+pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
+    use OpKind::*;
+    match op.kind {
+        Add | Sub | Mul | Div | Max | Min | Pow => binary::lower(op, graph),
+        other => Err(Error::not_supported(format!("{other} has no CPU kernel yet"))),
+    }
+}

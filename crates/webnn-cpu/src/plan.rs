@@ -1,0 +1,231 @@
+//! Lowering of a validated graph to a flat plan: one step per operation with its kernel
+//! prepared at build time, constants in aligned storage (copied once), intermediates in one
+//! arena placed by [`crate::memory::plan_arena`]. `execute` binds the caller's buffers and runs
+//! the steps in order; it allocates nothing.
+
+use crate::kernels::{self, In, Kernel, Out};
+use crate::memory::{plan_arena, AlignedBuf, Lifetime};
+use smallvec::SmallVec;
+use std::sync::{Arc, Mutex};
+use webnn_core::backend::CompiledGraph;
+use webnn_core::{Error, Graph, OperandDescriptor, OperandId, Result};
+
+/// Where an operand's bytes live during a dispatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Location {
+    /// The caller's input buffer `i`.
+    Input(usize),
+    /// The caller's output buffer `i`.
+    Output(usize),
+    /// Constant storage `i`.
+    Constant(usize),
+    /// The arena, at this byte offset.
+    Arena(usize),
+    /// Never read or written (an unused output of a multi-output op gets arena space instead).
+    Unused,
+}
+
+/// One step: a prepared kernel and the operands it reads and writes.
+struct Step {
+    kernel: Box<dyn Kernel>,
+    inputs: Vec<Option<OperandId>>,
+    outputs: Vec<OperandId>,
+}
+
+/// A compiled graph: steps, constant storage and the memory plan.
+pub struct Plan {
+    descriptors: Vec<OperandDescriptor>,
+    locations: Vec<Location>,
+    constants: Vec<AlignedBuf>,
+    steps: Vec<Step>,
+    arena_size: usize,
+    input_count: usize,
+    /// (output index, operand) pairs whose operand's home is another output: copied at the end.
+    output_copies: Vec<(usize, usize)>,
+    output_count: usize,
+}
+
+impl std::fmt::Debug for Plan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Plan").field("steps", &self.steps.len()).field("arena_size", &self.arena_size).finish()
+    }
+}
+
+impl Plan {
+    /// Lowers a validated graph. Fails with an OperationError if an op cannot be lowered.
+    pub fn compile(graph: &Graph) -> Result<Plan> {
+        let n = graph.operands.len();
+        let descriptors: Vec<OperandDescriptor> = graph.operands.iter().map(|o| o.descriptor.clone()).collect();
+        let mut locations = vec![Location::Unused; n];
+        for (i, (_, id)) in graph.inputs.iter().enumerate() {
+            locations[id.index()] = Location::Input(i);
+        }
+        let mut constants = Vec::with_capacity(graph.constants.len());
+        for c in &graph.constants {
+            locations[c.operand.index()] = Location::Constant(constants.len());
+            constants.push(AlignedBuf::from_bytes(&c.bytes));
+        }
+        let mut output_copies = Vec::new();
+        for (i, (_, id)) in graph.outputs.iter().enumerate() {
+            match locations[id.index()] {
+                Location::Output(home) => output_copies.push((i, home)),
+                _ => locations[id.index()] = Location::Output(i),
+            }
+        }
+
+        let mut steps = Vec::with_capacity(graph.operations.len());
+        for op in &graph.operations {
+            let kernel = kernels::lower(op, graph).map_err(|e| {
+                Error::operation(format!("{}{}: cannot compile for the CPU: {}", label(&op.label), op.kind, e.message))
+            })?;
+            steps.push(Step { kernel, inputs: op.inputs.clone(), outputs: op.outputs.clone() });
+        }
+
+        // Lifetimes of the intermediates: from the producing step to the last reader.
+        let mut first = vec![usize::MAX; n];
+        let mut last = vec![0usize; n];
+        for (s, step) in steps.iter().enumerate() {
+            for &o in &step.outputs {
+                first[o.index()] = s;
+                last[o.index()] = last[o.index()].max(s);
+            }
+            for o in step.inputs.iter().flatten() {
+                last[o.index()] = last[o.index()].max(s);
+            }
+        }
+        let mut arena_values = Vec::new();
+        let mut arena_ids = Vec::new();
+        for (i, loc) in locations.iter().enumerate() {
+            if *loc == Location::Unused && first[i] != usize::MAX {
+                arena_values.push(Lifetime { size: descriptors[i].byte_length() as usize, first: first[i], last: last[i] });
+                arena_ids.push(i);
+            }
+        }
+        let (offsets, arena_size) = plan_arena(&arena_values);
+        for (k, &i) in arena_ids.iter().enumerate() {
+            locations[i] = Location::Arena(offsets[k]);
+        }
+        Ok(Plan {
+            descriptors,
+            locations,
+            constants,
+            steps,
+            arena_size,
+            input_count: graph.inputs.len(),
+            output_copies,
+            output_count: graph.outputs.len(),
+        })
+    }
+
+    /// Bytes of arena the plan needs for intermediates.
+    pub fn arena_size(&self) -> usize {
+        self.arena_size
+    }
+
+    /// Number of steps.
+    pub fn step_count(&self) -> usize {
+        self.steps.len()
+    }
+}
+
+fn label(label: &str) -> String {
+    webnn_core::error::label_prefix(label)
+}
+
+/// Per-dispatch state reused across dispatches: the arena and the operand address table.
+struct ExecState {
+    arena: AlignedBuf,
+    addresses: Vec<(usize, usize)>,
+}
+
+/// A [`Plan`] bound to a thread pool: the `[[implementation]]` of an MLGraph.
+pub struct CompiledPlan {
+    plan: Plan,
+    pool: Arc<rayon::ThreadPool>,
+    state: Mutex<ExecState>,
+}
+
+impl CompiledPlan {
+    /// Binds a plan to the pool it runs on and allocates its arena once.
+    pub fn new(plan: Plan, pool: Arc<rayon::ThreadPool>) -> Self {
+        let state = ExecState { arena: AlignedBuf::zeroed(plan.arena_size), addresses: vec![(0, 0); plan.locations.len()] };
+        CompiledPlan { plan, pool, state: Mutex::new(state) }
+    }
+}
+
+impl CompiledGraph for CompiledPlan {
+    fn execute(&self, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) -> Result<()> {
+        let plan = &self.plan;
+        if inputs.len() != plan.input_count || outputs.len() != plan.output_count {
+            return Err(Error::unknown("CPU backend: wrong number of bound buffers"));
+        }
+        let mut guard = self.state.lock().map_err(|_| Error::unknown("CPU backend: a previous dispatch panicked"))?;
+        let state = &mut *guard;
+        let arena_ptr = state.arena.as_mut_ptr() as usize;
+        for (i, loc) in plan.locations.iter().enumerate() {
+            let len = plan.descriptors[i].byte_length() as usize;
+            let addr = match *loc {
+                Location::Input(k) => inputs[k].as_ptr() as usize,
+                Location::Output(k) => outputs[k].as_mut_ptr() as usize,
+                Location::Constant(k) => plan.constants[k].as_bytes().as_ptr() as usize,
+                Location::Arena(off) => arena_ptr + off,
+                Location::Unused => 0,
+            };
+            if let Location::Input(k) = *loc {
+                if inputs[k].len() != len {
+                    return Err(Error::unknown("CPU backend: input buffer size mismatch"));
+                }
+            }
+            if let Location::Output(k) = *loc {
+                if outputs[k].len() != len {
+                    return Err(Error::unknown("CPU backend: output buffer size mismatch"));
+                }
+            }
+            state.addresses[i] = (addr, len);
+        }
+        let addresses = &state.addresses;
+        self.pool.install(|| {
+            for step in &plan.steps {
+                let ins: SmallVec<[Option<In<'_>>; 8]> = step
+                    .inputs
+                    .iter()
+                    .map(|o| {
+                        o.map(|id| {
+                            let (addr, len) = addresses[id.index()];
+                            // SAFETY: the address table points into buffers that outlive this call
+                            // (caller's slices, constant storage, the locked arena); `len` is the
+                            // operand's byte length, checked against the caller's buffers above.
+                            // Inputs of a step are only read while the step runs.
+                            let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
+                            In { desc: &plan.descriptors[id.index()], bytes }
+                        })
+                    })
+                    .collect();
+                let mut outs: SmallVec<[Out<'_>; 4]> = step
+                    .outputs
+                    .iter()
+                    .map(|id| {
+                        let (addr, len) = addresses[id.index()];
+                        // SAFETY: an output of a step is written by this step only; the memory plan
+                        // never places it over a value live during the step (its inputs included),
+                        // and graph outputs are distinct caller buffers.
+                        let bytes = unsafe { std::slice::from_raw_parts_mut(addr as *mut u8, len) };
+                        Out { desc: &plan.descriptors[id.index()], bytes }
+                    })
+                    .collect();
+                step.kernel.run(&ins, &mut outs);
+            }
+        });
+        for &(dst, src) in &plan.output_copies {
+            let (a, b) = if dst < src {
+                let (lo, hi) = outputs.split_at_mut(src);
+                (&mut lo[dst], &hi[0])
+            } else {
+                let (lo, hi) = outputs.split_at_mut(dst);
+                (&mut hi[0], &lo[src])
+            };
+            a.copy_from_slice(b);
+        }
+        Ok(())
+    }
+}
