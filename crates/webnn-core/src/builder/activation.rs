@@ -1,1 +1,160 @@
-//! (filled in by the op-family work)
+//! Builder methods of the activations and element-wise conversions: cast (§8.9.7), clamp
+//! (§8.9.8), dequantizeLinear (§8.9.16), quantizeLinear (§8.9.17), elu (§8.9.18), gelu
+//! (§8.9.23), hardSigmoid (§8.9.27), hardSwish (§8.9.28), leakyRelu (§8.9.31), linear
+//! (§8.9.32), prelu (§8.9.38), relu (§8.9.40), sigmoid (§8.9.46), softmax (§8.9.48), softplus
+//! (§8.9.49), softsign (§8.9.50), tanh (§8.9.52).
+
+use super::GraphBuilder;
+use crate::error::{Error, Result};
+use crate::graph::Attrs;
+use crate::operand::Operand;
+use crate::ops::OpKind;
+use crate::types::options::{
+    ClampOptions, EluOptions, HardSigmoidOptions, LeakyReluOptions, LinearOptions, OperatorOptions,
+};
+use crate::types::DataType;
+use crate::validate::activation as v;
+
+macro_rules! activation_methods {
+    ($($(#[$doc:meta])* $name:ident => $kind:ident;)+) => {$(
+        $(#[$doc])*
+        pub fn $name(&mut self, input: &Operand, options: &OperatorOptions) -> Result<Operand> {
+            self.activation(OpKind::$kind, input, options)
+        }
+    )+};
+}
+
+/// True for the option-less activations whose output copies the input descriptor.
+fn is_plain_activation(op: OpKind) -> bool {
+    use OpKind::*;
+    matches!(op, Gelu | HardSwish | Relu | Sigmoid | Softplus | Softsign | Tanh)
+}
+
+impl GraphBuilder {
+    /// Any option-less activation by kind: gelu (§8.9.23), hardSwish (§8.9.28), relu
+    /// (§8.9.40), sigmoid (§8.9.46), softplus (§8.9.49), softsign (§8.9.50), tanh (§8.9.52).
+    /// The output has the input's descriptor. Another `op` is a TypeError.
+    pub fn activation(&mut self, op: OpKind, input: &Operand, options: &OperatorOptions) -> Result<Operand> {
+        if !is_plain_activation(op) {
+            return Err(Error::type_error(format!("{op} is not an option-less activation")));
+        }
+        let call = self.begin(op, &options.label, &[("input", Some(input))])?;
+        self.finish_one(call, &[Some(input)], Attrs::None, input.descriptor.clone())
+    }
+
+    activation_methods! {
+        /// `gelu(input)` (§8.9.23)
+        gelu => Gelu;
+        /// `hardSwish(input)` (§8.9.28)
+        hard_swish => HardSwish;
+        /// `relu(input)` (§8.9.40)
+        relu => Relu;
+        /// `sigmoid(input)` (§8.9.46)
+        sigmoid => Sigmoid;
+        /// `softplus(input)` (§8.9.49)
+        softplus => Softplus;
+        /// `softsign(input)` (§8.9.50)
+        softsign => Softsign;
+        /// `tanh(input)` (§8.9.52)
+        tanh => Tanh;
+    }
+
+    /// `cast(input, dataType)` (§8.9.7): output (dataType, input's shape) — decisions.md D3.
+    pub fn cast(&mut self, input: &Operand, data_type: DataType, options: &OperatorOptions) -> Result<Operand> {
+        let call = self.begin(OpKind::Cast, &options.label, &[("input", Some(input))])?;
+        let out = v::cast(&call, &input.descriptor, data_type)?;
+        self.finish_one(call, &[Some(input)], Attrs::None, out)
+    }
+
+    /// `clamp(input, options)` (§8.9.8): bounds default to ∓∞ and are cast to the input's
+    /// data type (decisions.md D4).
+    pub fn clamp(&mut self, input: &Operand, options: &ClampOptions) -> Result<Operand> {
+        let call = self.begin(OpKind::Clamp, &options.label, &[("input", Some(input))])?;
+        let (min, max) = v::clamp(&call, &input.descriptor, options.min_value, options.max_value)?;
+        self.finish_one(call, &[Some(input)], Attrs::Clamp { min, max }, input.descriptor.clone())
+    }
+
+    /// `elu(input, options)` (§8.9.18): alpha cast to the input's data type.
+    pub fn elu(&mut self, input: &Operand, options: &EluOptions) -> Result<Operand> {
+        let call = self.begin(OpKind::Elu, &options.label, &[("input", Some(input))])?;
+        let attrs = v::alpha_beta(&input.descriptor, options.alpha, 0.0);
+        self.finish_one(call, &[Some(input)], attrs, input.descriptor.clone())
+    }
+
+    /// `hardSigmoid(input, options)` (§8.9.27): alpha and beta cast to the input's data type.
+    pub fn hard_sigmoid(&mut self, input: &Operand, options: &HardSigmoidOptions) -> Result<Operand> {
+        let call = self.begin(OpKind::HardSigmoid, &options.label, &[("input", Some(input))])?;
+        let attrs = v::alpha_beta(&input.descriptor, options.alpha, options.beta);
+        self.finish_one(call, &[Some(input)], attrs, input.descriptor.clone())
+    }
+
+    /// `leakyRelu(input, options)` (§8.9.31): alpha cast to the input's data type.
+    pub fn leaky_relu(&mut self, input: &Operand, options: &LeakyReluOptions) -> Result<Operand> {
+        let call = self.begin(OpKind::LeakyRelu, &options.label, &[("input", Some(input))])?;
+        let attrs = v::alpha_beta(&input.descriptor, options.alpha, 0.0);
+        self.finish_one(call, &[Some(input)], attrs, input.descriptor.clone())
+    }
+
+    /// `linear(input, options)` (§8.9.32): alpha and beta cast to the input's data type.
+    pub fn linear(&mut self, input: &Operand, options: &LinearOptions) -> Result<Operand> {
+        let call = self.begin(OpKind::Linear, &options.label, &[("input", Some(input))])?;
+        let attrs = v::alpha_beta(&input.descriptor, options.alpha, options.beta);
+        self.finish_one(call, &[Some(input)], attrs, input.descriptor.clone())
+    }
+
+    /// `prelu(input, slope)` (§8.9.38): slope of the input's type, shapes broadcast
+    /// bidirectionally.
+    pub fn prelu(&mut self, input: &Operand, slope: &Operand, options: &OperatorOptions) -> Result<Operand> {
+        let call = self.begin(OpKind::Prelu, &options.label, &[("input", Some(input)), ("slope", Some(slope))])?;
+        let out = v::prelu(&call, &input.descriptor, &slope.descriptor)?;
+        self.finish_one(call, &[Some(input), Some(slope)], Attrs::None, out)
+    }
+
+    /// `softmax(input, axis)` (§8.9.48)
+    pub fn softmax(&mut self, input: &Operand, axis: u32, options: &OperatorOptions) -> Result<Operand> {
+        let call = self.begin(OpKind::Softmax, &options.label, &[("input", Some(input))])?;
+        let out = v::softmax(&call, &input.descriptor, axis)?;
+        self.finish_one(call, &[Some(input)], Attrs::Axis { axis }, out)
+    }
+
+    /// `dequantizeLinear(input, scale, zeroPoint)` (§8.9.16): output (scale's type, input's
+    /// shape). Starts with *can build* like every method (decisions.md D6).
+    pub fn dequantize_linear(
+        &mut self,
+        input: &Operand,
+        scale: &Operand,
+        zero_point: &Operand,
+        options: &OperatorOptions,
+    ) -> Result<Operand> {
+        self.quantize_dequantize(OpKind::DequantizeLinear, input, scale, zero_point, options)
+    }
+
+    /// `quantizeLinear(input, scale, zeroPoint)` (§8.9.17): output (zeroPoint's type, input's
+    /// shape). Starts with *can build* like every method (decisions.md D6).
+    pub fn quantize_linear(
+        &mut self,
+        input: &Operand,
+        scale: &Operand,
+        zero_point: &Operand,
+        options: &OperatorOptions,
+    ) -> Result<Operand> {
+        self.quantize_dequantize(OpKind::QuantizeLinear, input, scale, zero_point, options)
+    }
+
+    fn quantize_dequantize(
+        &mut self,
+        op: OpKind,
+        input: &Operand,
+        scale: &Operand,
+        zero_point: &Operand,
+        options: &OperatorOptions,
+    ) -> Result<Operand> {
+        let call = self.begin(
+            op,
+            &options.label,
+            &[("input", Some(input)), ("scale", Some(scale)), ("zeroPoint", Some(zero_point))],
+        )?;
+        let out = v::quantize_dequantize(&call, &input.descriptor, &scale.descriptor, &zero_point.descriptor)?;
+        self.finish_one(call, &[Some(input), Some(scale), Some(zero_point)], Attrs::None, out)
+    }
+}
