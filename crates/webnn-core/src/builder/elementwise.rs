@@ -29,6 +29,9 @@ macro_rules! unary_methods {
 impl GraphBuilder {
     /// Any two-operand element-wise op of §8.9.13 or §8.9.14 by kind.
     pub fn binary(&mut self, op: OpKind, a: &Operand, b: &Operand, options: &OperatorOptions) -> Result<Operand> {
+        if !v::is_binary(op) {
+            return Err(crate::Error::type_error(format!("{op} is not an element-wise binary operation")));
+        }
         let call = self.begin(op, &options.label, &[("a", Some(a)), ("b", Some(b))])?;
         let out = v::binary(&call, &a.descriptor, &b.descriptor)?;
         self.finish_one(call, &[Some(a), Some(b)], Attrs::None, out)
@@ -37,6 +40,9 @@ impl GraphBuilder {
     /// Any one-operand op of §8.9.15 (input → same descriptor), or logicalNot / isNaN /
     /// isInfinite of §8.9.14 (uint8 output), by kind.
     pub fn unary(&mut self, op: OpKind, input: &Operand, options: &OperatorOptions) -> Result<Operand> {
+        if !v::is_unary(op) {
+            return Err(crate::Error::type_error(format!("{op} is not an element-wise unary operation")));
+        }
         let member = op.limits_kind().inputs()[0];
         let call = self.begin(op, &options.label, &[(member, Some(input))])?;
         let out = if v::is_logical(op) { v::logical_unary(&input.descriptor) } else { input.descriptor.clone() };

@@ -29,6 +29,26 @@ pub(crate) fn is_logical(op: OpKind) -> bool {
     )
 }
 
+/// True for the two-operand ops of §8.9.13 and §8.9.14.
+pub(crate) fn is_binary(op: OpKind) -> bool {
+    use OpKind::*;
+    matches!(
+        op,
+        Add | Sub | Mul | Div | Max | Min | Pow | Equal | NotEqual | Greater | GreaterOrEqual | Lesser
+            | LesserOrEqual | LogicalAnd | LogicalOr | LogicalXor
+    )
+}
+
+/// True for the one-operand ops of §8.9.15 and logicalNot / isNaN / isInfinite of §8.9.14.
+pub(crate) fn is_unary(op: OpKind) -> bool {
+    use OpKind::*;
+    matches!(
+        op,
+        LogicalNot | IsNaN | IsInfinite | Abs | Ceil | Cos | Erf | Exp | Floor | Identity | Log | Neg | Reciprocal
+            | RoundEven | Sin | Sign | Sqrt | Tan
+    )
+}
+
 /// logicalNot, isNaN, isInfinite (§8.9.14): the allowed type is in the limits table; the
 /// output is uint8 of the input's shape.
 pub(crate) fn logical_unary(a: &OperandDescriptor) -> OperandDescriptor {
@@ -135,6 +155,8 @@ mod tests {
         assert!(b.neg(&x, &OperatorOptions::default()).is_ok());
         assert!(b.sign(&x, &OperatorOptions::default()).is_ok());
         assert_type_error(b.exp(&x, &OperatorOptions::default()), "exp");
+        assert_type_error(b.unary(OpKind::Softmax, &x, &OperatorOptions::default()), "not an element-wise unary");
+        assert_type_error(b.binary(OpKind::Relu, &x, &x, &OperatorOptions::default()), "not an element-wise binary");
         let u = b.input("u", &desc(Uint32, &[2])).unwrap();
         assert_type_error(b.abs(&u, &OperatorOptions::default()), "abs");
         assert!(b.identity(&u, &OperatorOptions::default()).is_ok());
