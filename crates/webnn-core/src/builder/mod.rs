@@ -9,6 +9,7 @@
 mod activation;
 mod conv;
 mod elementwise;
+mod gather;
 mod normalization;
 mod recurrent;
 mod reduction;

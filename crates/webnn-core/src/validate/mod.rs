@@ -5,6 +5,7 @@
 pub(crate) mod activation;
 pub(crate) mod conv;
 pub(crate) mod elementwise;
+pub(crate) mod gather;
 pub(crate) mod normalization;
 pub(crate) mod recurrent;
 pub(crate) mod reduction;

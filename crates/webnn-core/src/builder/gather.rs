@@ -1,0 +1,73 @@
+//! Builder methods of the index-driven ops: gather (§8.9.20), gatherElements (§8.9.21),
+//! gatherND (§8.9.22), scatterElements (§8.9.44) and scatterND (§8.9.45).
+//!
+//! Index values are not known at build time: negative indices wrap and out-of-range ones are
+//! clamped by the kernels (decisions.md D10).
+
+use super::GraphBuilder;
+use crate::error::Result;
+use crate::graph::Attrs;
+use crate::operand::Operand;
+use crate::ops::OpKind;
+use crate::types::options::{GatherOptions, OperatorOptions, ScatterOptions};
+use crate::validate::gather as v;
+
+impl GraphBuilder {
+    /// `gather(input, indices, options)` (§8.9.20).
+    pub fn gather(&mut self, input: &Operand, indices: &Operand, options: &GatherOptions) -> Result<Operand> {
+        let call = self.begin(OpKind::Gather, &options.label, &[("input", Some(input)), ("indices", Some(indices))])?;
+        let out = v::gather(&call, &input.descriptor, &indices.descriptor, options.axis)?;
+        self.finish_one(call, &[Some(input), Some(indices)], Attrs::Axis { axis: options.axis }, out)
+    }
+
+    /// `gatherElements(input, indices, options)` (§8.9.21).
+    pub fn gather_elements(&mut self, input: &Operand, indices: &Operand, options: &GatherOptions) -> Result<Operand> {
+        let call =
+            self.begin(OpKind::GatherElements, &options.label, &[("input", Some(input)), ("indices", Some(indices))])?;
+        let out = v::gather_elements(&call, &input.descriptor, &indices.descriptor, options.axis)?;
+        self.finish_one(call, &[Some(input), Some(indices)], Attrs::Axis { axis: options.axis }, out)
+    }
+
+    /// `gatherND(input, indices, options)` (§8.9.22).
+    pub fn gather_nd(&mut self, input: &Operand, indices: &Operand, options: &OperatorOptions) -> Result<Operand> {
+        let call =
+            self.begin(OpKind::GatherNd, &options.label, &[("input", Some(input)), ("indices", Some(indices))])?;
+        let out = v::gather_nd(&call, &input.descriptor, &indices.descriptor)?;
+        self.finish_one(call, &[Some(input), Some(indices)], Attrs::None, out)
+    }
+
+    /// `scatterElements(input, indices, updates, options)` (§8.9.44).
+    pub fn scatter_elements(
+        &mut self,
+        input: &Operand,
+        indices: &Operand,
+        updates: &Operand,
+        options: &ScatterOptions,
+    ) -> Result<Operand> {
+        let call = self.begin(
+            OpKind::ScatterElements,
+            &options.label,
+            &[("input", Some(input)), ("indices", Some(indices)), ("updates", Some(updates))],
+        )?;
+        let out =
+            v::scatter_elements(&call, &input.descriptor, &indices.descriptor, &updates.descriptor, options.axis)?;
+        self.finish_one(call, &[Some(input), Some(indices), Some(updates)], Attrs::Axis { axis: options.axis }, out)
+    }
+
+    /// `scatterND(input, indices, updates, options)` (§8.9.45).
+    pub fn scatter_nd(
+        &mut self,
+        input: &Operand,
+        indices: &Operand,
+        updates: &Operand,
+        options: &OperatorOptions,
+    ) -> Result<Operand> {
+        let call = self.begin(
+            OpKind::ScatterNd,
+            &options.label,
+            &[("input", Some(input)), ("indices", Some(indices)), ("updates", Some(updates))],
+        )?;
+        let out = v::scatter_nd(&call, &input.descriptor, &indices.descriptor, &updates.descriptor)?;
+        self.finish_one(call, &[Some(input), Some(indices), Some(updates)], Attrs::None, out)
+    }
+}
