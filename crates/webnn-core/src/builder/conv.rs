@@ -2,7 +2,7 @@
 //! (§8.9.35), pooling (§8.9.37) and resample2d (§8.9.41).
 
 use super::GraphBuilder;
-use crate::error::Result;
+use crate::error::{label_prefix, Error, Result};
 use crate::graph::Attrs;
 use crate::operand::Operand;
 use crate::ops::OpKind;
@@ -42,8 +42,12 @@ impl GraphBuilder {
         self.finish_one(call, &[Some(input), Some(filter), bias], attrs, out)
     }
 
-    /// Any pooling op of §8.9.37 (`averagePool2d`, `l2Pool2d`, `maxPool2d`) by kind.
+    /// Any pooling op of §8.9.37 (`averagePool2d`, `l2Pool2d`, `maxPool2d`) by kind; another
+    /// kind is a TypeError.
     pub fn pool2d(&mut self, op: OpKind, input: &Operand, options: &Pool2dOptions) -> Result<Operand> {
+        if !matches!(op, OpKind::AveragePool2d | OpKind::L2Pool2d | OpKind::MaxPool2d) {
+            return Err(Error::type_error(format!("{}pool2d: {op} is not a pooling operation", label_prefix(&options.label))));
+        }
         let call = self.begin(op, &options.label, &[("input", Some(input))])?;
         let (out, attrs) = v::pool2d(&call, &input.descriptor, options)?;
         self.finish_one(call, &[Some(input)], attrs, out)

@@ -506,3 +506,9 @@ pub(crate) fn matmul(call: &OpCall, a: &OperandDescriptor, b: &OperandDescriptor
 #[cfg(test)]
 #[path = "conv_tests.rs"]
 mod tests;
+#[cfg(test)]
+#[path = "pool_tests.rs"]
+mod pool_tests;
+#[cfg(test)]
+#[path = "gemm_tests.rs"]
+mod gemm_tests;
