@@ -1,1 +1,73 @@
-//! (filled in by the op-family work)
+//! Builder methods of batchNormalization (§8.9.6), instanceNormalization (§8.9.29) and
+//! layerNormalization (§8.9.30).
+
+use super::GraphBuilder;
+use crate::error::Result;
+use crate::operand::Operand;
+use crate::ops::OpKind;
+use crate::types::options::{BatchNormalizationOptions, InstanceNormalizationOptions, LayerNormalizationOptions};
+use crate::validate::normalization as v;
+
+impl GraphBuilder {
+    /// `batchNormalization(input, mean, variance, options)` (§8.9.6)
+    pub fn batch_normalization(
+        &mut self,
+        input: &Operand,
+        mean: &Operand,
+        variance: &Operand,
+        options: &BatchNormalizationOptions,
+    ) -> Result<Operand> {
+        let (scale, bias) = (options.scale.as_ref(), options.bias.as_ref());
+        let call = self.begin(
+            OpKind::BatchNormalization,
+            &options.label,
+            &[("input", Some(input)), ("mean", Some(mean)), ("variance", Some(variance)), ("scale", scale), ("bias", bias)],
+        )?;
+        let (out, attrs) = v::batch_normalization(
+            &call,
+            &input.descriptor,
+            &mean.descriptor,
+            &variance.descriptor,
+            scale.map(|s| &s.descriptor),
+            bias.map(|b| &b.descriptor),
+            options,
+        )?;
+        self.finish_one(call, &[Some(input), Some(mean), Some(variance), scale, bias], attrs, out)
+    }
+
+    /// `instanceNormalization(input, options)` (§8.9.29)
+    pub fn instance_normalization(&mut self, input: &Operand, options: &InstanceNormalizationOptions) -> Result<Operand> {
+        let (scale, bias) = (options.scale.as_ref(), options.bias.as_ref());
+        let call = self.begin(
+            OpKind::InstanceNormalization,
+            &options.label,
+            &[("input", Some(input)), ("scale", scale), ("bias", bias)],
+        )?;
+        let (out, attrs) = v::instance_normalization(
+            &call,
+            &input.descriptor,
+            scale.map(|s| &s.descriptor),
+            bias.map(|b| &b.descriptor),
+            options,
+        )?;
+        self.finish_one(call, &[Some(input), scale, bias], attrs, out)
+    }
+
+    /// `layerNormalization(input, options)` (§8.9.30)
+    pub fn layer_normalization(&mut self, input: &Operand, options: &LayerNormalizationOptions) -> Result<Operand> {
+        let (scale, bias) = (options.scale.as_ref(), options.bias.as_ref());
+        let call = self.begin(
+            OpKind::LayerNormalization,
+            &options.label,
+            &[("input", Some(input)), ("scale", scale), ("bias", bias)],
+        )?;
+        let (out, attrs) = v::layer_normalization(
+            &call,
+            &input.descriptor,
+            scale.map(|s| &s.descriptor),
+            bias.map(|b| &b.descriptor),
+            options,
+        )?;
+        self.finish_one(call, &[Some(input), scale, bias], attrs, out)
+    }
+}
