@@ -14,9 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, Weak};
 use webnn_core::backend::{Backend, CompiledGraph};
-use webnn_core::{
-    ContextLink, Error, OpSupportLimits, OperandDescriptor, PowerPreference, Result, TensorDescriptor,
-};
+use webnn_core::{ContextLink, Error, OpSupportLimits, OperandDescriptor, PowerPreference, Result, TensorDescriptor};
 
 static NEXT_CONTEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -316,9 +314,7 @@ impl Context {
         if self.inner.is_lost() {
             return Err(Error::invalid_state("createConstantTensor: the context is lost"));
         }
-        descriptor
-            .check_dimensions()
-            .map_err(|e| Error::type_error(format!("createConstantTensor: {}", e.message)))?;
+        descriptor.check_dimensions().map_err(|e| Error::type_error(format!("createConstantTensor: {}", e.message)))?;
         if bytes.len() as u64 != descriptor.byte_length() {
             return Err(Error::type_error(format!(
                 "createConstantTensor: the buffer has {} bytes but descriptor {descriptor} needs {}",

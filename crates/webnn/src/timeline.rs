@@ -28,7 +28,12 @@ pub(crate) enum Job {
 }
 
 /// Starts the worker thread of a context, reading its queue `rx`.
-pub(crate) fn start(context_id: u64, rx: Receiver<Job>, context: Weak<ContextInner>, lost: Arc<AtomicBool>) -> Result<()> {
+pub(crate) fn start(
+    context_id: u64,
+    rx: Receiver<Job>,
+    context: Weak<ContextInner>,
+    lost: Arc<AtomicBool>,
+) -> Result<()> {
     std::thread::Builder::new()
         .name(format!("webnn-timeline-{context_id}"))
         .spawn(move || worker(rx, context, lost))
