@@ -65,3 +65,23 @@ pub use webnn_core::{
     ConstantTensorSource, Error, ErrorKind, LimitsKind, OpKind, OpSupportLimits, Operand, RankRange, Result,
     TensorLimits,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+
+    #[test]
+    fn handles_cross_threads() {
+        send_sync::<Context>();
+        send_sync::<Tensor>();
+        send_sync::<Graph>();
+        send_sync::<Promise<Result<Vec<u8>>>>();
+        send_sync::<Promise<ContextLostInfo>>();
+        // Bindings run build() on a worker thread.
+        send::<GraphBuilder>();
+        send::<Operand>();
+    }
+}
