@@ -1,0 +1,552 @@
+//! `ML` (§8.2) and `MLContext` (§8.3): context creation, tensors, dispatch, reads and writes,
+//! loss.
+//!
+//! Every check of the spec runs synchronously on the caller's thread, in the spec's order;
+//! the work itself is queued on the context's timeline ([`crate::timeline`]).
+
+use crate::graph::{Graph, GraphInner};
+use crate::promise::{self, Promise, Resolver};
+use crate::tensor::{PendingRead, Storage, Tensor, TensorInner};
+use crate::timeline::{self, Job};
+use crate::util::lock;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex, Weak};
+use webnn_core::backend::{Backend, CompiledGraph};
+use webnn_core::{ContextLink, Error, OpSupportLimits, OperandDescriptor, PowerPreference, Result, TensorDescriptor};
+
+static NEXT_CONTEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// `MLContextOptions` (§8.2), plus `threads`, an extension of this implementation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextOptions {
+    /// `powerPreference` (default `"default"`). Recorded; the CPU engine has a single mode.
+    pub power_preference: PowerPreference,
+    /// `accelerated` (default true): a preference for massively parallel accelerators. Only
+    /// the CPU is available, which the spec allows as the "best available match"; the
+    /// context's [`Context::accelerated`] reports false.
+    pub accelerated: bool,
+    /// Extension: number of threads used inside one dispatch (`None` or `Some(0)`:
+    /// `WEBNN_NUM_THREADS`, else the machine's available parallelism).
+    pub threads: Option<usize>,
+}
+
+impl Default for ContextOptions {
+    fn default() -> Self {
+        ContextOptions { power_preference: PowerPreference::Default, accelerated: true, threads: None }
+    }
+}
+
+/// `MLContextLostInfo` (§8.3.9).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextLostInfo {
+    /// `message`: why the context was lost.
+    pub message: String,
+}
+
+/// `ML` (§8.2): the entry point, `navigator.ml` in a browser.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ML;
+
+/// `navigator.ml`: the [`ML`] entry point.
+pub fn ml() -> ML {
+    ML
+}
+
+impl ML {
+    /// `createContext(options)` (§8.2.1), synchronous in Rust: creating a CPU context only
+    /// starts its threads. The CPU backend supports every context type this API can ask for,
+    /// so the spec's NotSupportedError never happens; failing to start a thread is an
+    /// `UnknownError`.
+    pub fn create_context(&self, options: &ContextOptions) -> Result<Context> {
+        let backend = webnn_cpu::CpuBackend::new(options.threads.filter(|&n| n > 0))?;
+        self.create_context_with_backend(options, Arc::new(backend))
+    }
+
+    /// Extension: a context running on the given backend instead of the built-in CPU engine
+    /// (for other devices, and for tests that need a backend that blocks or fails).
+    pub fn create_context_with_backend(&self, options: &ContextOptions, backend: Arc<dyn Backend>) -> Result<Context> {
+        let id = NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let lost_flag = Arc::new(AtomicBool::new(false));
+        let limits = backend.op_support_limits();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let inner = Arc::new(ContextInner {
+            id,
+            power_preference: options.power_preference,
+            backend,
+            limits,
+            lost_flag: lost_flag.clone(),
+            state: Mutex::new(ContextState::default()),
+            sender: Mutex::new(Some(sender)),
+        });
+        timeline::start(id, receiver, Arc::downgrade(&inner), lost_flag)?;
+        Ok(Context { inner })
+    }
+}
+
+#[derive(Default)]
+struct ContextState {
+    lost_info: Option<ContextLostInfo>,
+    lost_resolvers: Vec<Resolver<ContextLostInfo>>,
+    graphs: Vec<Weak<GraphInner>>,
+    tensors: Vec<Weak<TensorInner>>,
+    /// Registry sizes at which dead weak references are pruned next.
+    prune_graphs_at: usize,
+    prune_tensors_at: usize,
+}
+
+pub(crate) struct ContextInner {
+    pub id: u64,
+    power_preference: PowerPreference,
+    backend: Arc<dyn Backend>,
+    limits: OpSupportLimits,
+    /// Set once lost; shared with graph builders (`ContextLink`) and the timeline.
+    lost_flag: Arc<AtomicBool>,
+    state: Mutex<ContextState>,
+    /// The timeline's queue; `None` once lost.
+    sender: Mutex<Option<Sender<Job>>>,
+}
+
+impl ContextInner {
+    pub fn is_lost(&self) -> bool {
+        self.lost_flag.load(Ordering::Acquire)
+    }
+
+    /// Puts a job on the timeline (dropped if the context is lost: "abort when lost").
+    pub fn enqueue(&self, job: Job) {
+        if let Some(tx) = lock(&self.sender).as_ref() {
+            let _ = tx.send(job);
+        }
+    }
+
+    /// *lose* the context (§8.3.9): resolve `lost` with `message`, destroy every graph and
+    /// tensor of the context (rejecting their pending reads), abort queued work.
+    pub fn lose(&self, message: &str) {
+        let (resolvers, graphs, tensors, info) = {
+            let mut state = lock(&self.state);
+            if state.lost_info.is_some() {
+                return;
+            }
+            let info = ContextLostInfo { message: message.to_string() };
+            state.lost_info = Some(info.clone());
+            self.lost_flag.store(true, Ordering::Release);
+            (
+                std::mem::take(&mut state.lost_resolvers),
+                std::mem::take(&mut state.graphs),
+                std::mem::take(&mut state.tensors),
+                info,
+            )
+        };
+        for graph in graphs.iter().filter_map(Weak::upgrade) {
+            graph.destroy();
+        }
+        let reason = format!("the context was lost: {message}");
+        for tensor in tensors.iter().filter_map(Weak::upgrade) {
+            tensor.destroy(&reason);
+        }
+        // The releases queued above still run; then the worker drains and exits.
+        lock(&self.sender).take();
+        // Resolved last so that whoever observes `lost` sees everything destroyed, as the
+        // promise reactions of the spec would.
+        for r in resolvers {
+            r.resolve(info.clone());
+        }
+    }
+
+    fn register_tensor(&self, tensor: &Arc<TensorInner>) -> Result<()> {
+        let mut state = lock(&self.state);
+        if state.lost_info.is_some() {
+            return Err(Error::invalid_state("createTensor: the context is lost"));
+        }
+        if state.tensors.len() >= state.prune_tensors_at {
+            state.tensors.retain(|w| w.strong_count() > 0);
+            state.prune_tensors_at = (state.tensors.len() * 2).max(64);
+        }
+        state.tensors.push(Arc::downgrade(tensor));
+        Ok(())
+    }
+
+    fn register_graph(&self, graph: &Arc<GraphInner>) -> Result<()> {
+        let mut state = lock(&self.state);
+        if state.lost_info.is_some() {
+            return Err(Error::invalid_state("build: the context was lost while compiling"));
+        }
+        if state.graphs.len() >= state.prune_graphs_at {
+            state.graphs.retain(|w| w.strong_count() > 0);
+            state.prune_graphs_at = (state.graphs.len() * 2).max(64);
+        }
+        state.graphs.push(Arc::downgrade(graph));
+        Ok(())
+    }
+}
+
+impl Drop for ContextInner {
+    fn drop(&mut self) {
+        // Nobody can use the context any more: settle the `lost` promises still held so that
+        // no waiter hangs (their resolvers' fallback says so).
+        lock(&self.state).lost_resolvers.clear();
+    }
+}
+
+/// `MLContext` (§8.3): owns a timeline (a worker thread) on which dispatches, tensor writes
+/// and reads run in submission order.
+///
+/// Cloning gives another handle to the same context. Dropping every handle does not lose the
+/// context: graphs, tensors and queued work keep it alive.
+#[derive(Clone)]
+pub struct Context {
+    pub(crate) inner: Arc<ContextInner>,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("id", &self.inner.id)
+            .field("backend", &self.inner.backend.name())
+            .field("lost", &self.inner.is_lost())
+            .finish()
+    }
+}
+
+impl PartialEq for Context {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl Eq for Context {}
+
+/// Finds the duplicate among `names`, if any.
+fn duplicate_name<'a>(names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let mut seen = HashSet::new();
+    names.into_iter().find(|n| !seen.insert(*n))
+}
+
+fn names(list: &[(String, OperandDescriptor)]) -> String {
+    list.iter().map(|(n, _)| format!("'{n}'")).collect::<Vec<_>>().join(", ")
+}
+
+impl Context {
+    /// The link a core `GraphBuilder` keeps to this context.
+    pub(crate) fn link(&self) -> ContextLink {
+        ContextLink { id: self.inner.id, lost: self.inner.lost_flag.clone() }
+    }
+
+    pub(crate) fn backend(&self) -> &Arc<dyn Backend> {
+        &self.inner.backend
+    }
+
+    /// `opSupportLimits()` (§8.3.7).
+    pub fn op_support_limits(&self) -> OpSupportLimits {
+        self.inner.limits.clone()
+    }
+
+    /// `accelerated` (§8.3): whether the context runs on a massively parallel accelerator.
+    /// Always false: this engine runs on the CPU whatever `ContextOptions::accelerated` asked
+    /// for (the spec's "best available match").
+    pub fn accelerated(&self) -> bool {
+        false
+    }
+
+    /// The `powerPreference` the context was created with.
+    pub fn power_preference(&self) -> PowerPreference {
+        self.inner.power_preference
+    }
+
+    /// `lost` (§8.3): settles with the reason once the context is lost (by [`Context::destroy`]
+    /// or a failure on its timeline). Each call returns a new promise; all settle together.
+    pub fn lost(&self) -> Promise<ContextLostInfo> {
+        let mut state = lock(&self.inner.state);
+        if let Some(info) = &state.lost_info {
+            return Promise::ready(info.clone());
+        }
+        let (p, r) = promise::pair(|| ContextLostInfo { message: "the context was dropped".to_string() });
+        state.lost_resolvers.push(r);
+        p
+    }
+
+    /// True once the context is lost (the spec's *is lost*: `lost` is settled).
+    pub fn is_lost(&self) -> bool {
+        self.inner.is_lost()
+    }
+
+    /// `destroy()` (§8.3.8): loses the context. Its graphs and tensors are destroyed, pending
+    /// reads reject with InvalidStateError, queued work is aborted, `lost` settles. Idempotent.
+    pub fn destroy(&self) {
+        self.inner.lose("the context was destroyed with destroy()");
+    }
+
+    /// `createTensor(descriptor)` (§8.3.3). Synchronous in Rust: the zero-filled storage is
+    /// allocated here.
+    ///
+    /// Errors: InvalidStateError if the context is lost; TypeError if the descriptor fails
+    /// *check dimensions* (decisions.md D23); UnknownError if the memory cannot be allocated.
+    pub fn create_tensor(&self, descriptor: &TensorDescriptor) -> Result<Tensor> {
+        if self.inner.is_lost() {
+            return Err(Error::invalid_state("createTensor: the context is lost"));
+        }
+        // decisions.md D23: check dimensions as createConstantTensor does.
+        descriptor
+            .operand_descriptor()
+            .check_dimensions()
+            .map_err(|e| Error::type_error(format!("createTensor: {}", e.message)))?;
+        let storage = Storage::zeroed(descriptor.byte_length() as usize)?;
+        let inner = Arc::new(TensorInner {
+            context: self.inner.clone(),
+            descriptor: descriptor.clone(),
+            is_constant: false,
+            destroyed: Arc::new(AtomicBool::new(false)),
+            pending: Mutex::default(),
+            data: Mutex::new(Some(storage)),
+            constant_bytes: Mutex::new(None),
+        });
+        self.inner.register_tensor(&inner)?;
+        Ok(Tensor { inner })
+    }
+
+    /// `createConstantTensor(descriptor, inputData)` (§8.3.4): a tensor holding a copy of
+    /// `bytes` (little-endian elements), usable only through `GraphBuilder::constant_tensor`.
+    ///
+    /// Errors: InvalidStateError if the context is lost; TypeError if the descriptor fails
+    /// *check dimensions* or `bytes` is not exactly its byte length.
+    pub fn create_constant_tensor(&self, descriptor: &OperandDescriptor, bytes: &[u8]) -> Result<Tensor> {
+        if self.inner.is_lost() {
+            return Err(Error::invalid_state("createConstantTensor: the context is lost"));
+        }
+        descriptor.check_dimensions().map_err(|e| Error::type_error(format!("createConstantTensor: {}", e.message)))?;
+        if bytes.len() as u64 != descriptor.byte_length() {
+            return Err(Error::type_error(format!(
+                "createConstantTensor: the buffer has {} bytes but descriptor {descriptor} needs {}",
+                bytes.len(),
+                descriptor.byte_length()
+            )));
+        }
+        let tensor_descriptor = TensorDescriptor::new(descriptor.data_type, descriptor.shape.clone());
+        let inner = Arc::new(TensorInner {
+            context: self.inner.clone(),
+            descriptor: tensor_descriptor,
+            is_constant: true,
+            destroyed: Arc::new(AtomicBool::new(false)),
+            pending: Mutex::default(),
+            data: Mutex::new(None),
+            constant_bytes: Mutex::new(Some(Arc::from(bytes))),
+        });
+        self.inner.register_tensor(&inner)?;
+        Ok(Tensor { inner })
+    }
+
+    /// The checks shared by `readTensor` and `writeTensor`: context, destroyed, usage flag.
+    fn check_tensor_access(&self, what: &str, tensor: &Tensor, flag: bool, flag_name: &str) -> Result<()> {
+        if !Arc::ptr_eq(&tensor.inner.context, &self.inner) {
+            return Err(Error::type_error(format!("{what}: the tensor belongs to another context")));
+        }
+        if tensor.inner.is_destroyed() {
+            return Err(Error::type_error(format!("{what}: the tensor is destroyed")));
+        }
+        if !flag {
+            return Err(Error::type_error(format!(
+                "{what}: the tensor was not created with {flag_name}: true{}",
+                if tensor.constant() { " (it is a constant tensor)" } else { "" }
+            )));
+        }
+        Ok(())
+    }
+
+    fn check_buffer(what: &str, tensor: &Tensor, len: usize) -> Result<()> {
+        let expected = tensor.inner.descriptor.byte_length();
+        if len as u64 != expected {
+            return Err(Error::type_error(format!(
+                "{what}: the buffer has {len} bytes but tensor {} needs {expected}",
+                tensor.inner.descriptor.operand_descriptor()
+            )));
+        }
+        Ok(())
+    }
+
+    /// `readTensor(tensor)` (§8.3.5): a promise of a copy of the tensor's bytes, taken after
+    /// everything queued before this call.
+    ///
+    /// Rejections: TypeError if the tensor belongs to another context, is destroyed or is not
+    /// readable; InvalidStateError if the tensor is destroyed or the context lost before the
+    /// read runs; UnknownError if the copy cannot be allocated.
+    pub fn read_tensor(&self, tensor: &Tensor) -> Promise<Result<Vec<u8>>> {
+        if let Err(e) = self.check_tensor_access("readTensor", tensor, tensor.readable(), "readable") {
+            return Promise::ready(Err(e));
+        }
+        let (promise, resolver) = promise::pair(|| Err(Error::invalid_state("readTensor: the read was aborted")));
+        match tensor.inner.add_pending(PendingRead::Copy(resolver)) {
+            Ok(id) => self.inner.enqueue(Job::Read { tensor: tensor.inner.clone(), id }),
+            // Destroyed by another thread since the check above.
+            Err(read) => read.reject(Error::type_error("readTensor: the tensor is destroyed")),
+        }
+        promise
+    }
+
+    /// `readTensor(tensor, outputData)` (§8.3.6), blocking: waits until everything queued
+    /// before this call is done, then copies the tensor's bytes into `out`.
+    ///
+    /// Errors: TypeError if the tensor belongs to another context, is destroyed, is not
+    /// readable, or `out` is not exactly its byte length; InvalidStateError if the tensor is
+    /// destroyed or the context lost while waiting.
+    pub fn read_tensor_into(&self, tensor: &Tensor, out: &mut [u8]) -> Result<()> {
+        self.check_tensor_access("readTensor", tensor, tensor.readable(), "readable")?;
+        Self::check_buffer("readTensor", tensor, out.len())?;
+        let (promise, resolver) = promise::pair(|| Err(Error::invalid_state("readTensor: the read was aborted")));
+        match tensor.inner.add_pending(PendingRead::Into(resolver)) {
+            Ok(id) => self.inner.enqueue(Job::Read { tensor: tensor.inner.clone(), id }),
+            Err(_) => return Err(Error::type_error("readTensor: the tensor is destroyed")),
+        }
+        // The timeline now waits for us until `gate` is dropped.
+        let gate = promise.wait()?;
+        let result = match lock(&tensor.inner.data).as_ref() {
+            Some(storage) => {
+                out.copy_from_slice(storage.bytes());
+                Ok(())
+            }
+            None => Err(Error::invalid_state("readTensor: the tensor was destroyed")),
+        };
+        drop(gate);
+        result
+    }
+
+    /// `writeTensor(tensor, inputData)` (§8.3.7): copies `bytes` now and writes them into the
+    /// tensor on the timeline, after everything queued before.
+    ///
+    /// Errors: TypeError if the tensor belongs to another context, is destroyed, is not
+    /// writable, or `bytes` is not exactly its byte length.
+    pub fn write_tensor(&self, tensor: &Tensor, bytes: &[u8]) -> Result<()> {
+        self.check_tensor_access("writeTensor", tensor, tensor.writable(), "writable")?;
+        Self::check_buffer("writeTensor", tensor, bytes.len())?;
+        self.inner.enqueue(Job::Write { tensor: tensor.inner.clone(), bytes: bytes.to_vec() });
+        Ok(())
+    }
+
+    /// `dispatch(graph, inputs, outputs)` (§8.3.2): checks everything now and queues the
+    /// computation on the timeline; returns at once. Await a `read_tensor` of an output to
+    /// see the results.
+    ///
+    /// Errors, in the spec's order: TypeError if a name is bound twice (a record cannot hold
+    /// the same key twice); TypeError if the graph belongs to another context;
+    /// InvalidStateError if the graph is destroyed; TypeError if a tensor is bound twice (also
+    /// as both input and output), belongs to another context or is destroyed; TypeError if the
+    /// inputs or outputs do not match the graph's descriptors exactly (a constant tensor, a
+    /// missing or extra name, another dataType or shape).
+    pub fn dispatch(&self, graph: &Graph, inputs: &[(&str, &Tensor)], outputs: &[(&str, &Tensor)]) -> Result<()> {
+        if let Some(n) = duplicate_name(inputs.iter().map(|(n, _)| *n)) {
+            return Err(Error::type_error(format!("dispatch: input name '{n}' is given twice")));
+        }
+        if let Some(n) = duplicate_name(outputs.iter().map(|(n, _)| *n)) {
+            return Err(Error::type_error(format!("dispatch: output name '{n}' is given twice")));
+        }
+        let g = &graph.inner;
+        // Step 1.
+        if g.context_id != self.inner.id {
+            return Err(Error::type_error("dispatch: the graph was built for another context"));
+        }
+        // Step 2.
+        if g.is_destroyed() {
+            return Err(Error::invalid_state("dispatch: the graph is destroyed"));
+        }
+        // Step 3.
+        let all: Vec<(&str, &str, &Tensor)> = inputs
+            .iter()
+            .map(|(n, t)| ("input", *n, *t))
+            .chain(outputs.iter().map(|(n, t)| ("output", *n, *t)))
+            .collect();
+        let mut seen: Vec<(&str, &str, *const TensorInner)> = Vec::with_capacity(all.len());
+        for &(kind, name, tensor) in &all {
+            let ptr = Arc::as_ptr(&tensor.inner);
+            if let Some((k0, n0, _)) = seen.iter().find(|(_, _, p)| *p == ptr) {
+                return Err(Error::type_error(format!(
+                    "dispatch: the same tensor is bound as {k0} '{n0}' and as {kind} '{name}'"
+                )));
+            }
+            seen.push((kind, name, ptr));
+        }
+        // Step 4.
+        for &(kind, name, tensor) in &all {
+            if !Arc::ptr_eq(&tensor.inner.context, &self.inner) {
+                return Err(Error::type_error(format!("dispatch: {kind} '{name}' is a tensor of another context")));
+            }
+            if tensor.inner.is_destroyed() {
+                return Err(Error::type_error(format!("dispatch: {kind} '{name}' is a destroyed tensor")));
+            }
+        }
+        // Steps 5 and 6.
+        let inputs_ordered = Self::bind("input", inputs, &g.inputs)?;
+        let outputs_ordered = Self::bind("output", outputs, &g.outputs)?;
+        // Step 7.
+        let implementation: Arc<dyn CompiledGraph> = match lock(&g.implementation).clone() {
+            Some(i) => i,
+            // Destroyed by another thread since step 2.
+            None => return Err(Error::invalid_state("dispatch: the graph is destroyed")),
+        };
+        self.inner.enqueue(Job::Dispatch { implementation, inputs: inputs_ordered, outputs: outputs_ordered });
+        Ok(())
+    }
+
+    /// *validate tensors with descriptors*, then the tensors in the graph's order.
+    fn bind(
+        kind: &str,
+        bound: &[(&str, &Tensor)],
+        descriptors: &[(String, OperandDescriptor)],
+    ) -> Result<Vec<Arc<TensorInner>>> {
+        if bound.len() != descriptors.len() {
+            return Err(Error::type_error(format!(
+                "dispatch: the graph has {} {kind}s ({}) but {} were bound ({})",
+                descriptors.len(),
+                names(descriptors),
+                bound.len(),
+                bound.iter().map(|(n, _)| format!("'{n}'")).collect::<Vec<_>>().join(", ")
+            )));
+        }
+        for (name, tensor) in bound {
+            if tensor.inner.is_constant {
+                return Err(Error::type_error(format!(
+                    "dispatch: {kind} '{name}' is a constant tensor, which can only be used with constant()"
+                )));
+            }
+            let Some((_, desc)) = descriptors.iter().find(|(n, _)| n == name) else {
+                return Err(Error::type_error(format!(
+                    "dispatch: '{name}' is not an {kind} of the graph (its {kind}s: {})",
+                    names(descriptors)
+                )));
+            };
+            let tdesc = &tensor.inner.descriptor;
+            if tdesc.data_type != desc.data_type || tdesc.shape != desc.shape {
+                return Err(Error::type_error(format!(
+                    "dispatch: {kind} '{name}' is tensor {} but the graph expects {desc}",
+                    tdesc.operand_descriptor()
+                )));
+            }
+        }
+        // Sizes are equal, names are unique and all known: every graph name is bound once.
+        let mut ordered = Vec::with_capacity(descriptors.len());
+        for (name, _) in descriptors {
+            match bound.iter().find(|(n, _)| n == name) {
+                Some((_, t)) => ordered.push(t.inner.clone()),
+                None => return Err(Error::type_error(format!("dispatch: {kind} '{name}' is not bound"))),
+            }
+        }
+        Ok(ordered)
+    }
+
+    /// Wraps a compiled graph as an `MLGraph` of this context (the end of `build()`).
+    pub(crate) fn new_graph(
+        &self,
+        inputs: Vec<(String, OperandDescriptor)>,
+        outputs: Vec<(String, OperandDescriptor)>,
+        implementation: Arc<dyn CompiledGraph>,
+    ) -> Result<Graph> {
+        let inner = Arc::new(GraphInner {
+            context_id: self.inner.id,
+            inputs,
+            outputs,
+            implementation: Mutex::new(Some(implementation)),
+            destroyed: AtomicBool::new(false),
+        });
+        self.inner.register_graph(&inner)?;
+        Ok(Graph { inner })
+    }
+}

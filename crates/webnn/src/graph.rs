@@ -1,0 +1,83 @@
+//! `MLGraph` (§8.4): a compiled graph of one context.
+
+use crate::util::lock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use webnn_core::backend::CompiledGraph;
+use webnn_core::OperandDescriptor;
+
+pub(crate) struct GraphInner {
+    pub context_id: u64,
+    /// `[[inputDescriptors]]`, in the order the backend expects the input buffers.
+    pub inputs: Vec<(String, OperandDescriptor)>,
+    /// `[[outputDescriptors]]`, in the order the backend expects the output buffers.
+    pub outputs: Vec<(String, OperandDescriptor)>,
+    /// `[[implementation]]`; taken out by `destroy()`. Queued dispatches hold their own
+    /// reference, so work submitted before `destroy()` still completes.
+    pub implementation: Mutex<Option<Arc<dyn CompiledGraph>>>,
+    pub destroyed: AtomicBool,
+}
+
+impl GraphInner {
+    pub fn is_destroyed(&self) -> bool {
+        self.destroyed.load(Ordering::Acquire)
+    }
+
+    /// `MLGraph.destroy()` (§8.4.1). Idempotent.
+    pub fn destroy(&self) {
+        if self.destroyed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let implementation = lock(&self.implementation).take();
+        // Resources are freed here, or by the last queued dispatch that still uses them.
+        drop(implementation);
+    }
+}
+
+/// `MLGraph` (§8.4): a compiled graph, executed with [`crate::Context::dispatch`].
+///
+/// Cloning gives another handle to the same graph.
+#[derive(Clone)]
+pub struct Graph {
+    pub(crate) inner: Arc<GraphInner>,
+}
+
+impl std::fmt::Debug for Graph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Graph")
+            .field("inputs", &self.inner.inputs)
+            .field("outputs", &self.inner.outputs)
+            .field("destroyed", &self.inner.is_destroyed())
+            .finish()
+    }
+}
+
+impl PartialEq for Graph {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl Eq for Graph {}
+
+impl Graph {
+    /// `destroy()` (§8.4.1): the graph can no longer be dispatched; its resources are released
+    /// once the dispatches queued before are done. Idempotent.
+    pub fn destroy(&self) {
+        self.inner.destroy();
+    }
+    /// `[[isDestroyed]]` (not exposed by the spec; for diagnostics).
+    pub fn is_destroyed(&self) -> bool {
+        self.inner.is_destroyed()
+    }
+    /// `[[inputDescriptors]]`: name and descriptor of every input reachable from the outputs,
+    /// in creation order.
+    pub fn input_descriptors(&self) -> &[(String, OperandDescriptor)] {
+        &self.inner.inputs
+    }
+    /// `[[outputDescriptors]]`: name and descriptor of every output, in the order given to
+    /// `build()`.
+    pub fn output_descriptors(&self) -> &[(String, OperandDescriptor)] {
+        &self.inner.outputs
+    }
+}

@@ -1,0 +1,218 @@
+//! `MLTensor` (§8.8): a typed buffer owned by one context, read and written on its timeline.
+
+use crate::context::ContextInner;
+use crate::promise::Resolver;
+use crate::timeline::Job;
+use crate::util::lock;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use webnn_core::{ConstantTensorSource, DataType, Error, Result, TensorDescriptor};
+
+/// The bytes backing a tensor (`[[data]]`): 8-byte aligned, exactly the descriptor's byte
+/// length, zero-filled at creation.
+pub(crate) struct Storage {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Storage {
+    /// Zero-filled storage of `len` bytes; allocation failure is an `UnknownError` (§8.3.3).
+    pub fn zeroed(len: usize) -> Result<Self> {
+        let n = len.div_ceil(8);
+        let mut words = Vec::new();
+        words
+            .try_reserve_exact(n)
+            .map_err(|_| Error::unknown(format!("cannot allocate {len} bytes for the tensor")))?;
+        words.resize(n, 0);
+        Ok(Storage { words, len })
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.len]
+    }
+
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut bytemuck::cast_slice_mut::<u64, u8>(&mut self.words)[..self.len]
+    }
+}
+
+/// Sent to a `read_tensor_into` caller when the timeline reaches its read: while the caller
+/// holds it, the timeline waits, so the caller copies exactly the state the read must see.
+pub(crate) struct ReadGate {
+    _release: mpsc::Sender<()>,
+}
+
+impl ReadGate {
+    pub fn new() -> (Self, mpsc::Receiver<()>) {
+        let (tx, rx) = mpsc::channel();
+        (ReadGate { _release: tx }, rx)
+    }
+}
+
+/// A read in `[[pendingPromises]]`.
+pub(crate) enum PendingRead {
+    /// `readTensor(tensor)`: resolved with a copy of the bytes.
+    Copy(Resolver<Result<Vec<u8>>>),
+    /// `readTensor(tensor, outputData)`: resolved with a gate; the caller copies.
+    Into(Resolver<Result<ReadGate>>),
+}
+
+impl PendingRead {
+    pub fn reject(self, error: Error) {
+        match self {
+            PendingRead::Copy(r) => r.resolve(Err(error)),
+            PendingRead::Into(r) => r.resolve(Err(error)),
+        }
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct Pending {
+    next_id: u64,
+    reads: HashMap<u64, PendingRead>,
+}
+
+pub(crate) struct TensorInner {
+    pub context: Arc<ContextInner>,
+    pub descriptor: TensorDescriptor,
+    pub is_constant: bool,
+    /// `[[isDestroyed]]`, shared with graph builders for decisions.md D2.
+    pub destroyed: Arc<AtomicBool>,
+    /// `[[pendingPromises]]`; its lock also orders `destroy()` against new reads.
+    pub pending: Mutex<Pending>,
+    /// `[[data]]`: touched only by the timeline (and by a `read_tensor_into` caller holding a
+    /// [`ReadGate`]). `None` once released or for a constant tensor.
+    pub data: Mutex<Option<Storage>>,
+    /// The bytes of a constant tensor (shared with the constants of graphs built from it).
+    pub constant_bytes: Mutex<Option<Arc<[u8]>>>,
+}
+
+impl TensorInner {
+    pub fn is_destroyed(&self) -> bool {
+        self.destroyed.load(Ordering::Acquire)
+    }
+
+    /// Adds a pending read unless the tensor is destroyed; returns its id.
+    pub fn add_pending(&self, read: PendingRead) -> std::result::Result<u64, PendingRead> {
+        let mut pending = lock(&self.pending);
+        if self.is_destroyed() {
+            return Err(read);
+        }
+        let id = pending.next_id;
+        pending.next_id += 1;
+        pending.reads.insert(id, read);
+        Ok(id)
+    }
+
+    /// Removes a pending read (None if `destroy()` already rejected it).
+    pub fn take_pending(&self, id: u64) -> Option<PendingRead> {
+        lock(&self.pending).reads.remove(&id)
+    }
+
+    /// `MLTensor.destroy()` (§8.8.2): set `[[isDestroyed]]`, reject pending reads with
+    /// InvalidStateError, release `[[data]]` on the timeline. Idempotent.
+    pub fn destroy(self: &Arc<Self>, reason: &str) {
+        let reads: Vec<PendingRead> = {
+            let mut pending = lock(&self.pending);
+            if self.destroyed.swap(true, Ordering::AcqRel) {
+                return;
+            }
+            pending.reads.drain().map(|(_, r)| r).collect()
+        };
+        for read in reads {
+            read.reject(Error::invalid_state(format!("readTensor: {reason}")));
+        }
+        if self.is_constant {
+            lock(&self.constant_bytes).take();
+        } else {
+            self.context.enqueue(Job::Release { tensor: self.clone() });
+        }
+    }
+}
+
+/// `MLTensor` (§8.8): a tensor of one context, usable as a graph input or output, read with
+/// [`crate::Context::read_tensor`] and written with [`crate::Context::write_tensor`].
+///
+/// Cloning gives another handle to the same tensor.
+#[derive(Clone)]
+pub struct Tensor {
+    pub(crate) inner: Arc<TensorInner>,
+}
+
+impl std::fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tensor")
+            .field("descriptor", &self.inner.descriptor)
+            .field("constant", &self.inner.is_constant)
+            .field("destroyed", &self.inner.is_destroyed())
+            .finish()
+    }
+}
+
+impl PartialEq for Tensor {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl Eq for Tensor {}
+
+impl Tensor {
+    /// `dataType`
+    pub fn data_type(&self) -> DataType {
+        self.inner.descriptor.data_type
+    }
+    /// `shape`
+    pub fn shape(&self) -> &[u32] {
+        &self.inner.descriptor.shape
+    }
+    /// `readable`
+    pub fn readable(&self) -> bool {
+        self.inner.descriptor.readable
+    }
+    /// `writable`
+    pub fn writable(&self) -> bool {
+        self.inner.descriptor.writable
+    }
+    /// `constant`: true for a tensor made by `create_constant_tensor`.
+    pub fn constant(&self) -> bool {
+        self.inner.is_constant
+    }
+    /// The tensor's `MLTensorDescriptor`.
+    pub fn descriptor(&self) -> &TensorDescriptor {
+        &self.inner.descriptor
+    }
+    /// The byte length of the tensor's data.
+    pub fn byte_length(&self) -> usize {
+        self.inner.descriptor.byte_length() as usize
+    }
+    /// `[[isDestroyed]]` (not exposed by the spec; for diagnostics).
+    pub fn is_destroyed(&self) -> bool {
+        self.inner.is_destroyed()
+    }
+    /// `destroy()` (§8.8.2): pending reads reject with InvalidStateError; the data is released
+    /// once the work queued before it is done. Idempotent.
+    pub fn destroy(&self) {
+        self.inner.destroy("the tensor was destroyed");
+    }
+}
+
+impl ConstantTensorSource for Tensor {
+    fn context_id(&self) -> u64 {
+        self.inner.context.id
+    }
+    fn tensor_descriptor(&self) -> &TensorDescriptor {
+        &self.inner.descriptor
+    }
+    fn is_constant(&self) -> bool {
+        self.inner.is_constant
+    }
+    fn destroyed_flag(&self) -> Arc<AtomicBool> {
+        self.inner.destroyed.clone()
+    }
+    fn constant_bytes(&self) -> Option<Arc<[u8]>> {
+        lock(&self.inner.constant_bytes).clone()
+    }
+}

@@ -1,0 +1,184 @@
+//! The context timeline: failures on the worker lose the context instead of hanging readers,
+//! promises work with executors and blocking waits, contexts are independent, many threads
+//! can share one context.
+
+mod common;
+use common::*;
+use std::sync::Arc;
+use webnn::*;
+
+#[test]
+fn execution_failure_loses_the_context_without_hanging_readers() {
+    for (mode, needle) in [(Mode::ExecutePanic, "panicked"), (Mode::ExecuteError, "failed on purpose")] {
+        let gate = Gate::closed();
+        let context = test_ctx(mode, &gate);
+        let lost = context.lost();
+        let graph = add_graph(&context, &[2]);
+        let a = rw_tensor(&context, &[2], &[1.0, 2.0]);
+        let b = rw_tensor(&context, &[2], &[1.0, 2.0]);
+        let out = rw_tensor(&context, &[2], &[0.0; 2]);
+        context.dispatch(&graph, &[("a", &a), ("b", &b)], &[("out", &out)]).unwrap();
+        let read_out = context.read_tensor(&out);
+        let read_a = context.read_tensor(&a);
+        gate.open();
+        let info = lost.wait();
+        assert!(info.message.starts_with("UnknownError"), "{}", info.message);
+        assert!(info.message.contains(needle), "{}", info.message);
+        assert_err(read_out.wait(), ErrorKind::InvalidState, "context was lost");
+        assert_err(read_a.wait(), ErrorKind::InvalidState, "context was lost");
+        assert!(context.is_lost());
+        assert!(graph.is_destroyed());
+        assert_err(context.create_tensor(&tdesc(DataType::Float32, &[2], true, true)), ErrorKind::InvalidState, "lost");
+        let mut into = [0u8; 8];
+        assert_err(context.read_tensor_into(&a, &mut into), ErrorKind::Type, "destroyed");
+    }
+}
+
+#[test]
+fn blocking_read_into_waits_for_queued_work_and_sees_loss() {
+    let gate = Gate::closed();
+    let context = test_ctx(Mode::Gated, &gate);
+    let graph = add_graph(&context, &[2]);
+    let a = rw_tensor(&context, &[2], &[1.0, 2.0]);
+    let b = rw_tensor(&context, &[2], &[3.0, 4.0]);
+    let out = rw_tensor(&context, &[2], &[0.0; 2]);
+    context.dispatch(&graph, &[("a", &a), ("b", &b)], &[("out", &out)]).unwrap();
+    let (c2, out2) = (context.clone(), out.clone());
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 8];
+        c2.read_tensor_into(&out2, &mut buf).map(|_| to_f32(&buf))
+    });
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    assert!(!reader.is_finished(), "the read waits for the dispatch");
+    gate.open();
+    assert_eq!(reader.join().unwrap().unwrap(), vec![4.0, 6.0]);
+
+    // A blocking read pending when the context is destroyed fails with InvalidStateError.
+    let gate = Gate::closed();
+    let context = test_ctx(Mode::Gated, &gate);
+    let graph = add_graph(&context, &[2]);
+    let a = rw_tensor(&context, &[2], &[1.0, 2.0]);
+    let b = rw_tensor(&context, &[2], &[3.0, 4.0]);
+    let out = rw_tensor(&context, &[2], &[0.0; 2]);
+    context.dispatch(&graph, &[("a", &a), ("b", &b)], &[("out", &out)]).unwrap();
+    let (c2, out2) = (context.clone(), out.clone());
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 8];
+        c2.read_tensor_into(&out2, &mut buf)
+    });
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    context.destroy();
+    match reader.join().unwrap() {
+        Err(e) if e.kind == ErrorKind::InvalidState => assert!(e.message.contains("context was lost"), "{e}"),
+        // Only if the reader thread was not scheduled before destroy(): the checks see a
+        // destroyed tensor.
+        Err(e) => assert_eq!((e.kind, e.message.contains("destroyed")), (ErrorKind::Type, true), "{e}"),
+        Ok(()) => panic!("the read cannot succeed: the dispatch before it never ran"),
+    }
+    gate.open();
+}
+
+#[test]
+fn promises_poll_on_an_executor_and_report_settlement() {
+    let gate = Gate::closed();
+    let context = test_ctx(Mode::Gated, &gate);
+    let graph = add_graph(&context, &[1]);
+    let a = rw_tensor(&context, &[1], &[20.0]);
+    let b = rw_tensor(&context, &[1], &[22.0]);
+    let out = rw_tensor(&context, &[1], &[0.0]);
+    context.dispatch(&graph, &[("a", &a), ("b", &b)], &[("out", &out)]).unwrap();
+    let p = context.read_tensor(&out);
+    let p = p.try_take().expect_err("not settled while the timeline is blocked");
+    assert!(!p.is_settled());
+    let opener = {
+        let gate = gate.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            gate.open();
+        })
+    };
+    // block_on parks the thread until the worker wakes the future.
+    assert_eq!(to_f32(&block_on(p).unwrap()), vec![42.0]);
+    opener.join().unwrap();
+    let lost = context.lost();
+    context.destroy();
+    assert!(block_on(lost).message.contains("destroy()"));
+}
+
+#[test]
+fn lost_promise_settles_when_the_context_is_dropped() {
+    let lost = {
+        let context = ctx();
+        context.lost()
+    };
+    // Nothing keeps the context alive: waiting must not hang.
+    assert!(lost.wait().message.contains("dropped"));
+}
+
+#[test]
+fn contexts_are_independent() {
+    let c1 = ctx();
+    let c2 = ctx();
+    let g1 = add_graph(&c1, &[2]);
+    let g2 = add_graph(&c2, &[2]);
+    let t1 = rw_tensor(&c1, &[2], &[1.0, 2.0]);
+    let u1 = rw_tensor(&c1, &[2], &[1.0, 2.0]);
+    let o1 = rw_tensor(&c1, &[2], &[0.0; 2]);
+    let t2 = rw_tensor(&c2, &[2], &[5.0, 6.0]);
+    let u2 = rw_tensor(&c2, &[2], &[5.0, 6.0]);
+    let o2 = rw_tensor(&c2, &[2], &[0.0; 2]);
+    c1.destroy();
+    assert!(g1.is_destroyed() && t1.is_destroyed());
+    assert!(!g2.is_destroyed() && !t2.is_destroyed());
+    assert!(!c2.lost().is_settled());
+    c2.dispatch(&g2, &[("a", &t2), ("b", &u2)], &[("out", &o2)]).unwrap();
+    assert_eq!(read_f32(&c2, &o2), vec![10.0, 12.0]);
+    assert_err(c1.dispatch(&g1, &[("a", &t1), ("b", &u1)], &[("out", &o1)]), ErrorKind::InvalidState, "destroyed");
+}
+
+#[test]
+fn many_threads_share_one_context() {
+    let context = ctx();
+    let graph = Arc::new(add_graph(&context, &[16]));
+    let handles: Vec<_> = (0..4)
+        .map(|k| {
+            let (context, graph) = (context.clone(), graph.clone());
+            std::thread::spawn(move || {
+                let a = rw_tensor(&context, &[16], &[k as f32; 16]);
+                let b = rw_tensor(&context, &[16], &[1.0; 16]);
+                let out = rw_tensor(&context, &[16], &[0.0; 16]);
+                for i in 0..20 {
+                    context.write_tensor(&b, &f32_bytes(&[i as f32; 16])).unwrap();
+                    context.dispatch(&graph, &[("a", &a), ("b", &b)], &[("out", &out)]).unwrap();
+                    assert_eq!(read_f32(&context, &out), vec![k as f32 + i as f32; 16]);
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+#[test]
+fn destroying_from_another_thread_while_work_is_queued() {
+    let context = ctx();
+    let graph = add_graph(&context, &[256]);
+    let a = rw_tensor(&context, &[256], &[1.0; 256]);
+    let b = rw_tensor(&context, &[256], &[1.0; 256]);
+    let out = rw_tensor(&context, &[256], &[0.0; 256]);
+    let mut reads = Vec::new();
+    for _ in 0..200 {
+        context.dispatch(&graph, &[("a", &a), ("b", &b)], &[("out", &out)]).unwrap();
+        reads.push(context.read_tensor(&out));
+    }
+    let c2 = context.clone();
+    std::thread::spawn(move || c2.destroy()).join().unwrap();
+    // Every read settles: either with the data or rejected with InvalidStateError.
+    for r in reads {
+        match r.wait() {
+            Ok(bytes) => assert_eq!(to_f32(&bytes), vec![2.0; 256]),
+            Err(e) => assert_eq!(e.kind, ErrorKind::InvalidState),
+        }
+    }
+}
