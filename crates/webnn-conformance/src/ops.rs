@@ -259,7 +259,7 @@ pub fn call(builder: &mut GraphBuilder, name: &str, arg_list: &[Value], operands
                 activations: o.activations()?,
             },
         )),
-        "gruCell" => many(builder.gru_cell(
+        "gruCell" => one(builder.gru_cell(
             args.operand("input")?,
             args.operand("weight")?,
             args.operand("recurrentWeight")?,
