@@ -1,6 +1,6 @@
 //! The exact comparison rules of the vectors (wpt/README.md §5, from wpt's 2025-03 utils.js).
 
-use crate::values::{elements, integer, number};
+use crate::values::{integer, number};
 use half::f16;
 use serde_json::Value;
 use webnn::DataType;
@@ -141,11 +141,6 @@ fn atol_error(a: f64, e: f64) -> f64 {
     } else {
         (a - e).abs()
     }
-}
-
-/// The elements of a single-value-or-array expectation (used for printing sizes).
-pub fn expected_len(v: &Value) -> usize {
-    elements(v, 1).len()
 }
 
 #[cfg(test)]
