@@ -85,3 +85,8 @@ mod tests {
         send::<Operand>();
     }
 }
+
+/// The README's example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
