@@ -703,3 +703,86 @@ fn special_values_do_not_panic() {
     let got = run_graph(OpKind::Lstm, &inputs, attrs, &outs);
     assert_eq!(got[2].len(), 32);
 }
+
+/// Rough timing (run with `--release --ignored --nocapture`).
+#[test]
+#[ignore]
+fn bench_recurrent() {
+    use std::time::Instant;
+    let dt = DataType::Float32;
+    for &(steps, batch, input, h, dirs) in &[(50usize, 1usize, 256usize, 256usize, 1usize), (50, 1, 256, 256, 2), (20, 16, 512, 512, 1), (100, 1, 64, 128, 2)] {
+        let gh = 4 * h;
+        let mut rng = Rng(5);
+        let x = rng.vec(steps * batch * input, 1.0, dt);
+        let w = rng.vec(dirs * gh * input, 0.1, dt);
+        let r = rng.vec(dirs * gh * h, 0.1, dt);
+        let b = rng.vec(dirs * gh, 0.1, dt);
+        let inputs = [
+            Some(operand(dt, &[steps, batch, input], &x, false)),
+            Some(operand(dt, &[dirs, gh, input], &w, true)),
+            Some(operand(dt, &[dirs, gh, h], &r, true)),
+            Some(operand(dt, &[dirs, gh], &b, true)),
+            None,
+            None,
+            None,
+            None,
+        ];
+        let mut graph = Graph::default();
+        let mut slots = Vec::new();
+        let mut data = Vec::new();
+        for (i, inp) in inputs.iter().enumerate() {
+            let Some(inp) = inp else {
+                slots.push(None);
+                continue;
+            };
+            let id = OperandId(graph.operands.len() as u32);
+            if inp.constant {
+                let k = graph.constants.len();
+                graph.operands.push(OperandNode { descriptor: inp.desc.clone(), source: OperandSource::Constant(k) });
+                graph.constants.push(Constant { operand: id, bytes: inp.bytes.clone().into(), tensor_destroyed: None });
+            } else {
+                graph.operands.push(OperandNode { descriptor: inp.desc.clone(), source: OperandSource::Input(format!("i{i}")) });
+                graph.inputs.push((format!("i{i}"), id));
+                data.push(inp.bytes.clone());
+            }
+            slots.push(Some(id));
+        }
+        let outs = [
+            OperandDescriptor::new(dt, vec![dirs as u32, batch as u32, h as u32]),
+            OperandDescriptor::new(dt, vec![dirs as u32, batch as u32, h as u32]),
+            OperandDescriptor::new(dt, vec![steps as u32, dirs as u32, batch as u32, h as u32]),
+        ];
+        let mut out_ids = Vec::new();
+        for (i, d) in outs.iter().enumerate() {
+            let id = OperandId(graph.operands.len() as u32);
+            graph.operands.push(OperandNode { descriptor: d.clone(), source: OperandSource::Operation { op: 0, output: i } });
+            graph.outputs.push((format!("o{i}"), id));
+            out_ids.push(id);
+        }
+        let attrs = Attrs::Lstm {
+            steps: steps as u32,
+            hidden_size: h as u32,
+            return_sequence: true,
+            direction: if dirs == 2 { D::Both } else { D::Forward },
+            layout: LstmWeightLayout::Iofg,
+            activations: [A::Sigmoid, A::Tanh, A::Tanh],
+        };
+        graph.operations.push(Operation { kind: OpKind::Lstm, inputs: slots, outputs: out_ids, attrs, label: String::new() });
+        let compiled = CompiledPlan::new(Plan::compile(&graph).unwrap(), Arc::new(crate::pool::build_pool(None).unwrap()));
+        let mut bufs: Vec<Vec<u8>> = outs.iter().map(|d| vec![0u8; d.byte_length() as usize]).collect();
+        let ins: Vec<&[u8]> = data.iter().map(|d| d.as_slice()).collect();
+        let mut run = || {
+            let mut o: Vec<&mut [u8]> = bufs.iter_mut().map(|b| b.as_mut_slice()).collect();
+            compiled.execute(&ins, &mut o).unwrap();
+        };
+        run();
+        let mut dt_s = f64::MAX;
+        for _ in 0..30 {
+            let t = Instant::now();
+            run();
+            dt_s = dt_s.min(t.elapsed().as_secs_f64());
+        }
+        let flops = 2.0 * (steps * batch * dirs * gh * (input + h)) as f64;
+        eprintln!("lstm (best of 30) steps={steps} batch={batch} input={input} h={h} dirs={dirs}: {:.3} ms, {:.2} GFLOP/s", dt_s * 1e3, flops / dt_s / 1e9);
+    }
+}
