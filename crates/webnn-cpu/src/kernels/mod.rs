@@ -6,6 +6,7 @@
 //! float16 is stored as `half::f16`, computed in f32 and rounded once per op.
 
 pub mod binary;
+pub mod recurrent;
 pub mod util;
 
 use webnn_core::graph::Operation;
@@ -54,6 +55,7 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     use OpKind::*;
     match op.kind {
         Add | Sub | Mul | Div | Max | Min | Pow => binary::lower(op, graph),
+        Gru | GruCell | Lstm | LstmCell => recurrent::lower(op, graph),
         other => Err(Error::not_supported(format!("{other} has no CPU kernel yet"))),
     }
 }

@@ -1,0 +1,788 @@
+//! Tests of the recurrent kernels against a straightforward f64 reference written from the
+//! spec emulation (§8.9.25/26/33/34): weights sliced per gate by layout offsets, one naive
+//! matrix product per term, backward sequences prepended.
+
+use crate::memory::AlignedBuf;
+use crate::plan::{CompiledPlan, Plan};
+use half::f16;
+use std::sync::Arc;
+use webnn_core::backend::CompiledGraph;
+use webnn_core::graph::{Constant, OperandNode, OperandSource, Operation};
+use webnn_core::{
+    Attrs, DataType, Graph, GruWeightLayout, LstmWeightLayout, OpKind, OperandDescriptor, OperandId,
+    RecurrentNetworkActivation as A, RecurrentNetworkDirection as D,
+};
+
+/// One operand of a test graph.
+#[derive(Clone)]
+pub struct GraphInput {
+    pub desc: OperandDescriptor,
+    pub bytes: Vec<u8>,
+    /// A graph constant (else a graph input).
+    pub constant: bool,
+}
+
+/// Like `testing::run_op`, but operands may be constants.
+pub fn run_graph(kind: OpKind, inputs: &[Option<GraphInput>], attrs: Attrs, outputs: &[OperandDescriptor]) -> Vec<Vec<u8>> {
+    let mut graph = Graph::default();
+    let mut slots = Vec::new();
+    let mut data = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let Some(input) = input else {
+            slots.push(None);
+            continue;
+        };
+        let id = OperandId(graph.operands.len() as u32);
+        if input.constant {
+            let k = graph.constants.len();
+            graph.operands.push(OperandNode { descriptor: input.desc.clone(), source: OperandSource::Constant(k) });
+            graph.constants.push(Constant { operand: id, bytes: input.bytes.clone().into(), tensor_destroyed: None });
+        } else {
+            let name = format!("in{i}");
+            graph.operands.push(OperandNode { descriptor: input.desc.clone(), source: OperandSource::Input(name.clone()) });
+            graph.inputs.push((name, id));
+            let mut aligned = AlignedBuf::zeroed(input.bytes.len());
+            aligned.as_bytes_mut().copy_from_slice(&input.bytes);
+            data.push(aligned);
+        }
+        slots.push(Some(id));
+    }
+    let mut out_ids = Vec::new();
+    for (i, desc) in outputs.iter().enumerate() {
+        let id = OperandId(graph.operands.len() as u32);
+        graph.operands.push(OperandNode { descriptor: desc.clone(), source: OperandSource::Operation { op: 0, output: i } });
+        graph.outputs.push((format!("out{i}"), id));
+        out_ids.push(id);
+    }
+    graph.operations.push(Operation { kind, inputs: slots, outputs: out_ids, attrs, label: String::new() });
+    let plan = Plan::compile(&graph).expect("compile");
+    let pool = Arc::new(crate::pool::build_pool(Some(2)).expect("pool"));
+    let compiled = CompiledPlan::new(plan, pool);
+    let mut out_bufs: Vec<AlignedBuf> = outputs.iter().map(|d| AlignedBuf::zeroed(d.byte_length() as usize)).collect();
+    // Twice: the second dispatch reuses the scratch and must give the same result.
+    let mut first = Vec::new();
+    for pass in 0..2 {
+        {
+            let ins: Vec<&[u8]> = data.iter().map(|d| d.as_bytes()).collect();
+            let mut outs: Vec<&mut [u8]> = out_bufs.iter_mut().map(|b| b.as_bytes_mut()).collect();
+            compiled.execute(&ins, &mut outs).expect("execute");
+        }
+        let result: Vec<Vec<u8>> = out_bufs.iter().map(|b| b.as_bytes().to_vec()).collect();
+        if pass == 0 {
+            first = result;
+        } else {
+            assert_eq!(first, result, "second dispatch differs");
+        }
+    }
+    first
+}
+
+// ---------------------------------------------------------------------------------------------
+// The f64 reference.
+
+fn act(a: A, x: f64) -> f64 {
+    match a {
+        A::Relu => x.max(0.0),
+        A::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+        A::Tanh => x.tanh(),
+    }
+}
+
+/// `a[rows × k] · (w[off .. off + n rows] of k columns)ᵀ` → rows × n.
+fn mm_t(a: &[f64], rows: usize, k: usize, w: &[f64], off: usize, n: usize) -> Vec<f64> {
+    let mut out = vec![0.0; rows * n];
+    for r in 0..rows {
+        for j in 0..n {
+            let mut s = 0.0;
+            for p in 0..k {
+                s += a[r * k + p] * w[(off + j) * k + p];
+            }
+            out[r * n + j] = s;
+        }
+    }
+    out
+}
+
+fn at(v: Option<&[f64]>, i: usize) -> f64 {
+    v.map_or(0.0, |v| v[i])
+}
+
+/// Shapes and options of one reference run.
+#[derive(Clone, Copy, Debug)]
+struct Geo {
+    steps: usize,
+    batch: usize,
+    input: usize,
+    hidden: usize,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct GruCfg {
+    reset_after: bool,
+    layout: GruWeightLayout,
+    acts: [A; 2],
+}
+
+/// gruCell per the emulation: returns the new hidden state [batch, h].
+#[allow(clippy::too_many_arguments)]
+fn ref_gru_cell(g: Geo, cfg: GruCfg, x: &[f64], w: &[f64], r: &[f64], hs: &[f64], b: Option<&[f64]>, rb: Option<&[f64]>) -> Vec<f64> {
+    let (h, n_b) = (g.hidden, g.batch);
+    let (zo, ro, no) = match cfg.layout {
+        GruWeightLayout::Zrn => (0, h, 2 * h),
+        GruWeightLayout::Rzn => (h, 0, 2 * h),
+    };
+    let (xz, xr, xn) = (mm_t(x, n_b, g.input, w, zo, h), mm_t(x, n_b, g.input, w, ro, h), mm_t(x, n_b, g.input, w, no, h));
+    let (hz, hr, hn) = (mm_t(hs, n_b, h, r, zo, h), mm_t(hs, n_b, h, r, ro, h), mm_t(hs, n_b, h, r, no, h));
+    let mut z = vec![0.0; n_b * h];
+    let mut rr = vec![0.0; n_b * h];
+    for bi in 0..n_b {
+        for j in 0..h {
+            let i = bi * h + j;
+            z[i] = act(cfg.acts[0], at(b, zo + j) + at(rb, zo + j) + xz[i] + hz[i]);
+            rr[i] = act(cfg.acts[0], at(b, ro + j) + at(rb, ro + j) + xr[i] + hr[i]);
+        }
+    }
+    let rh: Vec<f64> = rr.iter().zip(hs).map(|(a, b)| a * b).collect();
+    let rhn = mm_t(&rh, n_b, h, r, no, h);
+    let mut out = vec![0.0; n_b * h];
+    for bi in 0..n_b {
+        for j in 0..h {
+            let i = bi * h + j;
+            let n = if cfg.reset_after {
+                act(cfg.acts[1], at(b, no + j) + xn[i] + rr[i] * (at(rb, no + j) + hn[i]))
+            } else {
+                act(cfg.acts[1], at(b, no + j) + at(rb, no + j) + xn[i] + rhn[i])
+            };
+            out[i] = z[i] * hs[i] + n * (1.0 - z[i]);
+        }
+    }
+    out
+}
+
+#[derive(Clone, Copy, Debug)]
+struct LstmCfg {
+    layout: LstmWeightLayout,
+    acts: [A; 3],
+}
+
+/// lstmCell per the emulation: returns [h', c'].
+#[allow(clippy::too_many_arguments)]
+fn ref_lstm_cell(
+    g: Geo,
+    cfg: LstmCfg,
+    x: &[f64],
+    w: &[f64],
+    r: &[f64],
+    hs: &[f64],
+    cs: &[f64],
+    b: Option<&[f64]>,
+    rb: Option<&[f64]>,
+    p: Option<&[f64]>,
+) -> (Vec<f64>, Vec<f64>) {
+    let (h, n_b) = (g.hidden, g.batch);
+    let (io, oo, fo, go) = match cfg.layout {
+        LstmWeightLayout::Iofg => (0, h, 2 * h, 3 * h),
+        LstmWeightLayout::Ifgo => (0, 3 * h, h, 2 * h),
+    };
+    let pre = |off: usize| -> Vec<f64> {
+        let xw = mm_t(x, n_b, g.input, w, off, h);
+        let hr = mm_t(hs, n_b, h, r, off, h);
+        (0..n_b * h).map(|i| at(b, off + i % h) + at(rb, off + i % h) + xw[i] + hr[i]).collect()
+    };
+    let (pi, po, pf, pg) = (pre(io), pre(oo), pre(fo), pre(go));
+    let mut hn = vec![0.0; n_b * h];
+    let mut cn = vec![0.0; n_b * h];
+    for i in 0..n_b * h {
+        let j = i % h;
+        let c = cs[i];
+        // Peephole packed (i, o, f); the output gate uses the previous cell state.
+        let ig = act(cfg.acts[0], c * at(p, j) + pi[i]);
+        let fg = act(cfg.acts[0], c * at(p, 2 * h + j) + pf[i]);
+        let gg = act(cfg.acts[1], pg[i]);
+        let og = act(cfg.acts[0], c * at(p, h + j) + po[i]);
+        cn[i] = fg * c + ig * gg;
+        hn[i] = og * act(cfg.acts[2], cn[i]);
+    }
+    (hn, cn)
+}
+
+/// A whole network by the emulation: `cell(dir, t, h, c) -> (h, c)`. Returns the final
+/// hidden and cell states [dirs, batch, h] and the sequence [steps, dirs, batch, h].
+fn ref_network(
+    g: Geo,
+    direction: D,
+    h0: Option<&[f64]>,
+    c0: Option<&[f64]>,
+    mut cell: impl FnMut(usize, usize, &[f64], &[f64]) -> (Vec<f64>, Vec<f64>),
+) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let dirs = if direction == D::Both { 2 } else { 1 };
+    let bh = g.batch * g.hidden;
+    let mut hidden = Vec::new();
+    let mut cells = Vec::new();
+    let mut seqs: Vec<Vec<Vec<f64>>> = Vec::new();
+    for dir in 0..dirs {
+        let mut h = h0.map_or(vec![0.0; bh], |v| v[dir * bh..(dir + 1) * bh].to_vec());
+        let mut c = c0.map_or(vec![0.0; bh], |v| v[dir * bh..(dir + 1) * bh].to_vec());
+        let mut seq: Vec<Vec<f64>> = Vec::new();
+        for step in 0..g.steps {
+            let t = if dir == 1 || direction == D::Backward { g.steps - step - 1 } else { step };
+            (h, c) = cell(dir, t, &h, &c);
+            if dir == 1 || direction == D::Backward {
+                seq.insert(0, h.clone());
+            } else {
+                seq.push(h.clone());
+            }
+        }
+        hidden.extend_from_slice(&h);
+        cells.extend_from_slice(&c);
+        seqs.push(seq);
+    }
+    let mut sequence = Vec::new();
+    for t in 0..g.steps {
+        for s in &seqs {
+            sequence.extend_from_slice(&s[t]);
+        }
+    }
+    (hidden, cells, sequence)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Test data and comparison.
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % 20001) as f64 / 10000.0 - 1.0
+    }
+    /// Values in [-scale, scale], exactly representable in `dt`.
+    fn vec(&mut self, n: usize, scale: f64, dt: DataType) -> Vec<f64> {
+        (0..n).map(|_| round(dt, self.next() * scale)).collect()
+    }
+}
+
+fn round(dt: DataType, v: f64) -> f64 {
+    match dt {
+        DataType::Float16 => f16::from_f64(v).to_f64(),
+        _ => v as f32 as f64,
+    }
+}
+
+fn operand(dt: DataType, shape: &[usize], v: &[f64], constant: bool) -> GraphInput {
+    let desc = OperandDescriptor::new(dt, shape.iter().map(|&d| d as u32).collect::<Vec<_>>());
+    let bytes = match dt {
+        DataType::Float16 => v.iter().flat_map(|&x| f16::from_f64(x).to_le_bytes()).collect(),
+        _ => v.iter().flat_map(|&x| (x as f32).to_le_bytes()).collect(),
+    };
+    GraphInput { desc, bytes, constant }
+}
+
+fn read(dt: DataType, b: &[u8]) -> Vec<f64> {
+    match dt {
+        DataType::Float16 => crate::testing::from_bytes::<f16>(b).iter().map(|v| v.to_f64()).collect(),
+        _ => crate::testing::from_bytes::<f32>(b).iter().map(|&v| v as f64).collect(),
+    }
+}
+
+fn close(dt: DataType, got: &[f64], want: &[f64], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    let rel = if dt == DataType::Float16 { 4e-3 } else { 2e-5 };
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        assert!((g - w).abs() <= rel * (1.0 + w.abs()), "{what}: element {i}: got {g}, want {w}\n got {got:?}\nwant {want:?}");
+    }
+}
+
+/// Which optional operands a case provides.
+#[derive(Clone, Copy, Debug)]
+struct Present {
+    bias: bool,
+    rbias: bool,
+    peep: bool,
+    h0: bool,
+    c0: bool,
+    constant_weights: bool,
+}
+
+const PRESENCE: [Present; 5] = [
+    Present { bias: true, rbias: true, peep: true, h0: true, c0: true, constant_weights: true },
+    Present { bias: false, rbias: false, peep: false, h0: false, c0: false, constant_weights: false },
+    Present { bias: true, rbias: false, peep: false, h0: true, c0: false, constant_weights: true },
+    Present { bias: false, rbias: true, peep: true, h0: false, c0: true, constant_weights: false },
+    Present { bias: true, rbias: true, peep: false, h0: false, c0: true, constant_weights: true },
+];
+
+/// Runs gru (or gruCell when `cell`) through a plan and checks it against the reference.
+#[allow(clippy::too_many_arguments)]
+fn check_gru(dt: DataType, g: Geo, direction: D, return_sequence: bool, cfg: GruCfg, pr: Present, cell: bool, seed: u64) {
+    let dirs = if direction == D::Both { 2 } else { 1 };
+    let (h, gh) = (g.hidden, 3 * g.hidden);
+    let mut rng = Rng(seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
+    let x = rng.vec(g.steps * g.batch * g.input, 1.0, dt);
+    let w = rng.vec(dirs * gh * g.input, 0.8, dt);
+    let r = rng.vec(dirs * gh * h, 0.8, dt);
+    let b = pr.bias.then(|| rng.vec(dirs * gh, 0.5, dt));
+    let rb = pr.rbias.then(|| rng.vec(dirs * gh, 0.5, dt));
+    let h0 = pr.h0.then(|| rng.vec(dirs * g.batch * h, 1.0, dt));
+
+    let cw = pr.constant_weights;
+    let (inputs, kind, outs) = if cell {
+        let inputs = vec![
+            Some(operand(dt, &[g.batch, g.input], &x, false)),
+            Some(operand(dt, &[gh, g.input], &w, cw)),
+            Some(operand(dt, &[gh, h], &r, cw)),
+            Some(operand(dt, &[g.batch, h], h0.as_deref().unwrap_or(&vec![0.0; g.batch * h]), false)),
+            b.as_ref().map(|v| operand(dt, &[gh], v, cw)),
+            rb.as_ref().map(|v| operand(dt, &[gh], v, false)),
+        ];
+        (inputs, OpKind::GruCell, vec![OperandDescriptor::new(dt, vec![g.batch as u32, h as u32])])
+    } else {
+        let inputs = vec![
+            Some(operand(dt, &[g.steps, g.batch, g.input], &x, false)),
+            Some(operand(dt, &[dirs, gh, g.input], &w, cw)),
+            Some(operand(dt, &[dirs, gh, h], &r, cw)),
+            b.as_ref().map(|v| operand(dt, &[dirs, gh], v, cw)),
+            rb.as_ref().map(|v| operand(dt, &[dirs, gh], v, cw)),
+            h0.as_ref().map(|v| operand(dt, &[dirs, g.batch, h], v, false)),
+        ];
+        let mut outs = vec![OperandDescriptor::new(dt, vec![dirs as u32, g.batch as u32, h as u32])];
+        if return_sequence {
+            outs.push(OperandDescriptor::new(dt, vec![g.steps as u32, dirs as u32, g.batch as u32, h as u32]));
+        }
+        (inputs, OpKind::Gru, outs)
+    };
+    let attrs = Attrs::Gru {
+        steps: g.steps as u32,
+        hidden_size: h as u32,
+        reset_after: cfg.reset_after,
+        return_sequence: return_sequence && !cell,
+        direction: if cell { D::Forward } else { direction },
+        layout: cfg.layout,
+        activations: cfg.acts,
+    };
+    let got = run_graph(kind, &inputs, attrs, &outs);
+
+    let bh = g.batch * h;
+    let (hidden, _, sequence) = ref_network(g, direction, h0.as_deref(), None, |dir, t, hs, _| {
+        let xt = &x[t * g.batch * g.input..(t + 1) * g.batch * g.input];
+        let wd = &w[dir * gh * g.input..(dir + 1) * gh * g.input];
+        let rd = &r[dir * gh * h..(dir + 1) * gh * h];
+        let bd = b.as_ref().map(|v| &v[dir * gh..(dir + 1) * gh]);
+        let rbd = rb.as_ref().map(|v| &v[dir * gh..(dir + 1) * gh]);
+        (ref_gru_cell(g, cfg, xt, wd, rd, hs, bd, rbd), vec![0.0; bh])
+    });
+    let what = format!("{kind} {dt} {g:?} {direction:?} seq={return_sequence} {cfg:?} {pr:?}");
+    close(dt, &read(dt, &got[0]), &hidden, &format!("{what}: hidden"));
+    if return_sequence && !cell {
+        close(dt, &read(dt, &got[1]), &sequence, &format!("{what}: sequence"));
+    }
+}
+
+/// Runs lstm (or lstmCell when `cell`) through a plan and checks it against the reference.
+#[allow(clippy::too_many_arguments)]
+fn check_lstm(dt: DataType, g: Geo, direction: D, return_sequence: bool, cfg: LstmCfg, pr: Present, cell: bool, seed: u64) {
+    let dirs = if direction == D::Both { 2 } else { 1 };
+    let (h, gh) = (g.hidden, 4 * g.hidden);
+    let mut rng = Rng(seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
+    let x = rng.vec(g.steps * g.batch * g.input, 1.0, dt);
+    let w = rng.vec(dirs * gh * g.input, 0.8, dt);
+    let r = rng.vec(dirs * gh * h, 0.8, dt);
+    let b = pr.bias.then(|| rng.vec(dirs * gh, 0.5, dt));
+    let rb = pr.rbias.then(|| rng.vec(dirs * gh, 0.5, dt));
+    let p = pr.peep.then(|| rng.vec(dirs * 3 * h, 0.7, dt));
+    let h0 = pr.h0.then(|| rng.vec(dirs * g.batch * h, 1.0, dt));
+    let c0 = pr.c0.then(|| rng.vec(dirs * g.batch * h, 1.0, dt));
+
+    let cw = pr.constant_weights;
+    let zeros = vec![0.0; g.batch * h];
+    let (inputs, kind, mut outs) = if cell {
+        let inputs = vec![
+            Some(operand(dt, &[g.batch, g.input], &x, false)),
+            Some(operand(dt, &[gh, g.input], &w, cw)),
+            Some(operand(dt, &[gh, h], &r, cw)),
+            Some(operand(dt, &[g.batch, h], h0.as_deref().unwrap_or(&zeros), false)),
+            Some(operand(dt, &[g.batch, h], c0.as_deref().unwrap_or(&zeros), false)),
+            b.as_ref().map(|v| operand(dt, &[gh], v, cw)),
+            rb.as_ref().map(|v| operand(dt, &[gh], v, cw)),
+            p.as_ref().map(|v| operand(dt, &[3 * h], v, false)),
+        ];
+        (inputs, OpKind::LstmCell, vec![OperandDescriptor::new(dt, vec![g.batch as u32, h as u32]); 2])
+    } else {
+        let inputs = vec![
+            Some(operand(dt, &[g.steps, g.batch, g.input], &x, false)),
+            Some(operand(dt, &[dirs, gh, g.input], &w, cw)),
+            Some(operand(dt, &[dirs, gh, h], &r, cw)),
+            b.as_ref().map(|v| operand(dt, &[dirs, gh], v, cw)),
+            rb.as_ref().map(|v| operand(dt, &[dirs, gh], v, cw)),
+            p.as_ref().map(|v| operand(dt, &[dirs, 3 * h], v, cw)),
+            h0.as_ref().map(|v| operand(dt, &[dirs, g.batch, h], v, false)),
+            c0.as_ref().map(|v| operand(dt, &[dirs, g.batch, h], v, false)),
+        ];
+        (inputs, OpKind::Lstm, vec![OperandDescriptor::new(dt, vec![dirs as u32, g.batch as u32, h as u32]); 2])
+    };
+    if return_sequence && !cell {
+        outs.push(OperandDescriptor::new(dt, vec![g.steps as u32, dirs as u32, g.batch as u32, h as u32]));
+    }
+    let attrs = Attrs::Lstm {
+        steps: g.steps as u32,
+        hidden_size: h as u32,
+        return_sequence: return_sequence && !cell,
+        direction: if cell { D::Forward } else { direction },
+        layout: cfg.layout,
+        activations: cfg.acts,
+    };
+    let got = run_graph(kind, &inputs, attrs, &outs);
+
+    let (hidden, cells, sequence) = ref_network(g, direction, h0.as_deref(), c0.as_deref(), |dir, t, hs, cs| {
+        let xt = &x[t * g.batch * g.input..(t + 1) * g.batch * g.input];
+        let wd = &w[dir * gh * g.input..(dir + 1) * gh * g.input];
+        let rd = &r[dir * gh * h..(dir + 1) * gh * h];
+        let bd = b.as_ref().map(|v| &v[dir * gh..(dir + 1) * gh]);
+        let rbd = rb.as_ref().map(|v| &v[dir * gh..(dir + 1) * gh]);
+        let pd = p.as_ref().map(|v| &v[dir * 3 * h..(dir + 1) * 3 * h]);
+        ref_lstm_cell(g, cfg, xt, wd, rd, hs, cs, bd, rbd, pd)
+    });
+    let what = format!("{kind} {dt} {g:?} {direction:?} seq={return_sequence} {cfg:?} {pr:?}");
+    close(dt, &read(dt, &got[0]), &hidden, &format!("{what}: hidden"));
+    close(dt, &read(dt, &got[1]), &cells, &format!("{what}: cell"));
+    if return_sequence && !cell {
+        close(dt, &read(dt, &got[2]), &sequence, &format!("{what}: sequence"));
+    }
+}
+
+const SMALL: [Geo; 3] = [
+    Geo { steps: 3, batch: 2, input: 5, hidden: 3 },
+    Geo { steps: 1, batch: 1, input: 1, hidden: 1 },
+    Geo { steps: 4, batch: 3, input: 2, hidden: 4 },
+];
+
+const GRU_ACTS: [[A; 2]; 4] = [[A::Sigmoid, A::Tanh], [A::Relu, A::Relu], [A::Tanh, A::Sigmoid], [A::Sigmoid, A::Relu]];
+const LSTM_ACTS: [[A; 3]; 4] = [
+    [A::Sigmoid, A::Tanh, A::Tanh],
+    [A::Relu, A::Relu, A::Relu],
+    [A::Tanh, A::Sigmoid, A::Relu],
+    [A::Sigmoid, A::Relu, A::Sigmoid],
+];
+
+#[test]
+fn gru_matches_reference_for_every_option() {
+    let mut n = 0u64;
+    for dt in [DataType::Float32, DataType::Float16] {
+        for layout in [GruWeightLayout::Zrn, GruWeightLayout::Rzn] {
+            for reset_after in [true, false] {
+                for direction in [D::Forward, D::Backward, D::Both] {
+                    for return_sequence in [false, true] {
+                        n += 1;
+                        let g = SMALL[n as usize % SMALL.len()];
+                        let cfg = GruCfg { reset_after, layout, acts: GRU_ACTS[n as usize % GRU_ACTS.len()] };
+                        let pr = PRESENCE[n as usize % PRESENCE.len()];
+                        check_gru(dt, g, direction, return_sequence, cfg, pr, false, n);
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(n, 48);
+}
+
+#[test]
+fn gru_cell_matches_reference_for_every_option() {
+    let mut n = 0u64;
+    for dt in [DataType::Float32, DataType::Float16] {
+        for layout in [GruWeightLayout::Zrn, GruWeightLayout::Rzn] {
+            for reset_after in [true, false] {
+                for (ai, acts) in GRU_ACTS.into_iter().enumerate() {
+                    n += 1;
+                    let mut g = SMALL[(n as usize + ai) % SMALL.len()];
+                    g.steps = 1;
+                    let cfg = GruCfg { reset_after, layout, acts };
+                    check_gru(dt, g, D::Forward, false, cfg, PRESENCE[n as usize % PRESENCE.len()], true, 100 + n);
+                }
+            }
+        }
+    }
+    assert_eq!(n, 32);
+}
+
+#[test]
+fn lstm_matches_reference_for_every_option() {
+    let mut n = 0u64;
+    for dt in [DataType::Float32, DataType::Float16] {
+        for layout in [LstmWeightLayout::Iofg, LstmWeightLayout::Ifgo] {
+            for direction in [D::Forward, D::Backward, D::Both] {
+                for return_sequence in [false, true] {
+                    for pr in [PRESENCE[0], PRESENCE[1], PRESENCE[3]] {
+                        n += 1;
+                        let g = SMALL[n as usize % SMALL.len()];
+                        let cfg = LstmCfg { layout, acts: LSTM_ACTS[n as usize % LSTM_ACTS.len()] };
+                        check_lstm(dt, g, direction, return_sequence, cfg, pr, false, 200 + n);
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(n, 72);
+}
+
+#[test]
+fn lstm_cell_matches_reference_for_every_option() {
+    let mut n = 0u64;
+    for dt in [DataType::Float32, DataType::Float16] {
+        for layout in [LstmWeightLayout::Iofg, LstmWeightLayout::Ifgo] {
+            for acts in LSTM_ACTS {
+                for pr in PRESENCE {
+                    n += 1;
+                    let mut g = SMALL[n as usize % SMALL.len()];
+                    g.steps = 1;
+                    check_lstm(dt, g, D::Forward, false, LstmCfg { layout, acts }, pr, true, 300 + n);
+                }
+            }
+        }
+    }
+    assert_eq!(n, 80);
+}
+
+/// Sizes that take the 8-lane dot products and the multi-threaded paths.
+#[test]
+fn large_networks_match_reference() {
+    let big = Geo { steps: 5, batch: 4, input: 37, hidden: 64 };
+    let odd = Geo { steps: 3, batch: 1, input: 130, hidden: 129 };
+    for (i, g) in [big, odd].into_iter().enumerate() {
+        for direction in [D::Forward, D::Both] {
+            let seed = 400 + i as u64 * 10 + (direction == D::Both) as u64;
+            let gcfg = GruCfg { reset_after: i == 0, layout: GruWeightLayout::Zrn, acts: [A::Sigmoid, A::Tanh] };
+            check_gru(DataType::Float32, g, direction, true, gcfg, PRESENCE[0], false, seed);
+            let gcfg = GruCfg { reset_after: i != 0, layout: GruWeightLayout::Rzn, acts: [A::Sigmoid, A::Tanh] };
+            check_gru(DataType::Float32, g, direction, true, gcfg, PRESENCE[1], false, seed + 1);
+            let lcfg = LstmCfg { layout: LstmWeightLayout::Ifgo, acts: [A::Sigmoid, A::Tanh, A::Tanh] };
+            check_lstm(DataType::Float32, g, direction, true, lcfg, PRESENCE[0], false, seed + 2);
+            check_lstm(DataType::Float16, g, direction, true, lcfg, PRESENCE[3], false, seed + 3);
+        }
+    }
+}
+
+/// The same network with constant and with runtime weights gives bitwise identical results.
+#[test]
+fn constant_and_runtime_weights_agree_bitwise() {
+    let g = Geo { steps: 3, batch: 2, input: 20, hidden: 17 };
+    let mut rng = Rng(77);
+    let dt = DataType::Float32;
+    let (h, gh) = (g.hidden, 4 * g.hidden);
+    let x = rng.vec(g.steps * g.batch * g.input, 1.0, dt);
+    let w = rng.vec(2 * gh * g.input, 0.5, dt);
+    let r = rng.vec(2 * gh * h, 0.5, dt);
+    let b = rng.vec(2 * gh, 0.5, dt);
+    let p = rng.vec(2 * 3 * h, 0.5, dt);
+    let outs = vec![
+        OperandDescriptor::new(dt, vec![2, 2, 17]),
+        OperandDescriptor::new(dt, vec![2, 2, 17]),
+        OperandDescriptor::new(dt, vec![3, 2, 2, 17]),
+    ];
+    let attrs = Attrs::Lstm {
+        steps: 3,
+        hidden_size: 17,
+        return_sequence: true,
+        direction: D::Both,
+        layout: LstmWeightLayout::Ifgo,
+        activations: [A::Sigmoid, A::Tanh, A::Tanh],
+    };
+    let run = |constant: bool| {
+        let inputs = vec![
+            Some(operand(dt, &[3, 2, 20], &x, false)),
+            Some(operand(dt, &[2, gh, 20], &w, constant)),
+            Some(operand(dt, &[2, gh, h], &r, constant)),
+            Some(operand(dt, &[2, gh], &b, constant)),
+            Some(operand(dt, &[2, gh], &b, constant)),
+            Some(operand(dt, &[2, 3 * h], &p, constant)),
+            None,
+            None,
+        ];
+        run_graph(OpKind::Lstm, &inputs, attrs.clone(), &outs)
+    };
+    assert_eq!(run(true), run(false));
+}
+
+/// The output-gate peephole uses the previous cell state (spec emulation), not the new one.
+#[test]
+fn lstm_cell_output_peephole_uses_previous_cell_state() {
+    let dt = DataType::Float32;
+    // h = 1, batch 1, input 1; all weights 0 except peephole of o = 1; relu everywhere.
+    // i = relu(c·0) = 0 → c' = f·c with f = relu(0) = 0 → c' = 0. o = relu(c·1) = c (previous).
+    // h' = o · relu(c') = 0 either way, so use tanh as the cell filter and a nonzero g:
+    // bias g = 1, bias i = 1 → i = 1, g = 1, f = 0 → c' = 1; o = relu(c_prev · 1 + 0) = c_prev.
+    let x = [0.0];
+    let w = [0.0; 4];
+    let r = [0.0; 4];
+    let bias = [1.0, 0.0, 0.0, 1.0]; // iofg: i, o, f, g
+    let peep = [0.0, 1.0, 0.0]; // i, o, f
+    let c_prev = 0.5;
+    let inputs = vec![
+        Some(operand(dt, &[1, 1], &x, false)),
+        Some(operand(dt, &[4, 1], &w, false)),
+        Some(operand(dt, &[4, 1], &r, false)),
+        Some(operand(dt, &[1, 1], &[0.0], false)),
+        Some(operand(dt, &[1, 1], &[c_prev], false)),
+        Some(operand(dt, &[4], &bias, true)),
+        None,
+        Some(operand(dt, &[3], &peep, true)),
+    ];
+    let attrs = Attrs::Lstm {
+        steps: 1,
+        hidden_size: 1,
+        return_sequence: false,
+        direction: D::Forward,
+        layout: LstmWeightLayout::Iofg,
+        activations: [A::Relu, A::Relu, A::Tanh],
+    };
+    let outs = vec![OperandDescriptor::new(dt, vec![1, 1]); 2];
+    let got = run_graph(OpKind::LstmCell, &inputs, attrs, &outs);
+    let (h, c) = (read(dt, &got[0])[0], read(dt, &got[1])[0]);
+    assert_eq!(c, 1.0);
+    assert_eq!(h, (0.5f32 * 1.0f32.tanh()) as f64, "o must be c_prev = 0.5, not c' = 1");
+}
+
+/// Sequence output of a backward gru is indexed by input time: with zero recurrent weights
+/// each step's state depends only on its own input, so sequence[t] = cell(x[t]).
+#[test]
+fn backward_sequence_is_indexed_by_input_time() {
+    let dt = DataType::Float32;
+    let x = [1.0, 2.0, 3.0];
+    let inputs = vec![
+        Some(operand(dt, &[3, 1, 1], &x, false)),
+        Some(operand(dt, &[1, 3, 1], &[0.0, 0.0, 1.0], true)),
+        Some(operand(dt, &[1, 3, 1], &[0.0, 0.0, 0.0], true)),
+        None,
+        None,
+        None,
+    ];
+    let attrs = Attrs::Gru {
+        steps: 3,
+        hidden_size: 1,
+        reset_after: true,
+        return_sequence: true,
+        direction: D::Backward,
+        layout: GruWeightLayout::Zrn,
+        activations: [A::Relu, A::Relu],
+    };
+    let outs = vec![OperandDescriptor::new(dt, vec![1, 1, 1]), OperandDescriptor::new(dt, vec![3, 1, 1, 1])];
+    let got = run_graph(OpKind::Gru, &inputs, attrs, &outs);
+    // z = 0, n = relu(x) → h = x.
+    assert_eq!(read(dt, &got[1]), vec![1.0, 2.0, 3.0]);
+    assert_eq!(read(dt, &got[0]), vec![1.0], "final state of the backward pass is at t = 0");
+}
+
+/// NaN and infinities in the data never panic.
+#[test]
+fn special_values_do_not_panic() {
+    let dt = DataType::Float16;
+    let x = [f64::NAN, f64::INFINITY, -f64::INFINITY, 65504.0];
+    let inputs = vec![
+        Some(operand(dt, &[2, 2, 1], &x, false)),
+        Some(operand(dt, &[2, 8, 1], &[1e4; 16], true)),
+        Some(operand(dt, &[2, 8, 2], &[1e4; 32], false)),
+        None,
+        None,
+        Some(operand(dt, &[2, 6], &[f64::INFINITY; 12], true)),
+        None,
+        None,
+    ];
+    let attrs = Attrs::Lstm {
+        steps: 2,
+        hidden_size: 2,
+        return_sequence: true,
+        direction: D::Both,
+        layout: LstmWeightLayout::Iofg,
+        activations: [A::Sigmoid, A::Tanh, A::Tanh],
+    };
+    let outs = vec![
+        OperandDescriptor::new(dt, vec![2, 2, 2]),
+        OperandDescriptor::new(dt, vec![2, 2, 2]),
+        OperandDescriptor::new(dt, vec![2, 2, 2, 2]),
+    ];
+    let got = run_graph(OpKind::Lstm, &inputs, attrs, &outs);
+    assert_eq!(got[2].len(), 32);
+}
+
+/// Rough timing (run with `--release --ignored --nocapture`).
+#[test]
+#[ignore]
+fn bench_recurrent() {
+    use std::time::Instant;
+    let dt = DataType::Float32;
+    for &(steps, batch, input, h, dirs) in &[(50usize, 1usize, 256usize, 256usize, 1usize), (50, 1, 256, 256, 2), (20, 16, 512, 512, 1), (100, 1, 64, 128, 2)] {
+        let gh = 4 * h;
+        let mut rng = Rng(5);
+        let x = rng.vec(steps * batch * input, 1.0, dt);
+        let w = rng.vec(dirs * gh * input, 0.1, dt);
+        let r = rng.vec(dirs * gh * h, 0.1, dt);
+        let b = rng.vec(dirs * gh, 0.1, dt);
+        let inputs = [
+            Some(operand(dt, &[steps, batch, input], &x, false)),
+            Some(operand(dt, &[dirs, gh, input], &w, true)),
+            Some(operand(dt, &[dirs, gh, h], &r, true)),
+            Some(operand(dt, &[dirs, gh], &b, true)),
+            None,
+            None,
+            None,
+            None,
+        ];
+        let mut graph = Graph::default();
+        let mut slots = Vec::new();
+        let mut data = Vec::new();
+        for (i, inp) in inputs.iter().enumerate() {
+            let Some(inp) = inp else {
+                slots.push(None);
+                continue;
+            };
+            let id = OperandId(graph.operands.len() as u32);
+            if inp.constant {
+                let k = graph.constants.len();
+                graph.operands.push(OperandNode { descriptor: inp.desc.clone(), source: OperandSource::Constant(k) });
+                graph.constants.push(Constant { operand: id, bytes: inp.bytes.clone().into(), tensor_destroyed: None });
+            } else {
+                graph.operands.push(OperandNode { descriptor: inp.desc.clone(), source: OperandSource::Input(format!("i{i}")) });
+                graph.inputs.push((format!("i{i}"), id));
+                data.push(inp.bytes.clone());
+            }
+            slots.push(Some(id));
+        }
+        let outs = [
+            OperandDescriptor::new(dt, vec![dirs as u32, batch as u32, h as u32]),
+            OperandDescriptor::new(dt, vec![dirs as u32, batch as u32, h as u32]),
+            OperandDescriptor::new(dt, vec![steps as u32, dirs as u32, batch as u32, h as u32]),
+        ];
+        let mut out_ids = Vec::new();
+        for (i, d) in outs.iter().enumerate() {
+            let id = OperandId(graph.operands.len() as u32);
+            graph.operands.push(OperandNode { descriptor: d.clone(), source: OperandSource::Operation { op: 0, output: i } });
+            graph.outputs.push((format!("o{i}"), id));
+            out_ids.push(id);
+        }
+        let attrs = Attrs::Lstm {
+            steps: steps as u32,
+            hidden_size: h as u32,
+            return_sequence: true,
+            direction: if dirs == 2 { D::Both } else { D::Forward },
+            layout: LstmWeightLayout::Iofg,
+            activations: [A::Sigmoid, A::Tanh, A::Tanh],
+        };
+        graph.operations.push(Operation { kind: OpKind::Lstm, inputs: slots, outputs: out_ids, attrs, label: String::new() });
+        let compiled = CompiledPlan::new(Plan::compile(&graph).unwrap(), Arc::new(crate::pool::build_pool(None).unwrap()));
+        let mut bufs: Vec<Vec<u8>> = outs.iter().map(|d| vec![0u8; d.byte_length() as usize]).collect();
+        let ins: Vec<&[u8]> = data.iter().map(|d| d.as_slice()).collect();
+        let mut run = || {
+            let mut o: Vec<&mut [u8]> = bufs.iter_mut().map(|b| b.as_mut_slice()).collect();
+            compiled.execute(&ins, &mut o).unwrap();
+        };
+        run();
+        let mut dt_s = f64::MAX;
+        for _ in 0..30 {
+            let t = Instant::now();
+            run();
+            dt_s = dt_s.min(t.elapsed().as_secs_f64());
+        }
+        let flops = 2.0 * (steps * batch * dirs * gh * (input + h)) as f64;
+        eprintln!("lstm (best of 30) steps={steps} batch={batch} input={input} h={h} dirs={dirs}: {:.3} ms, {:.2} GFLOP/s", dt_s * 1e3, flops / dt_s / 1e9);
+    }
+}
