@@ -46,7 +46,10 @@ impl<const K: usize> Broadcast<K> {
             *s = &graph.descriptor(id).shape;
         }
         let out = &graph.descriptor(op.outputs[0]).shape;
-        if shapes.iter().any(|s| s.len() > out.len()) {
+        let fits = |s: &[u32]| {
+            s.len() <= out.len() && s.iter().zip(&out[out.len() - s.len()..]).all(|(&a, &o)| a == o || a == 1)
+        };
+        if !shapes.iter().all(|s| fits(s)) {
             return Err(Error::operation(format!("{}: an operand does not broadcast to the output", op.kind)));
         }
         Ok(Self::new(shapes, out))

@@ -272,4 +272,4 @@ impl Kernel for UnaryKernel {
 
 #[cfg(test)]
 #[path = "unary_tests.rs"]
-mod tests;
+pub(crate) mod tests;
