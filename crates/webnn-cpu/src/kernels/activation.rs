@@ -59,6 +59,10 @@ pub fn elu(x: f32, alpha: f32) -> f32 {
 /// gelu: 0.5·x·(1 + erf(x/√2)) = 0.5·x·erfc(−x/√2), evaluated in f64.
 #[inline(always)]
 pub fn gelu(x: f32) -> f32 {
+    if x < -40.0 {
+        // Far below the smallest subnormal (and avoids −∞ × 0 = NaN at −∞).
+        return -0.0;
+    }
     let x = x as f64;
     (0.5 * x * libm::erfc(-x * std::f64::consts::FRAC_1_SQRT_2)) as f32
 }
@@ -78,8 +82,35 @@ pub fn softplus(x: f32) -> f32 {
 /// hardSwish: x·max(0, min(6, x + 3))/6, evaluated in f64.
 #[inline(always)]
 pub fn hard_swish(x: f32) -> f32 {
-    let x = x as f64;
-    (x * (x + 3.0).clamp(0.0, 6.0) / 6.0) as f32
+    // The same formula split by branch (so that −∞ gives 0, not −∞ × 0).
+    if x <= -3.0 {
+        0.0
+    } else if x >= 3.0 {
+        x
+    } else {
+        let x = x as f64;
+        (x * (x + 3.0) / 6.0) as f32
+    }
+}
+
+/// softsign: x / (1 + |x|), with the limits ±1 at ±∞.
+#[inline(always)]
+pub fn softsign(x: f32) -> f32 {
+    if x.is_infinite() {
+        x.signum()
+    } else {
+        x / (1.0 + x.abs())
+    }
+}
+
+/// e^(x − m) for f32 x and m, correcting for the rounding of x − m in f32 (which for
+/// |x − m| ≫ 1 would otherwise cost many ULP): exp(d + r) ≈ exp(d)·(1 + r).
+#[inline(always)]
+pub fn exp_diff(x: f32, m: f32) -> f32 {
+    let d = x - m;
+    let r = ((x as f64 - m as f64) - d as f64) as f32;
+    let e = d.exp();
+    e + e * r
 }
 
 impl Activation {
@@ -123,7 +154,7 @@ impl Activation {
             Activation::Relu => map_float(data_type, input, out, c, |x| if x < 0.0 { 0.0 } else { x }),
             Activation::Sigmoid => map_float(data_type, input, out, e, sigmoid),
             Activation::Softplus => map_float(data_type, input, out, e, softplus),
-            Activation::Softsign => map_float(data_type, input, out, c, |x| x / (1.0 + x.abs())),
+            Activation::Softsign => map_float(data_type, input, out, c, softsign),
             Activation::Tanh => map_float(data_type, input, out, e, f32::tanh),
         }
     }
@@ -264,7 +295,7 @@ fn softmax_block<T: Copy>(
         }
         let mut sum = 0.0f64;
         for (s, &v) in scratch.iter_mut().zip(x) {
-            let e = (to(v) - max).exp();
+            let e = exp_diff(to(v), max);
             *s = e;
             sum += e as f64;
         }
@@ -292,7 +323,7 @@ fn softmax_block<T: Copy>(
             let row = &x[r * inner + c0..r * inner + c0 + w];
             let srow = &mut scratch[r * w..r * w + w];
             for c in 0..w {
-                let e = (to(row[c]) - max[c]).exp();
+                let e = exp_diff(to(row[c]), max[c]);
                 srow[c] = e;
                 sum[c] += e as f64;
             }
