@@ -174,7 +174,7 @@ impl Kernel for ActivationKernel {
         } else {
             // Only relu is defined on integers.
             with_int_type!(self.data_type, T => map::<T, T, _>(
-                input.slice(), out.slice_mut(), CHEAP_CHUNK, |x| if x < T::ZERO { T::ZERO } else { x },
+                input.slice(), out.slice_mut(), CHEAP_CHUNK, |x| if x.is_negative() { T::ZERO } else { x },
             ));
         }
     }
@@ -228,7 +228,7 @@ pub fn prelu_float<T: Copy + Send + Sync>(x: &[T], slope: &[T], out: &mut [T], g
 pub fn prelu_int<T: IntElem>(x: &[T], slope: &[T], out: &mut [T], geom: &Broadcast<2>) {
     geom.map(out, |[i, j]| {
         let v = x[i];
-        if v < T::ZERO {
+        if v.is_negative() {
             v.wmul(slope[j])
         } else {
             v

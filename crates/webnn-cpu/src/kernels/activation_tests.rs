@@ -19,6 +19,7 @@ const ALL: [DataType; 8] = [
 ];
 
 /// (op, attrs, reference, ULP tolerance for float32)
+#[allow(clippy::type_complexity)]
 fn cases(dt: DataType) -> Vec<(OpKind, Attrs, Box<dyn Fn(f64) -> f64>, u64)> {
     let cast = |v: f64| MLNumber::Double(v).cast(dt).to_f64();
     let ab = |a: f64, b: f64| Attrs::AlphaBeta { alpha: cast(a), beta: cast(b) };
@@ -26,8 +27,8 @@ fn cases(dt: DataType) -> Vec<(OpKind, Attrs, Box<dyn Fn(f64) -> f64>, u64)> {
     vec![
         (OpKind::Elu, ab(0.7, 0.0), Box::new(move |x: f64| x.max(0.0) + a_elu * (x.min(0.0).exp() - 1.0)), 2),
         (OpKind::Gelu, Attrs::None, Box::new(|x: f64| 0.5 * x * libm::erfc(-x / 2f64.sqrt())), 2),
-        (OpKind::HardSigmoid, ab(0.25, 0.4), Box::new(move |x: f64| (a_hs * x + b_hs).min(1.0).max(0.0)), 1),
-        (OpKind::HardSwish, Attrs::None, Box::new(|x: f64| x * (x + 3.0).min(6.0).max(0.0) / 6.0), 1),
+        (OpKind::HardSigmoid, ab(0.25, 0.4), Box::new(move |x: f64| (a_hs * x + b_hs).clamp(0.0, 1.0)), 1),
+        (OpKind::HardSwish, Attrs::None, Box::new(|x: f64| x * (x + 3.0).clamp(0.0, 6.0) / 6.0), 1),
         (OpKind::LeakyRelu, ab(0.03, 0.0), Box::new(move |x: f64| x.max(0.0) + a_leaky * x.min(0.0)), 1),
         (OpKind::Linear, ab(-1.3, 0.6), Box::new(move |x: f64| a_lin * x + b_lin), 1),
         (OpKind::Relu, Attrs::None, Box::new(|x: f64| x.max(0.0)), 0),

@@ -87,6 +87,7 @@ impl<const K: usize> Broadcast<K> {
 
     /// Fills `out` (the output elements from flat index `start` on) walking the broadcast
     /// offsets with an odometer.
+    #[allow(clippy::needless_range_loop)]
     fn walk<U, F: Fn([usize; K]) -> U>(&self, out: &mut [U], start: usize, f: &F) {
         let shape = &self.out_shape;
         let rank = shape.len();

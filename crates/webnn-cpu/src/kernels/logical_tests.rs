@@ -82,6 +82,7 @@ fn values(dt: DataType, n: usize, rng: &mut Rng) -> Vec<f64> {
 #[test]
 fn comparisons_broadcast_for_every_type() {
     let mut rng = Rng::new(7);
+    #[allow(clippy::type_complexity)]
     let ops: [(OpKind, fn(f64, f64) -> bool); 6] = [
         (OpKind::Equal, |a, b| a == b),
         (OpKind::NotEqual, |a, b| a != b),
@@ -207,7 +208,7 @@ fn is_nan_and_is_infinite() {
     let bits: [u16; 3] = [0x7c00, 0x7e01, 0xfc00];
     let d = OperandDescriptor::new(DataType::Float16, vec![3]);
     let u = OperandDescriptor::new(DataType::Uint8, vec![3]);
-    let r = |k| run_op(k, &[Some((d.clone(), bytes_of(&bits)))], Attrs::None, &[u.clone()])[0].clone();
+    let r = |k| run_op(k, &[Some((d.clone(), bytes_of(&bits)))], Attrs::None, std::slice::from_ref(&u))[0].clone();
     assert_eq!(r(OpKind::IsNaN), [0, 1, 0]);
     assert_eq!(r(OpKind::IsInfinite), [1, 0, 1]);
 }
@@ -290,9 +291,9 @@ fn large_broadcasts_match_naive_in_parallel_chunks() {
         Attrs::None,
         &[OperandDescriptor::new(DataType::Uint8, out_shape.clone())],
     );
-    for i in 0..count(&out_shape) {
+    for (i, &o) in out[0].iter().enumerate() {
         let idx = multi_index(&out_shape, i);
-        assert_eq!(out[0][i], (a[source_index(sa, &idx)] >= b[source_index(sb, &idx)]) as u8, "at {idx:?}");
+        assert_eq!(o, (a[source_index(sa, &idx)] >= b[source_index(sb, &idx)]) as u8, "at {idx:?}");
     }
     // where with all three broadcast, large.
     let sc: &[u32] = &[1, 129, 1];

@@ -70,6 +70,8 @@ pub trait IntElem: Copy + Send + Sync + bytemuck::Pod + PartialOrd + Default {
     fn wmul(self, y: Self) -> Self;
     /// x + y, wrapping.
     fn wadd(self, y: Self) -> Self;
+    /// x < 0
+    fn is_negative(self) -> bool;
     /// The smallest value.
     const MIN_V: Self;
     /// The largest value.
@@ -94,6 +96,9 @@ macro_rules! int_elem {
             fn wmul(self, y: Self) -> Self { self.wrapping_mul(y) }
             #[inline(always)]
             fn wadd(self, y: Self) -> Self { self.wrapping_add(y) }
+            #[inline(always)]
+            #[allow(unused_comparisons)]
+            fn is_negative(self) -> bool { self < 0 }
             const MIN_V: Self = <$t>::MIN;
             const MAX_V: Self = <$t>::MAX;
         }

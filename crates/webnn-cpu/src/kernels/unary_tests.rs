@@ -234,7 +234,7 @@ fn integer_abs_neg_sign_wrap() {
     // int64 extremes exactly.
     let x = [i64::MIN, i64::MAX, -3];
     let d = OperandDescriptor::new(DataType::Int64, vec![3]);
-    let run = |k| from_bytes::<i64>(&run_op(k, &[Some((d.clone(), bytes_of(&x)))], Attrs::None, &[d.clone()])[0]);
+    let run = |k| from_bytes::<i64>(&run_op(k, &[Some((d.clone(), bytes_of(&x)))], Attrs::None, std::slice::from_ref(&d))[0]);
     assert_eq!(run(OpKind::Abs), [i64::MIN, i64::MAX, 3]);
     assert_eq!(run(OpKind::Neg), [i64::MIN, -i64::MAX, 3]);
     assert_eq!(run(OpKind::Sign), [-1, 1, -1]);
