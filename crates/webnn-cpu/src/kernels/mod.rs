@@ -5,9 +5,17 @@
 //!
 //! float16 is stored as `half::f16`, computed in f32 and rounded once per op.
 
+pub mod activation;
 pub mod binary;
 pub mod recurrent;
+pub mod cast;
+pub mod logical;
+pub mod reduction;
+pub mod unary;
 pub mod util;
+
+#[cfg(test)]
+mod wpt_tests;
 
 use webnn_core::graph::Operation;
 use webnn_core::{Error, Graph, OpKind, OperandDescriptor, Result};
@@ -56,6 +64,18 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     match op.kind {
         Add | Sub | Mul | Div | Max | Min | Pow => binary::lower(op, graph),
         Gru | GruCell | Lstm | LstmCell => recurrent::lower(op, graph),
+        Abs | Ceil | Cos | Erf | Exp | Floor | Identity | Log | Neg | Reciprocal | RoundEven | Sin | Sign | Sqrt
+        | Tan => unary::lower(op, graph),
+        Equal | NotEqual | Greater | GreaterOrEqual | Lesser | LesserOrEqual | LogicalNot | LogicalAnd | LogicalOr
+        | LogicalXor | IsNaN | IsInfinite => logical::lower(op, graph),
+        Where => logical::lower_where(op, graph),
+        Clamp | Elu | Gelu | HardSigmoid | HardSwish | LeakyRelu | Linear | Prelu | Relu | Sigmoid | Softmax
+        | Softplus | Softsign | Tanh => activation::lower(op, graph),
+        Cast => cast::lower(op, graph),
+        ReduceL1 | ReduceL2 | ReduceLogSum | ReduceLogSumExp | ReduceMax | ReduceMean | ReduceMin | ReduceProduct
+        | ReduceSum | ReduceSumSquare => reduction::lower(op, graph),
+        ArgMin | ArgMax => reduction::lower_arg(op, graph),
+        CumulativeSum => reduction::lower_cumulative_sum(op, graph),
         other => Err(Error::not_supported(format!("{other} has no CPU kernel yet"))),
     }
 }
