@@ -77,6 +77,7 @@ fn u(v: u32) -> usize {
     v as usize
 }
 
+#[allow(clippy::type_complexity)]
 fn conv_io(graph: &Graph, op: &Operation) -> Result<(DataType, Vec<usize>, Vec<usize>, Vec<usize>)> {
     let (Some(x), Some(f)) = (op.input(0), op.input(1)) else {
         return Err(Error::operation("convolution: missing operand"));
@@ -370,6 +371,7 @@ fn im2col_nhwc(g: &Geom, xn: &[f32], grp: usize, p0: usize, col: &mut [f32]) {
 
 /// conv2d on f32 data through GEMM (pointwise or im2col); `out` pre-filled with the bias
 /// when `acc` is true.
+#[allow(clippy::too_many_arguments)]
 fn conv_gemm(g: &Geom, path: ConvPath, tile: usize, x: &[f32], wts: &[f32], acc: bool, col_scratch: &Scratch, out: &mut [f32]) {
     let (cig, cog, kk) = (g.cig(), g.cog(), g.kk());
     let kdim = cig * kk;

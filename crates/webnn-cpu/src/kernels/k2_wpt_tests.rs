@@ -62,6 +62,67 @@ pub fn run_op_const(kind: OpKind, inputs: &[Option<Operand>], attrs: Attrs, outp
     out_bufs.iter().map(|b| b.as_bytes().to_vec()).collect()
 }
 
+/// Deterministic pseudo-random values in [-1, 1) (xorshift), for kernel tests.
+pub fn pseudo(n: usize, seed: u32) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(2654435761).wrapping_add(0x9E37_79B9);
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            (s % 20000) as f32 / 10000.0 - 1.0
+        })
+        .collect()
+}
+
+/// Asserts `|a − e| <= tol · (1 + |e|)` elementwise.
+#[track_caller]
+pub fn assert_close(actual: &[f32], expected: &[f32], tol: f32, what: &str) {
+    assert_eq!(actual.len(), expected.len(), "{what}: length");
+    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+        let ok = a == e || (a - e).abs() <= tol * (1.0 + e.abs()) || (a.is_nan() && e.is_nan());
+        assert!(ok, "{what}: element {i}: {a} vs {e}");
+    }
+}
+
+/// float32 operand bytes.
+pub fn f32_operand(shape: &[u32], v: &[f32], constant: bool) -> Option<Operand> {
+    Some((OperandDescriptor::new(DataType::Float32, shape.to_vec()), bytemuck::cast_slice(v).to_vec(), constant))
+}
+
+/// float16 operand bytes (values rounded to f16).
+pub fn f16_operand(shape: &[u32], v: &[f32], constant: bool) -> Option<Operand> {
+    let h: Vec<half::f16> = v.iter().map(|&x| half::f16::from_f32(x)).collect();
+    Some((OperandDescriptor::new(DataType::Float16, shape.to_vec()), bytemuck::cast_slice(&h).to_vec(), constant))
+}
+
+/// Rounds values through f16 (what an f16 operand holds).
+pub fn via_f16(v: &[f32]) -> Vec<f32> {
+    v.iter().map(|&x| half::f16::from_f32(x).to_f32()).collect()
+}
+
+/// Output bytes → f32 values for a float32 or float16 output.
+pub fn out_f32(dt: DataType, bytes: &[u8]) -> Vec<f32> {
+    match dt {
+        DataType::Float16 => bytemuck::pod_collect_to_vec::<u8, half::f16>(bytes).iter().map(|h| h.to_f32()).collect(),
+        _ => bytemuck::pod_collect_to_vec::<u8, f32>(bytes),
+    }
+}
+
+/// Runs a float op with every operand float32 or float16 (`dt`), constants as flagged;
+/// returns the output as f32.
+#[allow(clippy::type_complexity)]
+pub fn run_float(kind: OpKind, dt: DataType, inputs: &[Option<(&[u32], &[f32], bool)>], attrs: Attrs, out_shape: &[u32]) -> Vec<f32> {
+    let ops: Vec<Option<Operand>> = inputs
+        .iter()
+        .map(|i| {
+            i.and_then(|(s, v, c)| if dt == DataType::Float16 { f16_operand(s, v, c) } else { f32_operand(s, v, c) })
+        })
+        .collect();
+    let out = run_op_const(kind, &ops, attrs, &[OperandDescriptor::new(dt, out_shape.to_vec())]);
+    out_f32(dt, &out[0])
+}
+
 fn wpt_dir() -> std::path::PathBuf {
     std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/wpt"))
 }
@@ -322,6 +383,16 @@ fn distance(dt: DataType, actual: &[u8], expected: &Value, i: usize) -> u64 {
     }
 }
 
+/// Vector cases whose expected data contradict the op's definition: for l2Pool2d windows
+/// with exactly two real elements (ceil rounding, window past the input's end) the expected
+/// value is Σx² without the square root, while every other element of the same case is
+/// sqrt(Σx²). We compute sqrt(Σx²) and check that exactly those elements differ, and that
+/// they differ by the missing square root.
+const L2_POOL_ERRATA: &[&str] = &[
+    "l2Pool2d float32 4D tensor options.roundingType=ceil",
+    "l2Pool2d float32 4D tensor options.outputSizes ignores options.roundingType=floor",
+];
+
 /// Runs every applicable single-op case of `file`; returns (passed, failures).
 fn run_file(file: &str) -> (usize, Vec<String>) {
     let text = std::fs::read_to_string(wpt_dir().join(format!("{file}.json"))).expect("read WPT JSON");
@@ -371,14 +442,29 @@ fn run_file(file: &str) -> (usize, Vec<String>) {
         };
         let mut worst = 0;
         let mut first_bad = None;
+        let errata = L2_POOL_ERRATA.contains(&name.as_str());
+        let mut errata_hits = 0;
         for (i, e) in exp.iter().enumerate() {
             let d = distance(out_desc.data_type, actual, e, i);
+            if d > tolerance && errata {
+                let a = f32::from_le_bytes(actual[i * 4..i * 4 + 4].try_into().expect("4 bytes")) as f64;
+                let e = number(e);
+                if ((a * a - e) / e).abs() < 1e-5 {
+                    errata_hits += 1;
+                    continue;
+                }
+            }
             if d > tolerance && first_bad.is_none() {
                 first_bad = Some((i, d));
             }
             worst = worst.max(d);
         }
+        if errata {
+            eprintln!("WPT {file}: known vector erratum in '{name}': {errata_hits} elements expect Σx² instead of sqrt(Σx²)");
+            assert!(errata_hits > 0, "{name}: erratum no longer reproduces; remove it from L2_POOL_ERRATA");
+        }
         match first_bad {
+            None if errata => {}
             None => passed += 1,
             Some((i, d)) => failures.push(format!("{name}: element {i} off by {d} ULP (worst {worst}, tolerance {tolerance})")),
         }
