@@ -16,6 +16,15 @@ pub mod util;
 
 #[cfg(test)]
 mod wpt_tests;
+pub mod conv;
+pub mod gemm_backend;
+pub mod matmul;
+pub mod normalization;
+pub mod pool;
+pub mod resample;
+
+#[cfg(test)]
+mod k2_wpt_tests;
 
 use webnn_core::graph::Operation;
 use webnn_core::{Error, Graph, OpKind, OperandDescriptor, Result};
@@ -76,6 +85,15 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         | ReduceSum | ReduceSumSquare => reduction::lower(op, graph),
         ArgMin | ArgMax => reduction::lower_arg(op, graph),
         CumulativeSum => reduction::lower_cumulative_sum(op, graph),
+        Matmul => matmul::lower_matmul(op, graph),
+        Gemm => matmul::lower_gemm(op, graph),
+        Conv2d => conv::lower_conv2d(op, graph),
+        ConvTranspose2d => conv::lower_conv_transpose2d(op, graph),
+        AveragePool2d | L2Pool2d | MaxPool2d => pool::lower(op, graph),
+        Resample2d => resample::lower(op, graph),
+        BatchNormalization => normalization::lower_batch_norm(op, graph),
+        InstanceNormalization => normalization::lower_instance_norm(op, graph),
+        LayerNormalization => normalization::lower_layer_norm(op, graph),
         other => Err(Error::not_supported(format!("{other} has no CPU kernel yet"))),
     }
 }
