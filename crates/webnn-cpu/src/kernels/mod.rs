@@ -6,6 +6,12 @@
 //! float16 is stored as `half::f16`, computed in f32 and rounded once per op.
 
 pub mod binary;
+pub mod gather;
+pub mod movement;
+pub mod pad;
+pub mod quantize;
+pub mod scatter;
+pub mod strided;
 pub mod util;
 
 use webnn_core::graph::Operation;
@@ -54,6 +60,17 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     use OpKind::*;
     match op.kind {
         Add | Sub | Mul | Div | Max | Min | Pow => binary::lower(op, graph),
+        Transpose | Slice | Reverse | Expand | Tile | Reshape => movement::lower_view(op, graph),
+        Concat => movement::lower_concat(op, graph),
+        Split => movement::lower_split(op, graph),
+        Triangular => movement::lower_triangular(op, graph),
+        Pad => pad::lower(op, graph),
+        Gather | GatherElements | GatherNd => gather::lower(op, graph),
+        ScatterElements | ScatterNd => scatter::lower(op, graph),
+        QuantizeLinear | DequantizeLinear => quantize::lower(op, graph),
         other => Err(Error::not_supported(format!("{other} has no CPU kernel yet"))),
     }
 }
+
+#[cfg(test)]
+mod movement_wpt_tests;
