@@ -73,4 +73,8 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
 }
 
 #[cfg(test)]
+mod gather_tests;
+#[cfg(test)]
+mod movement_test_util;
+#[cfg(test)]
 mod movement_wpt_tests;
