@@ -78,3 +78,5 @@ mod gather_tests;
 mod movement_test_util;
 #[cfg(test)]
 mod movement_wpt_tests;
+#[cfg(test)]
+mod quantize_tests;
