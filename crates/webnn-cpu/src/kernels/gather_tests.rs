@@ -90,7 +90,7 @@ fn gather_along_every_axis() {
             let (d, b) = index_operand(&vals, &ishape, it);
             for dt in ALL_TYPES {
                 let attrs = Attrs::Axis { axis: axis as u32 };
-                check_maps(OpKind::Gather, dt, &[shape.clone(), ishape.clone()], &[(1, d.clone(), b.clone())], attrs, &[out.clone()], &[map.clone()]);
+                check_maps(OpKind::Gather, dt, &[shape.clone(), ishape.clone()], &[(1, d.clone(), b.clone())], attrs, std::slice::from_ref(&out), std::slice::from_ref(&map));
             }
         }
     }
@@ -122,7 +122,7 @@ fn gather_elements_along_every_axis() {
             let (d, b) = index_operand(&vals, &ishape, it);
             for dt in ALL_TYPES {
                 let attrs = Attrs::Axis { axis: axis as u32 };
-                check_maps(OpKind::GatherElements, dt, &[shape.clone(), ishape.clone()], &[(1, d.clone(), b.clone())], attrs, &[ishape.clone()], &[map.clone()]);
+                check_maps(OpKind::GatherElements, dt, &[shape.clone(), ishape.clone()], &[(1, d.clone(), b.clone())], attrs, &[ishape.clone()], std::slice::from_ref(&map));
             }
         }
     }
@@ -159,7 +159,7 @@ fn gather_nd_with_every_coordinate_size() {
             }
             let (d, b) = index_operand(&vals, &ishape, it);
             for dt in ALL_TYPES {
-                check_maps(OpKind::GatherNd, dt, &[shape.clone(), ishape.clone()], &[(1, d.clone(), b.clone())], Attrs::None, &[out.clone()], &[map.clone()]);
+                check_maps(OpKind::GatherNd, dt, &[shape.clone(), ishape.clone()], &[(1, d.clone(), b.clone())], Attrs::None, std::slice::from_ref(&out), std::slice::from_ref(&map));
             }
         }
     }
@@ -193,7 +193,7 @@ fn scatter_elements_last_write_wins() {
             for dt in ALL_TYPES {
                 let attrs = Attrs::Axis { axis: axis as u32 };
                 let shapes = [shape.clone(), ishape.clone(), ishape.clone()];
-                check_maps(OpKind::ScatterElements, dt, &shapes, &[(1, d.clone(), b.clone())], attrs, &[shape.clone()], &[map.clone()]);
+                check_maps(OpKind::ScatterElements, dt, &shapes, &[(1, d.clone(), b.clone())], attrs, std::slice::from_ref(&shape), std::slice::from_ref(&map));
             }
         }
     }
@@ -230,7 +230,7 @@ fn scatter_nd_last_write_wins() {
             let (d, b) = index_operand(&vals, &ishape, it);
             for dt in ALL_TYPES {
                 let shapes = [shape.clone(), ishape.clone(), ushape.clone()];
-                check_maps(OpKind::ScatterNd, dt, &shapes, &[(1, d.clone(), b.clone())], Attrs::None, &[shape.clone()], &[map.clone()]);
+                check_maps(OpKind::ScatterNd, dt, &shapes, &[(1, d.clone(), b.clone())], Attrs::None, std::slice::from_ref(&shape), std::slice::from_ref(&map));
             }
         }
     }

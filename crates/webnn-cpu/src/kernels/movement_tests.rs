@@ -191,7 +191,7 @@ fn tile_repeats_whole_blocks() {
                 Src::In(0, ravel(&j, &shape))
             })
             .collect::<Vec<_>>();
-        check_all_types(OpKind::Tile, &[shape.clone()], Attrs::Tile { repetitions: u32s(&reps) }, &[out], &[map]);
+        check_all_types(OpKind::Tile, std::slice::from_ref(&shape), Attrs::Tile { repetitions: u32s(&reps) }, &[out], &[map]);
     }
 }
 
@@ -291,9 +291,9 @@ fn triangular_upper_and_lower_with_diagonals() {
                     .collect::<Vec<_>>();
                 let attrs = Attrs::Triangular { upper, diagonal };
                 if shape[0] == 300 {
-                    check_maps(OpKind::Triangular, DataType::Float32, &[shape.clone()], &[], attrs, &[shape.clone()], &[map]);
+                    check_maps(OpKind::Triangular, DataType::Float32, std::slice::from_ref(&shape), &[], attrs, std::slice::from_ref(&shape), &[map]);
                 } else {
-                    check_all_types(OpKind::Triangular, &[shape.clone()], attrs, &[shape.clone()], &[map]);
+                    check_all_types(OpKind::Triangular, std::slice::from_ref(&shape), attrs, std::slice::from_ref(&shape), &[map]);
                 }
             }
         }
@@ -337,7 +337,7 @@ fn check_pad(shape: &[usize], begin: &[usize], end: &[usize], mode: PaddingMode,
             })
             .collect::<Vec<_>>();
         let attrs = Attrs::Pad { beginning: u32s(begin), ending: u32s(end), mode, value: v };
-        check_maps(OpKind::Pad, dt, &[shape.to_vec()], &[], attrs, &[out.clone()], &[map]);
+        check_maps(OpKind::Pad, dt, &[shape.to_vec()], &[], attrs, std::slice::from_ref(&out), &[map]);
     }
 }
 

@@ -112,13 +112,16 @@ fn usizes(v: &Value) -> Vec<u32> {
     v.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect()
 }
 
+/// One operand slot of `run_op`.
+type Slot = Option<(OperandDescriptor, Vec<u8>)>;
+
 /// Builds the slots and attributes of one operator the way the builder would resolve them.
 fn resolve(
     kind: OpKind,
     args: &[Value],
     inputs: &serde_json::Map<String, Value>,
     outs: &[OperandDescriptor],
-) -> (Vec<Option<(OperandDescriptor, Vec<u8>)>>, Attrs) {
+) -> (Vec<Slot>, Attrs) {
     let operand = |name: &str| {
         let v = &inputs[name];
         let d = descriptor(&v["descriptor"]);
@@ -173,7 +176,7 @@ fn resolve(
             permutation: options.get("permutation").map_or_else(|| (0..rank as u32).rev().collect(), usizes),
         },
         OpKind::Triangular => Attrs::Triangular {
-            upper: options.get("upper").map_or(true, |v| v.as_bool().unwrap()),
+            upper: !matches!(options.get("upper"), Some(Value::Bool(false))),
             diagonal: options.get("diagonal").map_or(0, |v| v.as_i64().unwrap() as i32),
         },
         _ => Attrs::None,

@@ -99,9 +99,9 @@ impl PadKernel {
             }
             for dst in rows.chunks_exact_mut(len) {
                 let mut off = Some(0usize);
-                for d in 0..last {
-                    let m = self.maps[d][idx[d]];
-                    off = if m < 0 { None } else { off.map(|o| o + m as usize * self.in_strides[d]) };
+                for ((map, &i), &st) in self.maps.iter().zip(&idx[..last]).zip(&self.in_strides) {
+                    let m = map[i];
+                    off = if m < 0 { None } else { off.map(|o| o + m as usize * st) };
                 }
                 match off {
                     None => dst.fill(value),
