@@ -12,6 +12,12 @@ pub mod cast;
 pub mod logical;
 pub mod reduction;
 pub mod unary;
+pub mod gather;
+pub mod movement;
+pub mod pad;
+pub mod quantize;
+pub mod scatter;
+pub mod strided;
 pub mod util;
 
 #[cfg(test)]
@@ -94,6 +100,23 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         BatchNormalization => normalization::lower_batch_norm(op, graph),
         InstanceNormalization => normalization::lower_instance_norm(op, graph),
         LayerNormalization => normalization::lower_layer_norm(op, graph),
+        Transpose | Slice | Reverse | Expand | Tile | Reshape => movement::lower_view(op, graph),
+        Concat => movement::lower_concat(op, graph),
+        Split => movement::lower_split(op, graph),
+        Triangular => movement::lower_triangular(op, graph),
+        Pad => pad::lower(op, graph),
+        Gather | GatherElements | GatherNd => gather::lower(op, graph),
+        ScatterElements | ScatterNd => scatter::lower(op, graph),
+        QuantizeLinear | DequantizeLinear => quantize::lower(op, graph),
         other => Err(Error::not_supported(format!("{other} has no CPU kernel yet"))),
     }
 }
+
+#[cfg(test)]
+mod gather_tests;
+#[cfg(test)]
+mod movement_test_util;
+#[cfg(test)]
+mod movement_wpt_tests;
+#[cfg(test)]
+mod quantize_tests;
