@@ -126,11 +126,15 @@ impl GatherKernel {
             Mode::Gather { m } => {
                 let m = *m;
                 par_rows(out, inner, |first, rows| {
-                    for (r, dst) in rows.chunks_exact_mut(inner).enumerate() {
-                        let g = first + r;
-                        let (o, j) = (g / m, g % m);
+                    let (mut o, mut j) = (first / m, first % m);
+                    for dst in rows.chunks_exact_mut(inner) {
                         let s = (o * n + resolve(idx[j], n)) * inner;
                         dst.copy_from_slice(&src[s..s + inner]);
+                        j += 1;
+                        if j == m {
+                            j = 0;
+                            o += 1;
+                        }
                     }
                 });
             }
