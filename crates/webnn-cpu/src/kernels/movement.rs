@@ -14,6 +14,18 @@ fn shape_of(s: &[u32]) -> Vec<usize> {
     s.iter().map(|&d| d as usize).collect()
 }
 
+fn mismatch(op: &Operation) -> Error {
+    Error::operation(format!("{}: attributes do not match the operand shapes", op.kind))
+}
+
+/// Every operand of a concat/split has `outer` rows of `chunks[k]` elements.
+fn rows_fit(op: &Operation, graph: &Graph, ids: &[webnn_core::OperandId], chunks: &[usize], whole: u64, row: usize) -> Result<()> {
+    let outer = (whole as usize).checked_div(row).unwrap_or(0);
+    let ok = outer * row == whole as usize
+        && ids.iter().zip(chunks).all(|(&id, &c)| graph.descriptor(id).element_count() as usize == outer * c);
+    if ok { Ok(()) } else { Err(mismatch(op)) }
+}
+
 fn bad_attrs(op: &Operation) -> Error {
     Error::operation(format!("{}: unexpected attributes {:?}", op.kind, op.attrs))
 }
@@ -39,7 +51,9 @@ pub fn lower_view(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let rank = in_shape.len();
     let copy = match (op.kind, &op.attrs) {
         // outShape[i] = inShape[perm[i]] (decisions.md D21): output dim i walks input dim perm[i].
-        (OpKind::Transpose, Attrs::Transpose { permutation }) if permutation.len() == rank => {
+        (OpKind::Transpose, Attrs::Transpose { permutation })
+            if permutation.len() == rank && permutation.iter().all(|&p| (p as usize) < rank) =>
+        {
             let st: Vec<isize> = permutation.iter().map(|&p| ist[p as usize]).collect();
             StridedCopy::new(&out_shape, &st, 0, elem)
         }
@@ -62,7 +76,7 @@ pub fn lower_view(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
             StridedCopy::new(&out_shape, &st, base, elem)
         }
         // Numpy broadcasting: stride 0 along broadcast dimensions.
-        (OpKind::Expand, _) => {
+        (OpKind::Expand, _) if out_shape.len() >= rank => {
             let pad = out_shape.len() - rank;
             let st: Vec<isize> =
                 (0..out_shape.len()).map(|i| if i < pad || in_shape[i - pad] == 1 { 0 } else { ist[i - pad] }).collect();
@@ -84,6 +98,11 @@ pub fn lower_view(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         }
         _ => return Err(bad_attrs(op)),
     };
+    // The view must stay inside the input and fill the output exactly: never index out of
+    // bounds in `run`, whatever the attributes.
+    if !copy.fits(input.element_count() as usize, output.element_count() as usize) {
+        return Err(mismatch(op));
+    }
     Ok(Box::new(ViewKernel(copy)))
 }
 
@@ -109,6 +128,8 @@ pub fn lower_concat(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         chunks.push(d.shape.get(axis).copied().unwrap_or(1) as usize * inner);
     }
     let row = chunks.iter().sum();
+    let ids: Vec<_> = op.inputs.iter().flatten().copied().collect();
+    rows_fit(op, graph, &ids, &chunks, output.element_count(), row)?;
     Ok(Box::new(ConcatKernel { elem: output.data_type.byte_size(), chunks, row }))
 }
 
@@ -152,6 +173,7 @@ pub fn lower_split(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let chunks: Vec<usize> =
         op.outputs.iter().map(|&o| graph.descriptor(o).shape.get(axis).copied().unwrap_or(1) as usize * inner).collect();
     let row = chunks.iter().sum();
+    rows_fit(op, graph, &op.outputs, &chunks, input.element_count(), row)?;
     Ok(Box::new(SplitKernel { elem: input.data_type.byte_size(), chunks, row }))
 }
 
@@ -191,9 +213,10 @@ struct TriangularKernel {
 pub fn lower_triangular(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let Attrs::Triangular { upper, diagonal } = op.attrs else { return Err(bad_attrs(op)) };
     let output = graph.descriptor(op.outputs[0]);
+    let input = graph.descriptor(op.input(0).ok_or_else(|| Error::operation("triangular: missing input"))?);
     let r = output.shape.len();
-    if r < 2 {
-        return Err(Error::operation("triangular: rank below 2"));
+    if r < 2 || input.shape != output.shape {
+        return Err(mismatch(op));
     }
     Ok(Box::new(TriangularKernel {
         elem: output.data_type.byte_size(),

@@ -217,7 +217,11 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
             .ok_or_else(|| Error::operation(format!("{}: missing operand {slot}", op.kind)))
     };
     let (input, scale, zero_point) = (get(0)?, get(1)?, get(2)?);
-    if scale.shape.len() != input.shape.len() || zero_point.shape != scale.shape {
+    let blockwise = scale.shape.len() == input.shape.len()
+        && zero_point.shape == scale.shape
+        && input.shape.iter().zip(&scale.shape).all(|(&x, &s)| s > 0 && x % s == 0)
+        && graph.descriptor(op.outputs[0]).shape == input.shape;
+    if !blockwise {
         return Err(Error::operation(format!("{}: scale/zeroPoint shapes do not match the input", op.kind)));
     }
     Ok(Box::new(QuantizeKernel {

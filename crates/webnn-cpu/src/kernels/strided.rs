@@ -59,6 +59,22 @@ impl StridedCopy {
         StridedCopy { elem, shape, strides, base }
     }
 
+    /// True if the view reads only inside an input of `in_len` elements and writes exactly
+    /// `out_len` elements.
+    pub fn fits(&self, in_len: usize, out_len: usize) -> bool {
+        let count: usize = self.shape.iter().product();
+        let (mut lo, mut hi) = (self.base, self.base);
+        for (&d, &s) in self.shape.iter().zip(&self.strides) {
+            let span = (d as isize - 1) * s;
+            if span < 0 {
+                lo += span;
+            } else {
+                hi += span;
+            }
+        }
+        count == out_len && lo >= 0 && (hi as usize) < in_len && self.shape.len() <= MAX_DIMS
+    }
+
     /// The merged view (for tests).
     pub fn view(&self) -> (&[usize], &[isize], isize) {
         (&self.shape, &self.strides, self.base)
@@ -574,6 +590,16 @@ mod tests {
         let mut out2 = vec![0u32; want.len()];
         copy_serial(&mut out2, &inp, shape, st, base);
         assert_eq!(out2, want);
+    }
+
+    #[test]
+    fn fits_rejects_views_outside_the_input() {
+        assert!(StridedCopy::new(&[3, 4], &[4, 1], 0, 4).fits(12, 12));
+        assert!(!StridedCopy::new(&[3, 4], &[4, 1], 1, 4).fits(12, 12));
+        assert!(!StridedCopy::new(&[3, 4], &[4, 1], 0, 4).fits(12, 13));
+        assert!(StridedCopy::new(&[3, 4], &[-4, -1], 11, 4).fits(12, 12));
+        assert!(!StridedCopy::new(&[3, 4], &[-4, -1], 10, 4).fits(12, 12));
+        assert!(StridedCopy::new(&[], &[], 0, 4).fits(1, 1));
     }
 
     #[test]
