@@ -4,7 +4,7 @@
 //! affine views run by [`StridedCopy`]; concat and split copy contiguous runs; triangular copies
 //! row prefixes/suffixes and zero-fills the rest. pad is in `pad.rs`.
 
-use super::strided::{istrides, par_rows, StridedCopy};
+use super::strided::{istrides, par_memcpy, par_rows, StridedCopy, PAR_MIN_BYTES};
 use super::{In, Kernel, Out};
 use smallvec::SmallVec;
 use webnn_core::graph::{Attrs, Operation};
@@ -136,6 +136,18 @@ pub fn lower_concat(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
 impl ConcatKernel {
     fn go<T: bytemuck::Pod + Send + Sync>(&self, inputs: &[Option<In<'_>>], out: &mut [T]) {
         let ins: SmallVec<[&[T]; 8]> = inputs.iter().map(|i| i.map_or(&[][..], |i| i.slice::<T>())).collect();
+        let outer = out.len() / self.row.max(1);
+        if outer < rayon::current_num_threads() * 2 && std::mem::size_of_val(out) >= PAR_MIN_BYTES {
+            // Few long rows (e.g. concat along axis 0): split every run instead.
+            for (g, row) in out.chunks_exact_mut(self.row).enumerate() {
+                let mut off = 0;
+                for (src, &c) in ins.iter().zip(&self.chunks) {
+                    par_memcpy(&mut row[off..off + c], &src[g * c..(g + 1) * c]);
+                    off += c;
+                }
+            }
+            return;
+        }
         par_rows(out, self.row, |first, rows| {
             for (r, row) in rows.chunks_exact_mut(self.row).enumerate() {
                 let g = first + r;
@@ -180,6 +192,18 @@ pub fn lower_split(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
 impl SplitKernel {
     fn go<T: bytemuck::Pod + Send + Sync>(&self, src: &[T], outputs: &mut [Out<'_>]) {
         let mut off = 0;
+        let outer = src.len() / self.row.max(1);
+        if outer < rayon::current_num_threads() * 2 && std::mem::size_of_val(src) >= PAR_MIN_BYTES {
+            // Few long rows (e.g. split along axis 0): split every run instead.
+            for (out, &c) in outputs.iter_mut().zip(&self.chunks) {
+                for (g, dst) in out.slice_mut::<T>().chunks_exact_mut(c).enumerate() {
+                    let s = g * self.row + off;
+                    par_memcpy(dst, &src[s..s + c]);
+                }
+                off += c;
+            }
+            return;
+        }
         for (out, &c) in outputs.iter_mut().zip(&self.chunks) {
             par_rows(out.slice_mut::<T>(), c, |first, rows| {
                 for (r, dst) in rows.chunks_exact_mut(c).enumerate() {

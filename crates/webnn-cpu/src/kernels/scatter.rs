@@ -4,7 +4,7 @@
 //! hit the same place, the last one in row-major order of the indices wins (decisions.md D19).
 
 use super::gather::{resolve, IndexValue};
-use super::strided::par_rows;
+use super::strided::par_memcpy;
 use super::{In, Kernel, Out};
 use rayon::prelude::*;
 use webnn_core::graph::{Attrs, Operation};
@@ -70,10 +70,6 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     Ok(Box::new(kernel))
 }
 
-fn par_copy<T: Copy + Send + Sync>(dst: &mut [T], src: &[T]) {
-    par_rows(dst, 1 << 14, |first, rows| rows.copy_from_slice(&src[first << 14..(first << 14) + rows.len()]));
-}
-
 impl ScatterKernel {
     fn go<T: bytemuck::Pod + Send + Sync, I: IndexValue>(&self, src: &[T], idx: &[I], upd: &[T], out: &mut [T]) {
         let inner = self.inner;
@@ -103,7 +99,7 @@ impl ScatterKernel {
                 }
             }
             Mode::Nd { dims, strides } => {
-                par_copy(out, src);
+                par_memcpy(out, src);
                 let c = dims.len();
                 // Serial, in row-major order of the index tuples (decisions.md D19).
                 for (coord, u) in idx.chunks_exact(c).zip(upd.chunks_exact(inner)) {

@@ -137,6 +137,16 @@ pub fn par_rows<T: Send>(out: &mut [T], row_len: usize, f: impl Fn(usize, &mut [
     out.par_chunks_mut(per * row_len).enumerate().for_each(|(c, chunk)| f(c * per, chunk));
 }
 
+/// `dst.copy_from_slice(src)`, split over the thread pool when big.
+pub fn par_memcpy<T: Copy + Send + Sync>(dst: &mut [T], src: &[T]) {
+    const PIECE: usize = 1 << 14;
+    let piece = (PIECE / std::mem::size_of::<T>().max(1)).max(1);
+    par_rows(dst, piece, |first, part| {
+        let s = first * piece;
+        part.copy_from_slice(&src[s..s + part.len()]);
+    });
+}
+
 /// Parallel copy: splits along dimension 0 (or recurses into it when it is short).
 fn par_copy<T: Elem>(out: &mut [T], inp: &[T], shape: &[usize], st: &[isize], base: isize) {
     let threads = rayon::current_num_threads();
