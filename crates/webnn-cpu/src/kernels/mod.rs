@@ -15,6 +15,8 @@ pub mod resample;
 pub mod util;
 
 #[cfg(test)]
+mod k2_bench_tests;
+#[cfg(test)]
 mod k2_wpt_tests;
 
 use webnn_core::graph::Operation;

@@ -78,6 +78,39 @@ fn moments(n: usize, get: impl Fn(usize) -> f32) -> (f64, f64) {
     (mean, v / n as f64)
 }
 
+/// [`moments`] of a contiguous slice, with independent accumulators so the loops vectorize.
+#[inline]
+fn moments_slice<T: FloatElem>(xs: &[T]) -> (f64, f64) {
+    const L: usize = 8;
+    let n = xs.len();
+    if n == 0 {
+        return (0.0, 0.0);
+    }
+    let chunks = xs.chunks_exact(L);
+    let rem = chunks.remainder();
+    let mut acc = [0f64; L];
+    for c in chunks.clone() {
+        for (a, v) in acc.iter_mut().zip(c) {
+            *a += v.to_f32() as f64;
+        }
+    }
+    let mut s: f64 = acc.iter().sum::<f64>() + rem.iter().map(|v| v.to_f32() as f64).sum::<f64>();
+    let mean = s / n as f64;
+    let mut acc = [0f64; L];
+    for c in chunks {
+        for (a, v) in acc.iter_mut().zip(c) {
+            let d = v.to_f32() as f64 - mean;
+            *a += d * d;
+        }
+    }
+    s = acc.iter().sum::<f64>();
+    for v in rem {
+        let d = v.to_f32() as f64 - mean;
+        s += d * d;
+    }
+    (mean, s / n as f64)
+}
+
 // ---------------------------------------------------------------------------------------
 // batchNormalization
 
@@ -208,7 +241,7 @@ impl InstanceNormKernel {
         if !self.nhwc {
             out.par_chunks_mut(hw.max(1)).zip(x.par_chunks(hw.max(1))).enumerate().for_each(|(p, (o, xs))| {
                 let ch = p % c;
-                let (mean, var) = moments(hw, |i| xs[i].to_f32());
+                let (mean, var) = moments_slice(xs);
                 let (m, f, b) = (mean as f32, factor(ch, var), bias.map_or(0.0, |b| b.get(ch)));
                 for (ov, &xv) in o.iter_mut().zip(xs) {
                     *ov = T::from_f32((xv.to_f32() - m) * f + b);
@@ -361,7 +394,8 @@ impl LayerNormKernel {
         if self.trailing {
             out.par_chunks_mut(r).zip(x.par_chunks(r)).for_each(|(o, xs)| {
                 if self.identity {
-                    let (mean, inv) = self.stats(|j| xs[j]);
+                    let (mean, var) = moments_slice(xs);
+                    let (mean, inv) = (mean as f32, (1.0 / (var + self.epsilon).sqrt()) as f32);
                     if let (Some(Values::F32(s)), Some(Values::F32(b))) = (scale, bias) {
                         for (((ov, &xv), &sv), &bv) in o.iter_mut().zip(xs).zip(s).zip(b) {
                             *ov = T::from_f32((xv.to_f32() - mean) * inv * sv + bv);

@@ -28,6 +28,8 @@ pub trait Reducer<T>: Sync {
     fn init() -> Self::Acc;
     /// Adds one element.
     fn add(acc: Self::Acc, x: T) -> Self::Acc;
+    /// Merges two partial accumulators.
+    fn combine(a: Self::Acc, b: Self::Acc) -> Self::Acc;
     /// The result from the accumulator and the number of real elements.
     fn finish(acc: Self::Acc, count: usize) -> T;
 }
@@ -50,6 +52,10 @@ impl<T: FloatElem> Reducer<T> for AvgR {
         acc + x.to_f32()
     }
     #[inline(always)]
+    fn combine(a: f32, b: f32) -> f32 {
+        a + b
+    }
+    #[inline(always)]
     fn finish(acc: f32, count: usize) -> T {
         T::from_f32(if count == 0 { 0.0 } else { acc / count as f32 })
     }
@@ -65,6 +71,10 @@ impl<T: FloatElem> Reducer<T> for L2R {
     fn add(acc: f32, x: T) -> f32 {
         let v = x.to_f32();
         acc + v * v
+    }
+    #[inline(always)]
+    fn combine(a: f32, b: f32) -> f32 {
+        a + b
     }
     #[inline(always)]
     fn finish(acc: f32, _count: usize) -> T {
@@ -126,6 +136,10 @@ impl<T: MaxElem> Reducer<T> for MaxR {
         T::max_of(acc, x)
     }
     #[inline(always)]
+    fn combine(a: T, b: T) -> T {
+        T::max_of(a, b)
+    }
+    #[inline(always)]
     fn finish(acc: T, _count: usize) -> T {
         acc
     }
@@ -185,18 +199,17 @@ impl PoolGeom {
 pub fn pool<T: Copy + Send + Sync, R: Reducer<T>>(g: &PoolGeom, x: &[T], out: &mut [T]) {
     let plane = g.h * g.w;
     if !g.nhwc {
-        out.par_chunks_mut(g.oh * g.ow).enumerate().for_each(|(p, o)| {
+        // Separable: reduce every input row over the window columns of each output column,
+        // then reduce those partials over the window rows.
+        out.par_chunks_mut(g.oh * g.ow).enumerate().for_each_init(Vec::new, |hbuf: &mut Vec<R::Acc>, (p, o)| {
             let xp = &x[p * plane..][..plane];
-            for oh in 0..g.oh {
-                let (h0, h1) = g.rows[oh];
-                for ow in 0..g.ow {
+            hbuf.clear();
+            hbuf.resize(g.h * g.ow, R::init());
+            for (row, hrow) in xp.chunks_exact(g.w).zip(hbuf.chunks_exact_mut(g.ow)) {
+                for (ow, hv) in hrow.iter_mut().enumerate() {
                     let (w0, w1) = g.cols[ow];
                     let mut acc = R::init();
-                    for kh in h0..h1 {
-                        if w0 >= w1 {
-                            break;
-                        }
-                        let row = &xp[g.ih(oh, kh) * g.w..][..g.w];
+                    if w0 < w1 {
                         if g.dilations[1] == 1 {
                             let start = g.iw(ow, w0);
                             for &v in &row[start..start + (w1 - w0)] {
@@ -208,7 +221,18 @@ pub fn pool<T: Copy + Send + Sync, R: Reducer<T>>(g: &PoolGeom, x: &[T], out: &m
                             }
                         }
                     }
-                    o[oh * g.ow + ow] = R::finish(acc, (h1 - h0) * (w1 - w0));
+                    *hv = acc;
+                }
+            }
+            for (oh, orow) in o.chunks_exact_mut(g.ow).enumerate() {
+                let (h0, h1) = g.rows[oh];
+                for (ow, ov) in orow.iter_mut().enumerate() {
+                    let mut acc = R::init();
+                    for kh in h0..h1 {
+                        acc = R::combine(acc, hbuf[g.ih(oh, kh) * g.ow + ow]);
+                    }
+                    let (w0, w1) = g.cols[ow];
+                    *ov = R::finish(acc, (h1 - h0) * (w1 - w0));
                 }
             }
         });
