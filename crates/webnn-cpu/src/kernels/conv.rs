@@ -9,7 +9,7 @@
 //! size comes from the output descriptor (outputPadding/outputSizes may make it larger than
 //! the computed size: positions no input reaches hold the bias).
 
-use super::gemm_backend::{constant_f32, sgemm, widen, FloatElem, Mat, Scratch};
+use super::gemm_backend::{constant_f32, sgemm, simd, widen, FloatElem, Mat, Scratch};
 use super::{In, Kernel, Out};
 use half::f16;
 use rayon::prelude::*;
@@ -249,7 +249,7 @@ pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32]) {
     let spans: Vec<(usize, usize)> = (0..g.kw).map(|k| span(g.ow, st_w, k * dl_w, pl, g.w)).collect();
     if !g.nhwc {
         let c = g.cout;
-        out.par_chunks_mut(g.oh * g.ow).enumerate().for_each(|(plane, o)| {
+        out.par_chunks_mut(g.oh * g.ow).enumerate().for_each(|(plane, o)| simd(|| {
             let ch = plane % c;
             let xp = &x[plane * g.h * g.w..][..g.h * g.w];
             let wk = &wts[ch * kk..][..kk];
@@ -277,10 +277,10 @@ pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32]) {
                     }
                 }
             }
-        });
+        }));
     } else {
         let c = g.cout;
-        out.par_chunks_mut(g.ow * c).enumerate().for_each(|(row, o)| {
+        out.par_chunks_mut(g.ow * c).enumerate().for_each(|(row, o)| simd(|| {
             let (nn, oh) = (row / g.oh, row % g.oh);
             let xn = &x[nn * g.h * g.w * c..][..g.h * g.w * c];
             for kh in 0..g.kh {
@@ -298,7 +298,7 @@ pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32]) {
                     }
                 }
             }
-        });
+        }));
     }
 }
 
@@ -324,9 +324,21 @@ fn im2col_nchw(g: &Geom, xg: &[f32], p0: usize, pcount: usize, col: &mut [f32]) 
                 None => d.fill(0.0),
                 Some(ih) => {
                     let xrow = &xp[ih * g.w..][..g.w];
-                    for (j, v) in d.iter_mut().enumerate() {
-                        let ow = ow0 + j;
-                        *v = if ow >= lo && ow < hi { xrow[ow * st_w + kw * dl_w - pl] } else { 0.0 };
+                    // Output columns ow0..ow0+seg: zeros, then the real input, then zeros.
+                    let a = lo.clamp(ow0, ow0 + seg);
+                    let b = hi.clamp(a, ow0 + seg);
+                    d[..a - ow0].fill(0.0);
+                    d[b - ow0..].fill(0.0);
+                    if a < b {
+                        let first = a * st_w + kw * dl_w - pl;
+                        let real = &mut d[a - ow0..b - ow0];
+                        if st_w == 1 {
+                            real.copy_from_slice(&xrow[first..first + (b - a)]);
+                        } else {
+                            for (j, v) in real.iter_mut().enumerate() {
+                                *v = xrow[first + j * st_w];
+                            }
+                        }
                     }
                 }
             }
@@ -350,14 +362,27 @@ fn im2col_nhwc(g: &Geom, xn: &[f32], grp: usize, p0: usize, col: &mut [f32]) {
     let fill = |p: usize, dst: &mut [f32]| {
         let pixel = p0 + p;
         let (oh, ow) = (pixel / g.ow, pixel % g.ow);
+        let (lo, hi) = span(g.kw, dl_w, ow * st_w, pl, g.w);
         for kh in 0..g.kh {
-            let ih = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h);
-            for kw in 0..g.kw {
-                let iw = (ow * st_w + kw * dl_w).checked_sub(pl).filter(|&i| i < g.w);
-                let d = &mut dst[(kh * g.kw + kw) * cig..][..cig];
-                match (ih, iw) {
-                    (Some(ih), Some(iw)) => d.copy_from_slice(&xn[(ih * g.w + iw) * g.cin + grp * cig..][..cig]),
-                    _ => d.fill(0.0),
+            let d = &mut dst[kh * g.kw * cig..][..g.kw * cig];
+            let Some(ih) = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) else {
+                d.fill(0.0);
+                continue;
+            };
+            d[..lo * cig].fill(0.0);
+            d[hi * cig..].fill(0.0);
+            if lo >= hi {
+                continue;
+            }
+            let iw0 = ow * st_w + lo * dl_w - pl;
+            let src = (ih * g.w + iw0) * g.cin + grp * cig;
+            if dl_w == 1 && cig == g.cin {
+                // The window's real columns are contiguous in the input row.
+                d[lo * cig..hi * cig].copy_from_slice(&xn[src..src + (hi - lo) * cig]);
+            } else {
+                for k in 0..hi - lo {
+                    let s = src + k * dl_w * g.cin;
+                    d[(lo + k) * cig..][..cig].copy_from_slice(&xn[s..s + cig]);
                 }
             }
         }
@@ -632,7 +657,7 @@ pub fn conv_transpose(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, co
                 sgemm(cog * kk, hw, cig, a, Mat::rows(xg, hw), c, hw, 1, 1.0, None, true);
             }
             let col = &col[..];
-            out[n * g.cout * opix..][..g.cout * opix].par_chunks_mut(opix).enumerate().for_each(|(co, plane)| {
+            out[n * g.cout * opix..][..g.cout * opix].par_chunks_mut(opix).enumerate().for_each(|(co, plane)| simd(|| {
                 for kh in 0..g.kh {
                     for kw in 0..g.kw {
                         let src = &col[(co * kk + kh * g.kw + kw) * hw..][..hw];
@@ -651,7 +676,7 @@ pub fn conv_transpose(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, co
                         }
                     }
                 }
-            });
+            }));
         } else {
             // col[pixel][grp][k][o]: row stride cout·kk.
             let xn = &x[n * hw * g.cin..][..hw * g.cin];
@@ -662,7 +687,7 @@ pub fn conv_transpose(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, co
                 sgemm(hw, kk * cog, cig, a, b, &mut col[grp * kk * cog..], row, 1, 1.0, None, true);
             }
             let col = &col[..];
-            out[n * opix * g.cout..][..opix * g.cout].par_chunks_mut(g.ow * g.cout).enumerate().for_each(|(oh, orow)| {
+            out[n * opix * g.cout..][..opix * g.cout].par_chunks_mut(g.ow * g.cout).enumerate().for_each(|(oh, orow)| simd(|| {
                 for kh in 0..g.kh {
                     let Some(t) = (oh + pt).checked_sub(kh * dl_h) else { continue };
                     if t % st_h != 0 || t / st_h >= g.h {
@@ -684,7 +709,7 @@ pub fn conv_transpose(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, co
                         }
                     }
                 }
-            });
+            }));
         }
     }
 }

@@ -122,6 +122,15 @@ pub fn sgemm_reference(m: usize, n: usize, k: usize, a: Mat<'_>, b: Mat<'_>, c: 
     }
 }
 
+/// Runs `f` compiled for the best instruction set found at run time (AVX2+FMA, AVX-512 on
+/// x86-64; the baseline elsewhere), through `pulp`'s safe dispatch: `f` is inlined into a
+/// function carrying those target features, so its loops auto-vectorize with wide vectors.
+/// Call it inside each parallel task (rayon closures run in their own frames).
+#[inline(always)]
+pub fn simd<R>(f: impl FnOnce() -> R) -> R {
+    pulp::Arch::new().dispatch(f)
+}
+
 /// A float element type computed in f32 (f32 itself, or f16 rounded once on store).
 pub trait FloatElem: bytemuck::Pod + Send + Sync + 'static {
     /// Widens to f32.

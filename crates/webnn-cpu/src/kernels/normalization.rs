@@ -7,7 +7,7 @@
 //! `scale / sqrt(variance + epsilon)` formed in f64. float16 is read as f32 and rounded once.
 //! Constant parameters are widened to f32 in `lower`.
 
-use super::gemm_backend::{constant_f32, FloatElem, Scratch};
+use super::gemm_backend::{constant_f32, simd, FloatElem, Scratch};
 use super::util::strides;
 use super::{In, Kernel, Out};
 use half::f16;
@@ -151,7 +151,7 @@ pub fn lower_batch_norm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>
 /// `out = (x − k0) · k1 + k2` per channel, `x` as [outer, channels, inner].
 fn affine<T: FloatElem>(x: &[T], coef: &[f32], channels: usize, inner: usize, out: &mut [T]) {
     let block = (channels * inner).max(1);
-    out.par_chunks_mut(block).zip(x.par_chunks(block)).for_each(|(o, xs)| {
+    out.par_chunks_mut(block).zip(x.par_chunks(block)).for_each(|(o, xs)| simd(|| {
         if inner == 1 {
             for (k, (ov, &xv)) in coef.chunks_exact(3).zip(o.iter_mut().zip(xs)) {
                 *ov = T::from_f32((xv.to_f32() - k[0]) * k[1] + k[2]);
@@ -163,7 +163,7 @@ fn affine<T: FloatElem>(x: &[T], coef: &[f32], channels: usize, inner: usize, ou
                 }
             }
         }
-    });
+    }));
 }
 
 impl Kernel for BatchNormKernel {
@@ -239,21 +239,21 @@ impl InstanceNormKernel {
         let (c, hw, eps) = (self.c, self.hw, self.epsilon);
         let factor = |ch: usize, var: f64| (scale.map_or(1.0, |s| s.get(ch) as f64) / (var + eps).sqrt()) as f32;
         if !self.nhwc {
-            out.par_chunks_mut(hw.max(1)).zip(x.par_chunks(hw.max(1))).enumerate().for_each(|(p, (o, xs))| {
+            out.par_chunks_mut(hw.max(1)).zip(x.par_chunks(hw.max(1))).enumerate().for_each(|(p, (o, xs))| simd(|| {
                 let ch = p % c;
                 let (mean, var) = moments_slice(xs);
                 let (m, f, b) = (mean as f32, factor(ch, var), bias.map_or(0.0, |b| b.get(ch)));
                 for (ov, &xv) in o.iter_mut().zip(xs) {
                     *ov = T::from_f32((xv.to_f32() - m) * f + b);
                 }
-            });
+            }));
             return;
         }
         // Channels-last: statistics per (image, block of LANES channels), then one affine pass.
         let mut coef = self.coef.get(self.n * c * 3);
         coef.par_chunks_mut(c * 3).enumerate().for_each(|(n, kn)| {
             let xn = &x[n * hw * c..][..hw * c];
-            kn.par_chunks_mut(LANES * 3).enumerate().for_each(|(blk, k)| {
+            kn.par_chunks_mut(LANES * 3).enumerate().for_each(|(blk, k)| simd(|| {
                 let c0 = blk * LANES;
                 let lanes = k.len() / 3;
                 let mut sum = [0f64; LANES];
@@ -276,18 +276,18 @@ impl InstanceNormKernel {
                     k[i * 3 + 1] = factor(ch, var[i] / hw.max(1) as f64);
                     k[i * 3 + 2] = bias.map_or(0.0, |b| b.get(ch));
                 }
-            });
+            }));
         });
         let coef = &coef[..];
         out.par_chunks_mut((hw * c).max(1)).zip(x.par_chunks((hw * c).max(1))).enumerate().for_each(|(n, (o, xs))| {
             let kn = &coef[n * c * 3..][..c * 3];
-            o.par_chunks_mut(c * 256).zip(xs.par_chunks(c * 256)).for_each(|(o, xs)| {
+            o.par_chunks_mut(c * 256).zip(xs.par_chunks(c * 256)).for_each(|(o, xs)| simd(|| {
                 for (opx, xpx) in o.chunks_exact_mut(c).zip(xs.chunks_exact(c)) {
                     for ((ov, &xv), k) in opx.iter_mut().zip(xpx).zip(kn.chunks_exact(3)) {
                         *ov = T::from_f32((xv.to_f32() - k[0]) * k[1] + k[2]);
                     }
                 }
-            });
+            }));
         });
     }
 }
@@ -392,7 +392,7 @@ impl LayerNormKernel {
             T::from_f32((xv.to_f32() - mean) * inv * s + b)
         };
         if self.trailing {
-            out.par_chunks_mut(r).zip(x.par_chunks(r)).for_each(|(o, xs)| {
+            out.par_chunks_mut(r).zip(x.par_chunks(r)).for_each(|(o, xs)| simd(|| {
                 if self.identity {
                     let (mean, var) = moments_slice(xs);
                     let (mean, inv) = (mean as f32, (1.0 / (var + self.epsilon).sqrt()) as f32);
@@ -411,7 +411,7 @@ impl LayerNormKernel {
                         o[off] = y(j, xs[off], mean, inv);
                     }
                 }
-            });
+            }));
             return;
         }
         for &base in &self.kept {

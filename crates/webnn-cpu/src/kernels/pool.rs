@@ -9,7 +9,7 @@
 //! any data type, propagating NaN.
 
 use super::conv::span;
-use super::gemm_backend::FloatElem;
+use super::gemm_backend::{simd, FloatElem};
 use super::{In, Kernel, Out};
 use half::f16;
 use rayon::prelude::*;
@@ -105,7 +105,8 @@ impl MaxElem for f32 {
     const LOWEST: f32 = f32::NEG_INFINITY;
     #[inline(always)]
     fn max_of(a: f32, b: f32) -> f32 {
-        if b > a || b.is_nan() {
+        // Non-short-circuit `|`: a select, not a branch (random data mispredicts).
+        if (b > a) | b.is_nan() {
             b
         } else {
             a
@@ -117,7 +118,7 @@ impl MaxElem for f16 {
     const LOWEST: f16 = f16::NEG_INFINITY;
     #[inline(always)]
     fn max_of(a: f16, b: f16) -> f16 {
-        if b > a || b.is_nan() {
+        if (b > a) | b.is_nan() {
             b
         } else {
             a
@@ -201,7 +202,7 @@ pub fn pool<T: Copy + Send + Sync, R: Reducer<T>>(g: &PoolGeom, x: &[T], out: &m
     if !g.nhwc {
         // Separable: reduce every input row over the window columns of each output column,
         // then reduce those partials over the window rows.
-        out.par_chunks_mut(g.oh * g.ow).enumerate().for_each_init(Vec::new, |hbuf: &mut Vec<R::Acc>, (p, o)| {
+        out.par_chunks_mut(g.oh * g.ow).enumerate().for_each_init(Vec::new, |hbuf: &mut Vec<R::Acc>, (p, o)| simd(|| {
             let xp = &x[p * plane..][..plane];
             hbuf.clear();
             hbuf.resize(g.h * g.ow, R::init());
@@ -235,10 +236,10 @@ pub fn pool<T: Copy + Send + Sync, R: Reducer<T>>(g: &PoolGeom, x: &[T], out: &m
                     *ov = R::finish(acc, (h1 - h0) * (w1 - w0));
                 }
             }
-        });
+        }));
     } else {
         let c = g.c;
-        out.par_chunks_mut(g.ow * c).enumerate().for_each(|(r, o)| {
+        out.par_chunks_mut(g.ow * c).enumerate().for_each(|(r, o)| simd(|| {
             let (n, oh) = (r / g.oh, r % g.oh);
             let xn = &x[n * plane * c..][..plane * c];
             let (h0, h1) = g.rows[oh];
@@ -265,7 +266,7 @@ pub fn pool<T: Copy + Send + Sync, R: Reducer<T>>(g: &PoolGeom, x: &[T], out: &m
                     c0 += lanes;
                 }
             }
-        });
+        }));
     }
 }
 

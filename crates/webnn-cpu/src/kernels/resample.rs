@@ -10,6 +10,7 @@
 //! Linear on float16 computes in f32 and rounds once; on int8/uint8 it computes in f32,
 //! rounds half to even and saturates (decisions.md D17).
 
+use super::gemm_backend::simd;
 use super::util::strides;
 use super::{In, Kernel, Out};
 use half::f16;
@@ -145,13 +146,13 @@ impl ResampleKernel {
     fn nearest<T: Copy + Send + Sync>(&self, x: &[T], out: &mut [T]) {
         let [_, d1, d2, d3] = self.out_shape;
         let t = &self.taps;
-        out.par_chunks_mut(d3.max(1)).enumerate().for_each(|(r, row)| {
+        out.par_chunks_mut(d3.max(1)).enumerate().for_each(|(r, row)| simd(|| {
             let (i0, i1, i2) = (r / (d1 * d2), (r / d2) % d1, r % d2);
             let base = t[0][i0].lo + t[1][i1].lo + t[2][i2].lo;
             for (o, tap) in row.iter_mut().zip(&t[3]) {
                 *o = x[base + tap.lo];
             }
-        });
+        }));
     }
 
     fn linear<T: Interp>(&self, x: &[T], out: &mut [T]) {
@@ -163,7 +164,7 @@ impl ResampleKernel {
         fn lerp(a: f32, b: f32, t: f32) -> f32 {
             a * (1.0 - t) + b * t
         }
-        out.par_chunks_mut(d3.max(1)).enumerate().for_each(|(r, row)| {
+        out.par_chunks_mut(d3.max(1)).enumerate().for_each(|(r, row)| simd(|| {
             let idx = [r / (d1 * d2), (r / d2) % d1, r % d2];
             // Taps fixed for the row: the resampled axes among the first three dimensions,
             // and the offset of the others.
@@ -206,7 +207,7 @@ impl ResampleKernel {
                     *o = T::from_f32(lerp(vy0, vy1, y.t));
                 }
             }
-        });
+        }));
     }
 }
 
