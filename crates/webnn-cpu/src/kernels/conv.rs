@@ -240,65 +240,78 @@ fn fill_bias(g: &Geom, bias: Option<&[f32]>, out: &mut [f32]) {
     }
 }
 
-/// Direct depthwise conv2d: `out` pre-filled with the bias.
-pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32]) {
+/// One nchw output plane of a depthwise conv2d (`o` pre-filled with the bias).
+#[inline(always)]
+fn depthwise_plane(g: &Geom, xp: &[f32], wk: &[f32], spans: &[(usize, usize)], o: &mut [f32]) {
     let [st_h, st_w] = g.strides;
     let [dl_h, dl_w] = g.dilations;
     let [pt, _, pl, _] = g.padding;
+    for oh in 0..g.oh {
+        let orow = &mut o[oh * g.ow..][..g.ow];
+        for kh in 0..g.kh {
+            let Some(ih) = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) else { continue };
+            let xrow = &xp[ih * g.w..][..g.w];
+            for kw in 0..g.kw {
+                let wv = wk[kh * g.kw + kw];
+                let (lo, hi) = spans[kw];
+                if lo >= hi {
+                    continue;
+                }
+                let base = lo * st_w + kw * dl_w - pl;
+                if st_w == 1 {
+                    for (ov, xv) in orow[lo..hi].iter_mut().zip(&xrow[base..base + (hi - lo)]) {
+                        *ov += wv * xv;
+                    }
+                } else {
+                    for (j, ov) in orow[lo..hi].iter_mut().enumerate() {
+                        *ov += wv * xrow[base + j * st_w];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One nhwc output row (image `xn`, row `oh`) of a depthwise conv2d (`o` pre-filled).
+#[inline(always)]
+fn depthwise_row(g: &Geom, xn: &[f32], wts: &[f32], spans: &[(usize, usize)], oh: usize, o: &mut [f32]) {
+    let [st_h, st_w] = g.strides;
+    let [dl_h, dl_w] = g.dilations;
+    let [pt, _, pl, _] = g.padding;
+    let c = g.cout;
+    for kh in 0..g.kh {
+        let Some(ih) = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) else { continue };
+        for kw in 0..g.kw {
+            let wv = &wts[(kh * g.kw + kw) * c..][..c];
+            let (lo, hi) = spans[kw];
+            for ow in lo..hi {
+                let iw = ow * st_w + kw * dl_w - pl;
+                let xv = &xn[(ih * g.w + iw) * c..][..c];
+                let ov = &mut o[ow * c..][..c];
+                for ((a, &b), &wgt) in ov.iter_mut().zip(xv).zip(wv) {
+                    *a += b * wgt;
+                }
+            }
+        }
+    }
+}
+
+/// Direct depthwise conv2d: `out` pre-filled with the bias.
+pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32]) {
     let kk = g.kk();
-    let spans: Vec<(usize, usize)> = (0..g.kw).map(|k| span(g.ow, st_w, k * dl_w, pl, g.w)).collect();
+    let spans: Vec<(usize, usize)> = (0..g.kw).map(|k| span(g.ow, g.strides[1], k * g.dilations[1], g.padding[2], g.w)).collect();
+    let c = g.cout;
+    let plane = g.h * g.w;
     if !g.nhwc {
-        let c = g.cout;
-        out.par_chunks_mut(g.oh * g.ow).enumerate().for_each(|(plane, o)| simd(|| {
-            let ch = plane % c;
-            let xp = &x[plane * g.h * g.w..][..g.h * g.w];
-            let wk = &wts[ch * kk..][..kk];
-            for oh in 0..g.oh {
-                let orow = &mut o[oh * g.ow..][..g.ow];
-                for kh in 0..g.kh {
-                    let Some(ih) = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) else { continue };
-                    let xrow = &xp[ih * g.w..][..g.w];
-                    for kw in 0..g.kw {
-                        let wv = wk[kh * g.kw + kw];
-                        let (lo, hi) = spans[kw];
-                        if lo >= hi {
-                            continue;
-                        }
-                        let base = lo * st_w + kw * dl_w - pl;
-                        if st_w == 1 {
-                            for (ov, xv) in orow[lo..hi].iter_mut().zip(&xrow[base..base + (hi - lo)]) {
-                                *ov += wv * xv;
-                            }
-                        } else {
-                            for (j, ov) in orow[lo..hi].iter_mut().enumerate() {
-                                *ov += wv * xrow[base + j * st_w];
-                            }
-                        }
-                    }
-                }
-            }
-        }));
+        out.par_chunks_mut(g.oh * g.ow).enumerate().for_each(|(p, o)| {
+            let ch = p % c;
+            simd(|| depthwise_plane(g, &x[p * plane..][..plane], &wts[ch * kk..][..kk], &spans, o))
+        });
     } else {
-        let c = g.cout;
-        out.par_chunks_mut(g.ow * c).enumerate().for_each(|(row, o)| simd(|| {
-            let (nn, oh) = (row / g.oh, row % g.oh);
-            let xn = &x[nn * g.h * g.w * c..][..g.h * g.w * c];
-            for kh in 0..g.kh {
-                let Some(ih) = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) else { continue };
-                for kw in 0..g.kw {
-                    let wv = &wts[(kh * g.kw + kw) * c..][..c];
-                    let (lo, hi) = spans[kw];
-                    for ow in lo..hi {
-                        let iw = ow * st_w + kw * dl_w - pl;
-                        let xv = &xn[(ih * g.w + iw) * c..][..c];
-                        let ov = &mut o[ow * c..][..c];
-                        for ((a, &b), &wgt) in ov.iter_mut().zip(xv).zip(wv) {
-                            *a += b * wgt;
-                        }
-                    }
-                }
-            }
-        }));
+        out.par_chunks_mut(g.ow * c).enumerate().for_each(|(row, o)| {
+            let (n, oh) = (row / g.oh, row % g.oh);
+            simd(|| depthwise_row(g, &x[n * plane * c..][..plane * c], wts, &spans, oh, o))
+        });
     }
 }
 
@@ -641,12 +654,9 @@ pub fn conv_transpose(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, co
     let (cig, cog, kk) = (g.cig(), g.cog(), g.kk());
     let hw = g.h * g.w;
     let opix = g.oh * g.ow;
-    let [st_h, st_w] = g.strides;
-    let [dl_h, dl_w] = g.dilations;
-    let [pt, _, pl, _] = g.padding;
     let mut col = col_scratch.get(g.cout * kk * hw);
     fill_bias(g, bias, out);
-    let w_spans: Vec<(usize, usize)> = (0..g.kw).map(|k| span(g.w, st_w, k * dl_w, pl, g.ow)).collect();
+    let w_spans: Vec<(usize, usize)> = (0..g.kw).map(|k| span(g.w, g.strides[1], k * g.dilations[1], g.padding[2], g.ow)).collect();
     for n in 0..g.n {
         if !g.nhwc {
             // col[(co·kk + k)·hw + pixel] for every output channel co (all groups).
@@ -657,26 +667,10 @@ pub fn conv_transpose(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, co
                 sgemm(cog * kk, hw, cig, a, Mat::rows(xg, hw), c, hw, 1, 1.0, None, true);
             }
             let col = &col[..];
-            out[n * g.cout * opix..][..g.cout * opix].par_chunks_mut(opix).enumerate().for_each(|(co, plane)| simd(|| {
-                for kh in 0..g.kh {
-                    for kw in 0..g.kw {
-                        let src = &col[(co * kk + kh * g.kw + kw) * hw..][..hw];
-                        let (lo, hi) = w_spans[kw];
-                        if lo >= hi {
-                            continue;
-                        }
-                        for ih in 0..g.h {
-                            let Some(oh) = (ih * st_h + kh * dl_h).checked_sub(pt).filter(|&o| o < g.oh) else { continue };
-                            let orow = &mut plane[oh * g.ow..][..g.ow];
-                            let srow = &src[ih * g.w..][..g.w];
-                            let base = lo * st_w + kw * dl_w - pl;
-                            for (j, &v) in srow[lo..hi].iter().enumerate() {
-                                orow[base + j * st_w] += v;
-                            }
-                        }
-                    }
-                }
-            }));
+            out[n * g.cout * opix..][..g.cout * opix]
+                .par_chunks_mut(opix)
+                .enumerate()
+                .for_each(|(co, plane)| simd(|| col2im_plane(g, &col[co * kk * hw..][..kk * hw], &w_spans, plane)));
         } else {
             // col[pixel][grp][k][o]: row stride cout·kk.
             let xn = &x[n * hw * g.cin..][..hw * g.cin];
@@ -687,29 +681,75 @@ pub fn conv_transpose(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, co
                 sgemm(hw, kk * cog, cig, a, b, &mut col[grp * kk * cog..], row, 1, 1.0, None, true);
             }
             let col = &col[..];
-            out[n * opix * g.cout..][..opix * g.cout].par_chunks_mut(g.ow * g.cout).enumerate().for_each(|(oh, orow)| simd(|| {
-                for kh in 0..g.kh {
-                    let Some(t) = (oh + pt).checked_sub(kh * dl_h) else { continue };
-                    if t % st_h != 0 || t / st_h >= g.h {
-                        continue;
+            out[n * opix * g.cout..][..opix * g.cout]
+                .par_chunks_mut(g.ow * g.cout)
+                .enumerate()
+                .for_each(|(oh, orow)| simd(|| col2im_row(g, col, &w_spans, oh, orow)));
+        }
+    }
+}
+
+/// nchw col2im of one output channel plane: `src` holds its kh·kw rows of input pixels.
+#[inline(always)]
+fn col2im_plane(g: &Geom, src: &[f32], w_spans: &[(usize, usize)], plane: &mut [f32]) {
+    let [st_h, st_w] = g.strides;
+    let [dl_h, dl_w] = g.dilations;
+    let [pt, _, pl, _] = g.padding;
+    let hw = g.h * g.w;
+    for kh in 0..g.kh {
+        for kw in 0..g.kw {
+            let src = &src[(kh * g.kw + kw) * hw..][..hw];
+            let (lo, hi) = w_spans[kw];
+            if lo >= hi {
+                continue;
+            }
+            for ih in 0..g.h {
+                let Some(oh) = (ih * st_h + kh * dl_h).checked_sub(pt).filter(|&o| o < g.oh) else { continue };
+                let orow = &mut plane[oh * g.ow..][..g.ow];
+                let srow = &src[ih * g.w..][..g.w];
+                let base = lo * st_w + kw * dl_w - pl;
+                if st_w == 1 {
+                    for (d, &v) in orow[base..base + (hi - lo)].iter_mut().zip(&srow[lo..hi]) {
+                        *d += v;
                     }
-                    let ih = t / st_h;
-                    for kw in 0..g.kw {
-                        let (lo, hi) = w_spans[kw];
-                        for iw in lo..hi {
-                            let ow = iw * st_w + kw * dl_w - pl;
-                            let src = &col[(ih * g.w + iw) * row..][..row];
-                            let dst = &mut orow[ow * g.cout..][..g.cout];
-                            for grp in 0..g.groups {
-                                let s = &src[grp * kk * cog + (kh * g.kw + kw) * cog..][..cog];
-                                for (d, &v) in dst[grp * cog..][..cog].iter_mut().zip(s) {
-                                    *d += v;
-                                }
-                            }
-                        }
+                } else {
+                    for (j, &v) in srow[lo..hi].iter().enumerate() {
+                        orow[base + j * st_w] += v;
                     }
                 }
-            }));
+            }
+        }
+    }
+}
+
+/// nhwc col2im of output row `oh`: gathers, for every pixel and window position that maps
+/// onto it, the `cog` values of each group from `col[pixel][group][k][o]`.
+#[inline(always)]
+fn col2im_row(g: &Geom, col: &[f32], w_spans: &[(usize, usize)], oh: usize, orow: &mut [f32]) {
+    let [st_h, st_w] = g.strides;
+    let [dl_h, dl_w] = g.dilations;
+    let [pt, _, pl, _] = g.padding;
+    let (cog, kk) = (g.cog(), g.kk());
+    let row = g.cout * kk;
+    for kh in 0..g.kh {
+        let Some(t) = (oh + pt).checked_sub(kh * dl_h) else { continue };
+        if t % st_h != 0 || t / st_h >= g.h {
+            continue;
+        }
+        let ih = t / st_h;
+        for kw in 0..g.kw {
+            let (lo, hi) = w_spans[kw];
+            for iw in lo..hi {
+                let ow = iw * st_w + kw * dl_w - pl;
+                let src = &col[(ih * g.w + iw) * row..][..row];
+                let dst = &mut orow[ow * g.cout..][..g.cout];
+                for grp in 0..g.groups {
+                    let s = &src[grp * kk * cog + (kh * g.kw + kw) * cog..][..cog];
+                    for (d, &v) in dst[grp * cog..][..cog].iter_mut().zip(s) {
+                        *d += v;
+                    }
+                }
+            }
         }
     }
 }

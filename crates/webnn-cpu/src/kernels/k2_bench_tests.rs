@@ -14,6 +14,9 @@ use webnn_core::{DataType, Graph, OpKind, OperandDescriptor, OperandId};
 
 /// Builds a one-op graph (inputs flagged constant become constants), times `execute`.
 fn bench(name: &str, kind: OpKind, inputs: &[Option<(&[u32], bool)>], attrs: Attrs, out: &[u32], flops: f64) {
+    if std::env::var("K2_FILTER").is_ok_and(|f| !name.contains(&f)) {
+        return;
+    }
     let mut graph = Graph::default();
     let mut slots = Vec::new();
     let mut data = Vec::new();

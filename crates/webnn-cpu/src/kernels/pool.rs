@@ -196,77 +196,75 @@ impl PoolGeom {
     }
 }
 
+/// One nchw plane: per output row, the window rows are first reduced column-wise into
+/// `vbuf` (contiguous, vectorizes), then each output reduces its window columns of `vbuf`.
+#[inline(always)]
+fn pool_plane_nchw<T: Copy, R: Reducer<T>>(g: &PoolGeom, xp: &[T], o: &mut [T], vbuf: &mut Vec<R::Acc>) {
+    vbuf.clear();
+    vbuf.resize(g.w, R::init());
+    for (oh, orow) in o.chunks_exact_mut(g.ow).enumerate() {
+        let (h0, h1) = g.rows[oh];
+        vbuf.fill(R::init());
+        for kh in h0..h1 {
+            let row = &xp[g.ih(oh, kh) * g.w..][..g.w];
+            for (a, &v) in vbuf.iter_mut().zip(row) {
+                *a = R::add(*a, v);
+            }
+        }
+        for (ow, ov) in orow.iter_mut().enumerate() {
+            let (w0, w1) = g.cols[ow];
+            let mut acc = R::init();
+            for kw in w0..w1 {
+                acc = R::combine(acc, vbuf[g.iw(ow, kw)]);
+            }
+            *ov = R::finish(acc, (h1 - h0) * (w1 - w0));
+        }
+    }
+}
+
+/// One nhwc output row (all its pixels and channels), channels in blocks of `LANES`.
+#[inline(always)]
+fn pool_row_nhwc<T: Copy, R: Reducer<T>>(g: &PoolGeom, xn: &[T], oh: usize, o: &mut [T]) {
+    let c = g.c;
+    let (h0, h1) = g.rows[oh];
+    for ow in 0..g.ow {
+        let (w0, w1) = g.cols[ow];
+        let count = (h1 - h0) * (w1 - w0);
+        let opx = &mut o[ow * c..][..c];
+        let mut c0 = 0;
+        while c0 < c {
+            let lanes = LANES.min(c - c0);
+            let mut acc = [R::init(); LANES];
+            for kh in h0..h1 {
+                let ih = g.ih(oh, kh);
+                for kw in w0..w1 {
+                    let px = &xn[(ih * g.w + g.iw(ow, kw)) * c + c0..][..lanes];
+                    for (a, &v) in acc.iter_mut().zip(px) {
+                        *a = R::add(*a, v);
+                    }
+                }
+            }
+            for (d, &a) in opx[c0..c0 + lanes].iter_mut().zip(&acc) {
+                *d = R::finish(a, count);
+            }
+            c0 += lanes;
+        }
+    }
+}
+
 /// Pools `x` into `out` with reducer `R`.
 pub fn pool<T: Copy + Send + Sync, R: Reducer<T>>(g: &PoolGeom, x: &[T], out: &mut [T]) {
     let plane = g.h * g.w;
     if !g.nhwc {
-        // Separable: reduce every input row over the window columns of each output column,
-        // then reduce those partials over the window rows.
-        out.par_chunks_mut(g.oh * g.ow).enumerate().for_each_init(Vec::new, |hbuf: &mut Vec<R::Acc>, (p, o)| simd(|| {
-            let xp = &x[p * plane..][..plane];
-            hbuf.clear();
-            hbuf.resize(g.h * g.ow, R::init());
-            for (row, hrow) in xp.chunks_exact(g.w).zip(hbuf.chunks_exact_mut(g.ow)) {
-                for (ow, hv) in hrow.iter_mut().enumerate() {
-                    let (w0, w1) = g.cols[ow];
-                    let mut acc = R::init();
-                    if w0 < w1 {
-                        if g.dilations[1] == 1 {
-                            let start = g.iw(ow, w0);
-                            for &v in &row[start..start + (w1 - w0)] {
-                                acc = R::add(acc, v);
-                            }
-                        } else {
-                            for kw in w0..w1 {
-                                acc = R::add(acc, row[g.iw(ow, kw)]);
-                            }
-                        }
-                    }
-                    *hv = acc;
-                }
-            }
-            for (oh, orow) in o.chunks_exact_mut(g.ow).enumerate() {
-                let (h0, h1) = g.rows[oh];
-                for (ow, ov) in orow.iter_mut().enumerate() {
-                    let mut acc = R::init();
-                    for kh in h0..h1 {
-                        acc = R::combine(acc, hbuf[g.ih(oh, kh) * g.ow + ow]);
-                    }
-                    let (w0, w1) = g.cols[ow];
-                    *ov = R::finish(acc, (h1 - h0) * (w1 - w0));
-                }
-            }
-        }));
+        out.par_chunks_mut(g.oh * g.ow).enumerate().for_each_init(Vec::new, |vbuf: &mut Vec<R::Acc>, (p, o)| {
+            simd(|| pool_plane_nchw::<T, R>(g, &x[p * plane..][..plane], o, vbuf))
+        });
     } else {
         let c = g.c;
-        out.par_chunks_mut(g.ow * c).enumerate().for_each(|(r, o)| simd(|| {
+        out.par_chunks_mut(g.ow * c).enumerate().for_each(|(r, o)| {
             let (n, oh) = (r / g.oh, r % g.oh);
-            let xn = &x[n * plane * c..][..plane * c];
-            let (h0, h1) = g.rows[oh];
-            for ow in 0..g.ow {
-                let (w0, w1) = g.cols[ow];
-                let count = (h1 - h0) * (w1 - w0);
-                let opx = &mut o[ow * c..][..c];
-                let mut c0 = 0;
-                while c0 < c {
-                    let lanes = LANES.min(c - c0);
-                    let mut acc = [R::init(); LANES];
-                    for kh in h0..h1 {
-                        let ih = g.ih(oh, kh);
-                        for kw in w0..w1 {
-                            let px = &xn[(ih * g.w + g.iw(ow, kw)) * c + c0..][..lanes];
-                            for (a, &v) in acc.iter_mut().zip(px) {
-                                *a = R::add(*a, v);
-                            }
-                        }
-                    }
-                    for (d, &a) in opx[c0..c0 + lanes].iter_mut().zip(&acc) {
-                        *d = R::finish(a, count);
-                    }
-                    c0 += lanes;
-                }
-            }
-        }));
+            simd(|| pool_row_nhwc::<T, R>(g, &x[n * plane * c..][..plane * c], oh, o))
+        });
     }
 }
 
