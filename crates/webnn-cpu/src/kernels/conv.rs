@@ -305,12 +305,12 @@ pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32]) {
     if !g.nhwc {
         out.par_chunks_mut(g.oh * g.ow).enumerate().for_each(|(p, o)| {
             let ch = p % c;
-            simd(|| depthwise_plane(g, &x[p * plane..][..plane], &wts[ch * kk..][..kk], &spans, o))
+            simd(#[inline(always)] || depthwise_plane(g, &x[p * plane..][..plane], &wts[ch * kk..][..kk], &spans, o))
         });
     } else {
         out.par_chunks_mut(g.ow * c).enumerate().for_each(|(row, o)| {
             let (n, oh) = (row / g.oh, row % g.oh);
-            simd(|| depthwise_row(g, &x[n * plane * c..][..plane * c], wts, &spans, oh, o))
+            simd(#[inline(always)] || depthwise_row(g, &x[n * plane * c..][..plane * c], wts, &spans, oh, o))
         });
     }
 }
@@ -670,7 +670,7 @@ pub fn conv_transpose(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, co
             out[n * g.cout * opix..][..g.cout * opix]
                 .par_chunks_mut(opix)
                 .enumerate()
-                .for_each(|(co, plane)| simd(|| col2im_plane(g, &col[co * kk * hw..][..kk * hw], &w_spans, plane)));
+                .for_each(|(co, plane)| simd(#[inline(always)] || col2im_plane(g, &col[co * kk * hw..][..kk * hw], &w_spans, plane)));
         } else {
             // col[pixel][grp][k][o]: row stride cout·kk.
             let xn = &x[n * hw * g.cin..][..hw * g.cin];
@@ -684,7 +684,7 @@ pub fn conv_transpose(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, co
             out[n * opix * g.cout..][..opix * g.cout]
                 .par_chunks_mut(g.ow * g.cout)
                 .enumerate()
-                .for_each(|(oh, orow)| simd(|| col2im_row(g, col, &w_spans, oh, orow)));
+                .for_each(|(oh, orow)| simd(#[inline(always)] || col2im_row(g, col, &w_spans, oh, orow)));
         }
     }
 }

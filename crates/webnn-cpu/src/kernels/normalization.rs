@@ -168,7 +168,7 @@ fn affine_block<T: FloatElem>(o: &mut [T], xs: &[T], coef: &[f32], channels: usi
 /// `out = (x − k0) · k1 + k2` per channel, `x` as [outer, channels, inner].
 fn affine<T: FloatElem>(x: &[T], coef: &[f32], channels: usize, inner: usize, out: &mut [T]) {
     let block = (channels * inner).max(1);
-    out.par_chunks_mut(block).zip(x.par_chunks(block)).for_each(|(o, xs)| simd(|| affine_block(o, xs, coef, channels, inner)));
+    out.par_chunks_mut(block).zip(x.par_chunks(block)).for_each(|(o, xs)| simd(#[inline(always)] || affine_block(o, xs, coef, channels, inner)));
 }
 
 impl Kernel for BatchNormKernel {
@@ -295,7 +295,7 @@ impl InstanceNormKernel {
             out.par_chunks_mut(hw.max(1)).zip(x.par_chunks(hw.max(1))).enumerate().for_each(|(p, (o, xs))| {
                 let ch = p % c;
                 let (s, b) = (scale.map_or(1.0, |s| s.get(ch) as f64), bias.map_or(0.0, |b| b.get(ch)));
-                simd(|| normalize_slice(o, xs, s, b, eps))
+                simd(#[inline(always)] || normalize_slice(o, xs, s, b, eps))
             });
             return;
         }
@@ -305,12 +305,12 @@ impl InstanceNormKernel {
             let xn = &x[n * hw * c..][..hw * c];
             kn.par_chunks_mut(LANES * 3)
                 .enumerate()
-                .for_each(|(blk, k)| simd(|| channel_stats(xn, c, blk * LANES, eps, scale, bias, k)));
+                .for_each(|(blk, k)| simd(#[inline(always)] || channel_stats(xn, c, blk * LANES, eps, scale, bias, k)));
         });
         let coef = &coef[..];
         out.par_chunks_mut((hw * c).max(1)).zip(x.par_chunks((hw * c).max(1))).enumerate().for_each(|(n, (o, xs))| {
             let kn = &coef[n * c * 3..][..c * 3];
-            o.par_chunks_mut(c * 256).zip(xs.par_chunks(c * 256)).for_each(|(o, xs)| simd(|| apply_pixels(o, xs, kn, c)));
+            o.par_chunks_mut(c * 256).zip(xs.par_chunks(c * 256)).for_each(|(o, xs)| simd(#[inline(always)] || apply_pixels(o, xs, kn, c)));
         });
     }
 }
@@ -449,14 +449,14 @@ impl LayerNormKernel {
         if self.trailing {
             out.par_chunks_mut(r).zip(x.par_chunks(r)).for_each(|(o, xs)| {
                 if self.identity {
-                    simd(|| self.row_identity(o, xs, scale, bias))
+                    simd(#[inline(always)] || self.row_identity(o, xs, scale, bias))
                 } else {
-                    simd(|| self.group(xs, 0, o, scale, bias))
+                    simd(#[inline(always)] || self.group(xs, 0, o, scale, bias))
                 }
             });
             return;
         }
-        simd(|| {
+        simd(#[inline(always)] || {
             for &base in &self.kept {
                 self.group(x, base, out, scale, bias);
             }

@@ -170,7 +170,7 @@ impl ResampleKernel {
 
     fn nearest<T: Copy + Send + Sync>(&self, x: &[T], out: &mut [T]) {
         let d3 = self.out_shape[3];
-        out.par_chunks_mut(d3.max(1)).enumerate().for_each(|(r, row)| simd(|| self.nearest_row(x, r, row)));
+        out.par_chunks_mut(d3.max(1)).enumerate().for_each(|(r, row)| simd(#[inline(always)] || self.nearest_row(x, r, row)));
     }
 
     /// Output row `r` of bilinear resampling.
@@ -226,7 +226,7 @@ impl ResampleKernel {
 
     fn linear<T: Interp>(&self, x: &[T], out: &mut [T]) {
         let d3 = self.out_shape[3];
-        out.par_chunks_mut(d3.max(1)).enumerate().for_each(|(r, row)| simd(|| self.linear_row(x, r, row)));
+        out.par_chunks_mut(d3.max(1)).enumerate().for_each(|(r, row)| simd(#[inline(always)] || self.linear_row(x, r, row)));
     }
 }
 
