@@ -240,33 +240,69 @@ fn fill_bias(g: &Geom, bias: Option<&[f32]>, out: &mut [f32]) {
     }
 }
 
-/// One nchw output plane of a depthwise conv2d (`o` pre-filled with the bias).
+/// `orow[j] += Σ_k w[k]·xs[k][j]` for `K` taps over contiguous inputs: the tap loop is
+/// unrolled so the loop over `j` vectorizes.
+#[inline(always)]
+fn taps_row<const K: usize>(orow: &mut [f32], xs: [&[f32]; K], w: [f32; K]) {
+    let n = orow.len();
+    let xs: [&[f32]; K] = xs.map(|x| &x[..n]);
+    for j in 0..n {
+        let mut s = orow[j];
+        for k in 0..K {
+            s += w[k] * xs[k][j];
+        }
+        orow[j] = s;
+    }
+}
+
+/// One nchw output plane of a depthwise conv2d (`o` pre-filled with the bias). With unit
+/// horizontal stride and a 3-, 5- or 7-wide window, the interior columns (whole window inside
+/// the input) take all taps of a window row in one vectorized pass; otherwise one pass per
+/// tap. The padded edge columns are summed one by one.
 #[inline(always)]
 fn depthwise_plane(g: &Geom, xp: &[f32], wk: &[f32], spans: &[(usize, usize)], o: &mut [f32]) {
     let [st_h, st_w] = g.strides;
     let [dl_h, dl_w] = g.dilations;
     let [pt, _, pl, _] = g.padding;
+    let ilo = spans.iter().map(|s| s.0).max().unwrap_or(0);
+    let ihi = spans.iter().map(|s| s.1).min().unwrap_or(0).max(ilo);
     for oh in 0..g.oh {
         let orow = &mut o[oh * g.ow..][..g.ow];
         for kh in 0..g.kh {
             let Some(ih) = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) else { continue };
             let xrow = &xp[ih * g.w..][..g.w];
-            for kw in 0..g.kw {
-                let wv = wk[kh * g.kw + kw];
-                let (lo, hi) = spans[kw];
-                if lo >= hi {
-                    continue;
-                }
-                let base = lo * st_w + kw * dl_w - pl;
-                if st_w == 1 {
-                    for (ov, xv) in orow[lo..hi].iter_mut().zip(&xrow[base..base + (hi - lo)]) {
-                        *ov += wv * xv;
+            let w = &wk[kh * g.kw..][..g.kw];
+            if ilo < ihi {
+                let inner = &mut orow[ilo..ihi];
+                let tap = |k: usize| &xrow[ilo * st_w + k * dl_w - pl..];
+                match (st_w, g.kw) {
+                    (1, 3) => taps_row::<3>(inner, std::array::from_fn(tap), [w[0], w[1], w[2]]),
+                    (1, 5) => taps_row::<5>(inner, std::array::from_fn(tap), std::array::from_fn(|k| w[k])),
+                    (1, 7) => taps_row::<7>(inner, std::array::from_fn(tap), std::array::from_fn(|k| w[k])),
+                    _ => {
+                        for (k, &wv) in w.iter().enumerate() {
+                            let x = tap(k);
+                            if st_w == 1 {
+                                for (ov, xv) in inner.iter_mut().zip(x) {
+                                    *ov += wv * xv;
+                                }
+                            } else {
+                                for (j, ov) in inner.iter_mut().enumerate() {
+                                    *ov += wv * x[j * st_w];
+                                }
+                            }
+                        }
                     }
-                } else {
-                    for (j, ov) in orow[lo..hi].iter_mut().enumerate() {
-                        *ov += wv * xrow[base + j * st_w];
+                }
+            }
+            for ow in (0..ilo.min(g.ow)).chain(ihi.max(ilo)..g.ow) {
+                let mut acc = orow[ow];
+                for (k, &wv) in w.iter().enumerate() {
+                    if ow >= spans[k].0 && ow < spans[k].1 {
+                        acc += wv * xrow[ow * st_w + k * dl_w - pl];
                     }
                 }
+                orow[ow] = acc;
             }
         }
     }
