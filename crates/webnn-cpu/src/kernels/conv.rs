@@ -351,53 +351,65 @@ pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32]) {
     }
 }
 
-/// Fills the im2col tile for image channels `xg` (nchw: the group's `cig` input planes of
-/// one image) and output pixels `p0..p0+col.len()/kdim`: row (ci, kh, kw), column pixel.
-fn im2col_nchw(g: &Geom, xg: &[f32], p0: usize, pcount: usize, col: &mut [f32]) {
+/// Row `r` = (ci, kh, kw) of an nchw im2col tile: output pixels `p0..p0 + dst.len()`.
+#[inline(always)]
+fn im2col_row_nchw(g: &Geom, xg: &[f32], p0: usize, r: usize, dst: &mut [f32]) {
     let [st_h, st_w] = g.strides;
     let [dl_h, dl_w] = g.dilations;
     let [pt, _, pl, _] = g.padding;
     let hw = g.h * g.w;
-    let fill_row = |r: usize, dst: &mut [f32]| {
-        let (ci, k) = (r / g.kk(), r % g.kk());
-        let (kh, kw) = (k / g.kw, k % g.kw);
-        let xp = &xg[ci * hw..][..hw];
-        let (lo, hi) = span(g.ow, st_w, kw * dl_w, pl, g.w);
-        let mut p = 0;
-        while p < pcount {
-            let pixel = p0 + p;
-            let (oh, ow0) = (pixel / g.ow, pixel % g.ow);
-            let seg = (g.ow - ow0).min(pcount - p);
-            let d = &mut dst[p..p + seg];
-            match (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) {
-                None => d.fill(0.0),
-                Some(ih) => {
-                    let xrow = &xp[ih * g.w..][..g.w];
-                    // Output columns ow0..ow0+seg: zeros, then the real input, then zeros.
-                    let a = lo.clamp(ow0, ow0 + seg);
-                    let b = hi.clamp(a, ow0 + seg);
-                    d[..a - ow0].fill(0.0);
-                    d[b - ow0..].fill(0.0);
-                    if a < b {
-                        let first = a * st_w + kw * dl_w - pl;
-                        let real = &mut d[a - ow0..b - ow0];
-                        if st_w == 1 {
-                            real.copy_from_slice(&xrow[first..first + (b - a)]);
-                        } else {
-                            for (j, v) in real.iter_mut().enumerate() {
-                                *v = xrow[first + j * st_w];
-                            }
+    let pcount = dst.len();
+    let (ci, k) = (r / g.kk(), r % g.kk());
+    let (kh, kw) = (k / g.kw, k % g.kw);
+    let xp = &xg[ci * hw..][..hw];
+    let (lo, hi) = span(g.ow, st_w, kw * dl_w, pl, g.w);
+    let mut p = 0;
+    while p < pcount {
+        let pixel = p0 + p;
+        let (oh, ow0) = (pixel / g.ow, pixel % g.ow);
+        let seg = (g.ow - ow0).min(pcount - p);
+        let d = &mut dst[p..p + seg];
+        match (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) {
+            None => d.fill(0.0),
+            Some(ih) => {
+                let xrow = &xp[ih * g.w..][..g.w];
+                // Output columns ow0..ow0+seg: zeros, then the real input, then zeros.
+                let a = lo.clamp(ow0, ow0 + seg);
+                let b = hi.clamp(a, ow0 + seg);
+                d[..a - ow0].fill(0.0);
+                d[b - ow0..].fill(0.0);
+                if a < b {
+                    let first = a * st_w + kw * dl_w - pl;
+                    let real = &mut d[a - ow0..b - ow0];
+                    if st_w == 1 {
+                        real.copy_from_slice(&xrow[first..first + (b - a)]);
+                    } else {
+                        let src = &xrow[first..first + (b - a - 1) * st_w + 1];
+                        for (j, v) in real.iter_mut().enumerate() {
+                            *v = src[j * st_w];
                         }
                     }
                 }
             }
-            p += seg;
         }
-    };
+        p += seg;
+    }
+}
+
+/// Fills the im2col tile for image channels `xg` (nchw: the group's `cig` input planes of
+/// one image) and output pixels `p0..p0 + pcount`: row (ci, kh, kw), column pixel.
+fn im2col_nchw(g: &Geom, xg: &[f32], p0: usize, pcount: usize, col: &mut [f32]) {
     if col.len() >= 1 << 15 {
-        col.par_chunks_mut(pcount).enumerate().for_each(|(r, dst)| fill_row(r, dst));
+        col.par_chunks_mut(pcount).enumerate().for_each(|(r, dst)| simd(#[inline(always)] || im2col_row_nchw(g, xg, p0, r, dst)));
     } else {
-        col.chunks_mut(pcount).enumerate().for_each(|(r, dst)| fill_row(r, dst));
+        simd(
+            #[inline(always)]
+            || {
+                for (r, dst) in col.chunks_mut(pcount).enumerate() {
+                    im2col_row_nchw(g, xg, p0, r, dst);
+                }
+            },
+        );
     }
 }
 
