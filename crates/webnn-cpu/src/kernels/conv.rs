@@ -92,6 +92,16 @@ fn conv_io(graph: &Graph, op: &Operation) -> Result<(DataType, Vec<usize>, Vec<u
     Ok((od.data_type, s(&xd.shape), s(&fd.shape), s(&od.shape)))
 }
 
+/// Rejects (instead of indexing out of bounds later) a graph whose filter or bias sizes do
+/// not match the geometry; the builder's validation guarantees they do.
+fn check_sizes(graph: &Graph, op: &Operation, filter_len: usize, cout: usize) -> Result<()> {
+    let len = |slot: usize| op.input(slot).map(|id| graph.descriptor(id).len());
+    if len(1) != Some(filter_len) || len(2).is_some_and(|b| b != cout) {
+        return Err(Error::operation("convolution: filter or bias size does not match the shapes"));
+    }
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------------------
 // conv2d
 
@@ -200,6 +210,7 @@ pub fn lower_conv2d(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     } else {
         ConvPath::Im2col
     };
+    check_sizes(graph, op, cout * g.cig() * g.kk(), cout)?;
     let kdim = g.cig() * g.kk();
     let pixels = oh * ow;
     let tile = if kdim * pixels <= COL_BUDGET { pixels } else { (COL_BUDGET / kdim).max(64).min(pixels) };
@@ -676,6 +687,7 @@ pub fn lower_conv_transpose2d(op: &Operation, graph: &Graph) -> Result<Box<dyn K
     if g.groups == 0 || cin % g.groups != 0 || cout % g.groups != 0 {
         return Err(Error::operation("convTranspose2d: channels not divisible by groups"));
     }
+    check_sizes(graph, op, cin * g.cog() * g.kk(), cout)?;
     let weights = op.input(1).and_then(|id| constant_f32(graph, id)).map(|raw| {
         let mut packed = vec![0f32; raw.len()];
         pack_convt_filter(filter_layout, &g, &raw, &mut packed);

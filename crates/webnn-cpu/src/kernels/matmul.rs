@@ -46,6 +46,9 @@ pub fn lower_matmul(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let m = a.shape[ra - 2] as usize;
     let k = a.shape[ra - 1] as usize;
     let n = b.shape[rb - 1] as usize;
+    if b.shape[rb - 2] as usize != k || out.shape[ro - 2] as usize != m || out.shape[ro - 1] as usize != n {
+        return Err(Error::operation("matmul: operand shapes do not match"));
+    }
     let batch_shape = &out.shape[..ro - 2];
     let a_batch = &a.shape[..ra - 2];
     let b_batch = &b.shape[..rb - 2];
@@ -171,6 +174,11 @@ pub fn lower_gemm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     }
     let (m, n) = (out.shape[0] as usize, out.shape[1] as usize);
     let k = if a_transpose { a.shape[0] } else { a.shape[1] } as usize;
+    let am = if a_transpose { a.shape[1] } else { a.shape[0] } as usize;
+    let (bk, bn) = if b_transpose { (b.shape[1], b.shape[0]) } else { (b.shape[0], b.shape[1]) };
+    if am != m || bk as usize != k || bn as usize != n {
+        return Err(Error::operation("gemm: operand shapes do not match"));
+    }
     let a_view = if a_transpose { (1, m) } else { (k, 1) };
     let b_view = if b_transpose { (1, k) } else { (n, 1) };
     // Constant b (weights): f32, row-major k×n, once.

@@ -33,6 +33,17 @@ impl Param {
     }
 }
 
+/// Rejects (instead of indexing out of bounds later) parameters whose element count is not
+/// `count`; the builder's validation guarantees it is.
+fn check_params(graph: &Graph, op: &Operation, slots: &[usize], count: usize) -> Result<()> {
+    for &slot in slots {
+        if op.input(slot).is_some_and(|id| graph.descriptor(id).len() != count) {
+            return Err(Error::operation("normalization: parameter size does not match the input"));
+        }
+    }
+    Ok(())
+}
+
 /// Read access to a parameter's values during a dispatch.
 #[derive(Clone, Copy)]
 enum Values<'a> {
@@ -138,6 +149,7 @@ pub fn lower_batch_norm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>
     if axis >= shape.len() {
         return Err(Error::operation("batchNormalization: axis out of range"));
     }
+    check_params(graph, op, &[1, 2, 3, 4], shape[axis] as usize)?;
     Ok(Box::new(BatchNormKernel {
         data_type: graph.descriptor(op.outputs[0]).data_type,
         epsilon,
@@ -227,6 +239,7 @@ pub fn lower_instance_norm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kern
     }
     let nhwc = layout == InputOperandLayout::Nhwc;
     let (n, c, hw) = if nhwc { (s[0], s[3], s[1] * s[2]) } else { (s[0], s[1], s[2] * s[3]) };
+    check_params(graph, op, &[1, 2], c)?;
     Ok(Box::new(InstanceNormKernel {
         data_type: graph.descriptor(op.outputs[0]).data_type,
         epsilon,
@@ -378,6 +391,7 @@ pub fn lower_layer_norm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>
     if axes.iter().any(|&a| a >= rank) {
         return Err(Error::operation("layerNormalization: axis out of range"));
     }
+    check_params(graph, op, &[1, 2], axes.iter().map(|&a| shape[a] as usize).product())?;
     let red = offsets(&axes.iter().map(|&a| (shape[a] as usize, st[a])).collect::<Vec<_>>());
     let identity = red.iter().enumerate().all(|(j, &o)| j == o);
     let mut sorted = axes.clone();
