@@ -11,9 +11,10 @@ use rayon::prelude::*;
 use webnn_core::graph::{Attrs, Operation};
 use webnn_core::{DataType, Error, Graph, Result};
 
-/// Below this many multiply-adds per matrix, batches run in parallel with single-threaded
-/// GEMMs instead of one parallel GEMM after another.
-const SMALL_GEMM: usize = 48 * 48 * 256;
+/// Up to this many multiply-adds per matrix, batches (when there are at least as many as
+/// threads) run in parallel with single-threaded GEMMs instead of one parallel GEMM after
+/// another (attention-style batched products).
+const BATCH_PARALLEL_MAX: usize = 256 * 256 * 256;
 
 struct MatmulKernel {
     data_type: DataType,
@@ -94,7 +95,8 @@ impl MatmulKernel {
             sgemm(batch * m, n, k, Mat::rows(a, k), Mat::rows(b, n), out, n, 1, 1.0, None, true);
             return;
         }
-        let small = m * n * k < SMALL_GEMM && self.batches.len() > 1;
+        let batches = self.batches.len();
+        let small = batches > 1 && m * n * k <= BATCH_PARALLEL_MAX && batches >= rayon::current_num_threads();
         if small {
             out.par_chunks_mut(m * n).zip(self.batches.par_iter()).for_each(|(o, &(oa, ob))| {
                 sgemm(m, n, k, Mat::rows(&a[oa..], k), Mat::rows(&b[ob..], n), o, n, 1, 1.0, None, false);
