@@ -184,7 +184,9 @@ pub fn lower_gemm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let a_view = if a_transpose { (1, m) } else { (k, 1) };
     let b_view = if b_transpose { (1, k) } else { (n, 1) };
     // Constant b (weights): f32, row-major k×n, once.
-    let b_const = constant_f32(graph, b_id).map(|w| {
+    // (A float32 constant already in row-major order is read in place from the plan.)
+    let widen_b = b_transpose || out.data_type == DataType::Float16;
+    let b_const = widen_b.then(|| constant_f32(graph, b_id)).flatten().map(|w| {
         if b_transpose {
             let mut t = vec![0f32; k * n];
             for (j, row) in w.chunks_exact(k).enumerate() {
