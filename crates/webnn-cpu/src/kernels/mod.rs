@@ -30,6 +30,8 @@ pub mod pool;
 pub mod resample;
 
 #[cfg(test)]
+mod k2_bench_tests;
+#[cfg(test)]
 mod k2_wpt_tests;
 
 use webnn_core::graph::Operation;
