@@ -9,6 +9,7 @@ pub mod activation;
 pub mod binary;
 pub mod recurrent;
 pub mod cast;
+pub mod fast_math;
 pub mod logical;
 pub mod reduction;
 pub mod unary;
