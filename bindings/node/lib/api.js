@@ -122,9 +122,23 @@ function newContext(handle) {
   const lost = new Promise((resolve) => {
     resolveLost = resolve;
   });
-  const context = create(MLContext, { kind: 'MLContext', native: handle, lost });
+  const context = create(MLContext, { kind: 'MLContext', native: handle, lost, resolveLost });
   native.contextOnLost(handle, (message) => resolveLost({ message }));
   return context;
+}
+
+/** Resolves `lost` if the context is lost (see destroy()). */
+function settleLost(s) {
+  const message = native.contextLostMessage(s.native);
+  if (message !== null && message !== undefined) s.resolveLost({ message });
+}
+
+/** A rejected read: the context may have been lost on its timeline; settle `lost` first. */
+function readRejected(s) {
+  return (e) => {
+    settleLost(s);
+    return Promise.reject(convertError(e));
+  };
 }
 
 class MLContext {
@@ -182,7 +196,7 @@ class MLContext {
       const s = slot(this, 'MLContext', w);
       idl.requireArgs(arguments, 1, w);
       const t = iface(tensor, 'MLTensor', `${w}: parameter 1`);
-      if (!byob) return call(native.contextReadTensor, s.native, t.native).catch((e) => Promise.reject(convertError(e)));
+      if (!byob) return call(native.contextReadTensor, s.native, t.native).catch(readRejected(s));
       const target = idl.bufferSource(outputData, `${w}: parameter 2`);
       // The spec's order: context, destroyed and readable checks, then the buffer.
       if (t.context !== this) throw new TypeError(`${w}: the tensor belongs to another context`);
@@ -202,7 +216,7 @@ class MLContext {
           dest.set(new Uint8Array(buffer));
           return undefined;
         },
-        (e) => Promise.reject(convertError(e)),
+        readRejected(s),
       );
     });
   }
@@ -230,6 +244,9 @@ class MLContext {
   destroy() {
     const s = slot(this, 'MLContext', where('destroy', 'MLContext'));
     native.contextDestroy(s.native);
+    // Settle `lost` now rather than through the addon's callback, which does not keep the
+    // event loop alive (a context that is never lost must not hold the process open).
+    settleLost(s);
   }
 
   /** readonly attribute boolean accelerated */

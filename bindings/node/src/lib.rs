@@ -70,6 +70,17 @@ pub fn context_destroy(context: External<Context>) {
     context.destroy();
 }
 
+/// The message of a lost context's `MLContextLostInfo`, or `None` while it is not lost. (The JS
+/// layer settles `lost` with it right after `destroy()`: the threadsafe callback of
+/// [`context_on_lost`] does not keep the event loop alive, so it could come too late.)
+#[napi]
+pub fn context_lost_message(context: External<Context>) -> Option<String> {
+    if !context.is_lost() {
+        return None;
+    }
+    context.lost().try_take().ok().map(|info| info.message)
+}
+
 /// `MLContext.opSupportLimits()` as JSON text (the JS layer parses it into a fresh dictionary).
 #[napi]
 pub fn context_op_support_limits(context: External<Context>) -> String {
@@ -158,7 +169,8 @@ pub fn context_dispatch(
     if input_names.len() != input_tensors.len() || output_names.len() != output_tensors.len() {
         return Err(internal("dispatch: names and tensors differ in length"));
     }
-    let inputs: Vec<(&str, &Tensor)> = input_names.iter().map(String::as_str).zip(input_tensors.iter().map(|t| &**t)).collect();
+    let inputs: Vec<(&str, &Tensor)> =
+        input_names.iter().map(String::as_str).zip(input_tensors.iter().map(|t| &**t)).collect();
     let outputs: Vec<(&str, &Tensor)> =
         output_names.iter().map(String::as_str).zip(output_tensors.iter().map(|t| &**t)).collect();
     context.dispatch(&graph, &inputs, &outputs).map_err(js_error)
@@ -220,7 +232,11 @@ pub fn builder_constant(
     if let Some(e) = view_error {
         // Spec order: can-build (InvalidStateError) before the buffer checks (TypeError).
         if !builder.can_build() {
-            let why = if builder.context().is_lost() { "the context is lost" } else { "this MLGraphBuilder has already built a graph" };
+            let why = if builder.context().is_lost() {
+                "the context is lost"
+            } else {
+                "this MLGraphBuilder has already built a graph"
+            };
             return Err(js_error(webnn::Error::invalid_state(format!("constant: {why}"))));
         }
         return Err(js_error(webnn::Error::type_error(format!("constant: {e}"))));
@@ -241,7 +257,10 @@ pub fn builder_constant_scalar(
 
 /// `constant(tensor)`
 #[napi]
-pub fn builder_constant_tensor(mut builder: External<GraphBuilder>, tensor: External<Tensor>) -> Result<External<Operand>> {
+pub fn builder_constant_tensor(
+    mut builder: External<GraphBuilder>,
+    tensor: External<Tensor>,
+) -> Result<External<Operand>> {
     builder.constant_tensor(&tensor).map(External::new).map_err(js_error)
 }
 

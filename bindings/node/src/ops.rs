@@ -120,11 +120,15 @@ pub fn call(builder: &mut GraphBuilder, op: &str, operands: &[Option<&Operand>],
     };
     use OpKind::*;
     match kind {
-        Add | Sub | Mul | Div | Max | Min | Pow | Equal | NotEqual | Greater | GreaterOrEqual | Lesser | LesserOrEqual
-        | LogicalAnd | LogicalOr | LogicalXor => one(builder.binary(kind, s.req(0)?, s.req(1)?, &plain)),
+        Add | Sub | Mul | Div | Max | Min | Pow | Equal | NotEqual | Greater | GreaterOrEqual | Lesser
+        | LesserOrEqual | LogicalAnd | LogicalOr | LogicalXor => {
+            one(builder.binary(kind, s.req(0)?, s.req(1)?, &plain))
+        }
         LogicalNot | IsNaN | IsInfinite | Abs | Ceil | Cos | Erf | Exp | Floor | Identity | Log | Neg | Reciprocal
         | RoundEven | Sin | Sign | Sqrt | Tan => one(builder.unary(kind, s.req(0)?, &plain)),
-        Gelu | HardSwish | Relu | Sigmoid | Softplus | Softsign | Tanh => one(builder.activation(kind, s.req(0)?, &plain)),
+        Gelu | HardSwish | Relu | Sigmoid | Softplus | Softsign | Tanh => {
+            one(builder.activation(kind, s.req(0)?, &plain))
+        }
         ArgMin | ArgMax => {
             let options = ArgMinMaxOptions {
                 label,
@@ -282,10 +286,8 @@ pub fn call(builder: &mut GraphBuilder, op: &str, operands: &[Option<&Operand>],
             },
         )),
         LeakyRelu => one(builder.leaky_relu(s.req(0)?, &LeakyReluOptions { label, alpha: p.alpha.unwrap_or(0.01) })),
-        Linear => one(builder.linear(
-            s.req(0)?,
-            &LinearOptions { label, alpha: p.alpha.unwrap_or(1.0), beta: p.beta.unwrap_or(0.0) },
-        )),
+        Linear => one(builder
+            .linear(s.req(0)?, &LinearOptions { label, alpha: p.alpha.unwrap_or(1.0), beta: p.beta.unwrap_or(0.0) })),
         Lstm => many(builder.lstm(
             s.req(0)?,
             s.req(1)?,
