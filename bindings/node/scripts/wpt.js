@@ -117,6 +117,11 @@ const INT_BITS = { int32: [32, true], uint32: [32, false], int64: [64, true], ui
 
 /** The typed array holding `data` (and `f16Bits` for float16) for `count` elements. */
 function encode(data, f16Bits, dataType, count) {
+  if (!Array.isArray(data) && (f16Bits === undefined || !Array.isArray(f16Bits))) {
+    // A scalar fill (some vectors fill 36M elements): convert once, fill the typed array.
+    const one = encode([data], f16Bits === undefined ? undefined : [f16Bits], dataType, 1);
+    return new ARRAYS[dataType](count).fill(one[0]);
+  }
   const values = elements(data, count);
   if (values.length !== count) throw new Error(`${values.length} values for ${count} elements`);
   const out = new ARRAYS[dataType](count);

@@ -52,7 +52,9 @@ pub fn compare(
         Value::Array(items) => (items.iter().collect(), items.len()),
         single => {
             let n = if size > 1 { size.min(1000) } else { 1 };
-            (vec![single; n], n)
+            // Not `vec![single; n]`: rustc 1.95.0 miscompiles it when n is known to lie in
+            // [1, 1000] and is 1 at run time (the fill loop runs away and segfaults).
+            (std::iter::repeat(single).take(n).collect(), n)
         }
     };
     if matches!(expected, Value::Array(_)) && count != size {
