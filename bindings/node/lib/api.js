@@ -462,6 +462,9 @@ for (const Class of [ML, MLContext, MLGraph, MLGraphBuilder, MLOperand, MLTensor
   Object.defineProperty(Class.prototype, Symbol.toStringTag, { value: Class.name, configurable: true });
 }
 for (const Class of [ML, MLContext, MLGraph, MLOperand, MLTensor]) Object.defineProperty(Class, 'length', { value: 0 });
+// Function lengths of overloaded operations: the shortest overload's required arguments.
+Object.defineProperty(MLContext.prototype.readTensor, 'length', { value: 1 });
+Object.defineProperty(MLGraphBuilder.prototype.constant, 'length', { value: 1 });
 
 const ml = create(ML, { kind: 'ML' });
 

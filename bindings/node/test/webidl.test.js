@@ -255,6 +255,9 @@ test('constant() overloads and argument counts', async () => {
   assert.equal(MLGraphBuilder.prototype.add.length, 2);
   assert.equal(MLGraphBuilder.prototype.lstmCell.length, 6);
   assert.equal(MLGraphBuilder.prototype.add.name, 'add');
+  assert.equal(MLGraphBuilder.prototype.constant.length, 1);
+  assert.equal(MLContext.prototype.readTensor.length, 1);
+  assert.equal(MLContext.prototype.dispatch.length, 3);
 });
 
 test('interfaces: not constructible without an IDL constructor; brand checks', async () => {
