@@ -133,7 +133,7 @@ fn reference(op: UnaryOp) -> (fn(f64) -> f64, u64) {
         UnaryOp::Abs => (f64::abs, 0),
         UnaryOp::Ceil => (f64::ceil, 0),
         UnaryOp::Cos => (f64::cos, 2),
-        UnaryOp::Erf => (libm::erf, 2),
+        UnaryOp::Erf => (libm::erf, 3),
         UnaryOp::Exp => (f64::exp, 2),
         UnaryOp::Floor => (f64::floor, 0),
         UnaryOp::Identity => (|x| x, 0),
