@@ -127,19 +127,21 @@ const ERF_SPLIT: f32 = 0.875;
 /// erf(x)/x as a polynomial in s = x² on [0, 0.875²] (least-squares fit, relative error
 /// < 1e-8).
 #[inline(always)]
+#[allow(clippy::excessive_precision)]
 fn erf_over_x(s: f32) -> f32 {
     let p = -6.199_344_7e-4;
     let p = p * s + 5.031_424_4e-3;
     let p = p * s - 2.679_094_9e-2;
     let p = p * s + 0.112_824_41;
     let p = p * s - 0.376_125_5;
-    p * s + 1.128_379_2
+    p * s + std::f32::consts::FRAC_2_SQRT_PI
 }
 
 /// m · erfc a for a ≥ 0.875, as m·e^(−a²)·t·G(t), t = 1/(1 + a/2), G a degree-9 least-squares
 /// fit (relative error < 3e-9). `hi + lo` must be −a² computed without rounding error (see
 /// `neg_square`), since e^(−a²) amplifies an error in a² by a².
 #[inline(always)]
+#[allow(clippy::excessive_precision)]
 fn erfc_large(a: f32, hi: f32, lo: f32, m: f32) -> f32 {
     let t = 1.0 / (1.0 + 0.5 * a);
     let g = -7.806_534_5e-2;
