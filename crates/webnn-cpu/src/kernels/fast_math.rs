@@ -330,6 +330,22 @@ mod bench {
             time("libm erf", &|x, y| y.iter_mut().zip(x).for_each(|(o, &v)| *o = libm::erff(v)));
             time("erf_f32", &|x, y| y.iter_mut().zip(x).for_each(|(o, &v)| *o = erf_f32(v)));
             time("gelu_f32", &|x, y| y.iter_mut().zip(x).for_each(|(o, &v)| *o = gelu_f32(v)));
+            // Not vectorized (what happens when LLVM's cost model declines, e.g. for gelu in
+            // some contexts).
+            time("gelu_f32 scalar", &|x, y| {
+                y.iter_mut().zip(x).for_each(|(o, &v)| *o = std::hint::black_box(gelu_f32(std::hint::black_box(v))))
+            });
+            #[cfg(target_arch = "x86_64")]
+            if crate::kernels::unary::has_avx2() {
+                use crate::kernels::unary::map_avx2;
+                // SAFETY: checked just above.
+                time("avx2 erf_f32", &|x, y| unsafe { map_avx2(x, y, &erf_f32) });
+                // SAFETY: checked just above.
+                time("avx2 gelu_f32", &|x, y| unsafe { map_avx2(x, y, &gelu_f32) });
+                // SAFETY: checked just above.
+                time("avx2 exp_f32", &|x, y| unsafe { map_avx2(x, y, &exp_f32) });
+
+            }
             time("copy", &|x, y| y.copy_from_slice(x));
         }
     }
