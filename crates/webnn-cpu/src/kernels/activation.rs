@@ -3,14 +3,15 @@
 //! sigmoid (§8.9.46), softmax (§8.9.48), softplus (§8.9.49), softsign (§8.9.50), tanh (§8.9.52).
 //!
 //! float16 is computed in f32 (or f64 where noted) and rounded once. Formulas are arranged for
-//! accuracy: elu uses expm1, gelu uses `0.5·x·erfc(−x/√2)` in f64 (no cancellation for negative
-//! x), softplus uses `max(x, 0) + log1p(exp(−|x|))` (no overflow), and the affine activations
+//! accuracy: elu uses expm1, gelu uses `0.5·x·erfc(−x/√2)` for x ≪ 0 (no cancellation; see
+//! `fast_math`, which also provides the vectorizable exp/expm1/tanh/sigmoid/erf), softplus
+//! uses `max(x, 0) + log1p(exp(−|x|))` (no overflow), and the affine activations
 //! (linear, hardSigmoid, hardSwish, leakyRelu, prelu) are evaluated in f64 so that the result is
 //! rounded once. softmax subtracts the maximum along the axis before exponentiating.
 //!
 //! NaN inputs give NaN for every float activation (clamp and relu pass NaN through).
 
-use super::fast_math::{exp_f32, expm1_f32, sigmoid_f32, tanh_f32};
+use super::fast_math::{exp_f32, expm1_f32, gelu_f32, sigmoid_f32, tanh_f32};
 use super::logical::Broadcast;
 use super::unary::{map, map_float, with_int_type, IntElem, CHEAP_CHUNK, COSTLY_CHUNK};
 use super::{In, Kernel, Out};
@@ -55,17 +56,6 @@ pub fn elu(x: f32, alpha: f32) -> f32 {
     } else {
         alpha * expm1_f32(x)
     }
-}
-
-/// gelu: 0.5·x·(1 + erf(x/√2)) = 0.5·x·erfc(−x/√2), evaluated in f64.
-#[inline(always)]
-pub fn gelu(x: f32) -> f32 {
-    if x < -40.0 {
-        // Far below the smallest subnormal (and avoids −∞ × 0 = NaN at −∞).
-        return -0.0;
-    }
-    let x = x as f64;
-    (0.5 * x * libm::erfc(-x * std::f64::consts::FRAC_1_SQRT_2)) as f32
 }
 
 /// softplus: ln(1 + eˣ) = max(x, 0) + ln(1 + e^−|x|).
@@ -137,7 +127,7 @@ impl Activation {
         let (c, e) = (CHEAP_CHUNK, COSTLY_CHUNK);
         match self {
             Activation::Elu(a) => map_float(data_type, input, out, c, |x| elu(x, a)),
-            Activation::Gelu => map_float(data_type, input, out, e, gelu),
+            Activation::Gelu => map_float(data_type, input, out, c, gelu_f32),
             Activation::HardSigmoid(a, b) => {
                 map_float(data_type, input, out, c, |x| (a * x as f64 + b).clamp(0.0, 1.0) as f32)
             }

@@ -25,8 +25,8 @@ fn cases(dt: DataType) -> Vec<(OpKind, Attrs, Box<dyn Fn(f64) -> f64>, u64)> {
     let ab = |a: f64, b: f64| Attrs::AlphaBeta { alpha: cast(a), beta: cast(b) };
     let (a_elu, a_leaky, a_hs, b_hs, a_lin, b_lin) = (cast(0.7), cast(0.03), cast(0.25), cast(0.4), cast(-1.3), cast(0.6));
     vec![
-        (OpKind::Elu, ab(0.7, 0.0), Box::new(move |x: f64| x.max(0.0) + a_elu * (x.min(0.0).exp() - 1.0)), 2),
-        (OpKind::Gelu, Attrs::None, Box::new(|x: f64| 0.5 * x * libm::erfc(-x / 2f64.sqrt())), 2),
+        (OpKind::Elu, ab(0.7, 0.0), Box::new(move |x: f64| x.max(0.0) + a_elu * (x.min(0.0).exp() - 1.0)), 3),
+        (OpKind::Gelu, Attrs::None, Box::new(|x: f64| 0.5 * x * libm::erfc(-x / 2f64.sqrt())), 6),
         (OpKind::HardSigmoid, ab(0.25, 0.4), Box::new(move |x: f64| (a_hs * x + b_hs).clamp(0.0, 1.0)), 1),
         (OpKind::HardSwish, Attrs::None, Box::new(|x: f64| x * (x + 3.0).clamp(0.0, 6.0) / 6.0), 1),
         (OpKind::LeakyRelu, ab(0.03, 0.0), Box::new(move |x: f64| x.max(0.0) + a_leaky * x.min(0.0)), 1),

@@ -133,7 +133,7 @@ fn reference(op: UnaryOp) -> (fn(f64) -> f64, u64) {
         UnaryOp::Abs => (f64::abs, 0),
         UnaryOp::Ceil => (f64::ceil, 0),
         UnaryOp::Cos => (f64::cos, 2),
-        UnaryOp::Erf => (libm::erf, 2),
+        UnaryOp::Erf => (libm::erf, 3),
         UnaryOp::Exp => (f64::exp, 2),
         UnaryOp::Floor => (f64::floor, 0),
         UnaryOp::Identity => (|x| x, 0),
@@ -306,4 +306,48 @@ fn lowering_rejects_integer_transcendentals() {
     assert!(lower(&op, &graph).is_err());
     let op = Operation { kind: OpKind::Abs, ..op };
     assert!(lower(&op, &graph).is_ok());
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn avx2_loops_match_the_portable_ones_bit_for_bit() {
+    use crate::kernels::fast_math::*;
+    if !has_avx2() {
+        return;
+    }
+    // A sweep over many f32 bit patterns (both signs, all exponents) plus odd lengths for tails.
+    let x: Vec<f32> = (0..200_003u32).map(|i| f32::from_bits(i.wrapping_mul(21_473))).collect();
+    // Each function item is its own type, so both loops inline (and vectorize) it.
+    macro_rules! same {
+        ($f:expr) => {
+            for len in [x.len(), 1, 7, 8, 9, 33] {
+                let mut a = vec![0f32; len];
+                let mut b = vec![0f32; len];
+                map_portable(&x[..len], &mut a, &$f);
+                // SAFETY: has_avx2() returned true above.
+                unsafe { map_avx2(&x[..len], &mut b, &$f) };
+                for i in 0..len {
+                    // NaN payloads may differ (a signaling NaN may be quieted or not).
+                    let same = a[i].to_bits() == b[i].to_bits() || (a[i].is_nan() && b[i].is_nan());
+                    assert!(same, "{}({:e}): {:e} vs {:e}", stringify!($f), x[i], a[i], b[i]);
+                }
+            }
+        };
+    }
+    same!(exp_f32);
+    same!(expm1_f32);
+    same!(tanh_f32);
+    same!(sigmoid_f32);
+    same!(erf_f32);
+    same!(gelu_f32);
+    same!(sign_f32);
+    same!(f32::round_ties_even);
+    same!(|v: f32| crate::kernels::activation::elu(v, 0.5));
+    same!(crate::kernels::activation::softplus);
+    let xi: Vec<i32> = (0..1001).map(|i| i * 7919 - 4_000_000).collect();
+    let (mut a, mut b) = (vec![0i32; 1001], vec![0i32; 1001]);
+    map_portable(&xi, &mut a, &|v: i32| v.wrapping_abs());
+    // SAFETY: has_avx2() returned true above.
+    unsafe { map_avx2(&xi, &mut b, &|v: i32| v.wrapping_abs()) };
+    assert_eq!(a, b);
 }
