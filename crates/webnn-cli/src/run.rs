@@ -1,0 +1,238 @@
+//! `webnn run`: one run of a model, inputs from .npy files or filled deterministically,
+//! every output written as `OUTPUT_DIR/NAME.npy`.
+
+use crate::fill;
+use crate::model::{file_stem, ModelSource, Session};
+use crate::npy::{self, NpyArray, NpyDtype};
+use anyhow::{anyhow, bail, Context as _, Result};
+use half::f16;
+use std::path::{Path, PathBuf};
+use webnn::{DataType, OperandDescriptor};
+
+/// What `webnn run` was asked to do.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The model.
+    pub source: ModelSource,
+    /// `NAME=DIMS` input shapes.
+    pub shapes: Vec<String>,
+    /// `NAME=FILE.npy` inputs.
+    pub inputs: Vec<String>,
+    /// Where outputs go.
+    pub output_dir: PathBuf,
+    /// Threads of the context.
+    pub threads: Option<usize>,
+}
+
+/// One written output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WrittenOutput {
+    /// Output name.
+    pub name: String,
+    /// Its descriptor.
+    pub descriptor: OperandDescriptor,
+    /// The file written.
+    pub path: PathBuf,
+    /// Min, max and mean of the values (as f64), if there are any.
+    pub summary: Option<(f64, f64, f64)>,
+}
+
+/// Runs the model and writes its outputs; returns what was written.
+pub fn execute(opts: &RunOptions) -> Result<Vec<WrittenOutput>> {
+    let mut given = Vec::new();
+    for spec in &opts.inputs {
+        let (name, file) = spec.split_once('=').ok_or_else(|| anyhow!("--input {spec}: expected NAME=FILE.npy"))?;
+        if given.iter().any(|(n, _): &(String, PathBuf)| n == name) {
+            bail!("--input {name} is given twice");
+        }
+        given.push((name.to_string(), PathBuf::from(file)));
+    }
+    let session = Session::new(&opts.source, &opts.shapes, opts.threads)?;
+    if let Some((name, _)) = given.iter().find(|(n, _)| !session.inputs.iter().any(|(m, _, _)| m == n)) {
+        bail!(
+            "--input {name}: the model has no such input (inputs: {})",
+            session.inputs.iter().map(|(n, _, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+        );
+    }
+    for (i, (name, desc, _)) in session.inputs.iter().enumerate() {
+        let bytes = match given.iter().find(|(n, _)| n == name) {
+            Some((_, path)) => input_from_npy(name, desc, path)?,
+            None => fill::input_bytes(name, desc),
+        };
+        session.write_input(i, &bytes)?;
+    }
+    let results = session.run()?;
+    std::fs::create_dir_all(&opts.output_dir)
+        .with_context(|| format!("cannot create {}", opts.output_dir.display()))?;
+    let mut written = Vec::new();
+    for ((name, desc, _), bytes) in session.outputs.iter().zip(results) {
+        let path = opts.output_dir.join(format!("{}.npy", file_stem(name)));
+        let summary = summarize(desc.data_type, &bytes);
+        let array = NpyArray {
+            dtype: NpyDtype::from_data_type(desc.data_type),
+            shape: desc.shape.iter().map(|&d| d as usize).collect(),
+            data: bytes,
+        };
+        npy::write(&path, &array)?;
+        written.push(WrittenOutput { name: name.clone(), descriptor: desc.clone(), path, summary });
+    }
+    Ok(written)
+}
+
+/// `webnn run`.
+pub fn run(opts: &RunOptions) -> Result<()> {
+    for out in execute(opts)? {
+        let stats = match out.summary {
+            Some((min, max, mean)) => format!("min {min:.6} max {max:.6} mean {mean:.6}"),
+            None => "empty".into(),
+        };
+        println!("{} {} -> {} ({stats})", out.name, out.descriptor, out.path.display());
+    }
+    Ok(())
+}
+
+/// The bytes of input `name` from a .npy file, which must match the input's data type (bool
+/// files feed uint8 inputs) and shape.
+fn input_from_npy(name: &str, desc: &OperandDescriptor, path: &Path) -> Result<Vec<u8>> {
+    let array = npy::read(path).with_context(|| format!("--input {name}"))?;
+    if array.dtype.data_type() != desc.data_type {
+        bail!(
+            "--input {name}: {} holds {} but the input is {}",
+            path.display(),
+            array.dtype.descr(),
+            desc.data_type.as_str()
+        );
+    }
+    let shape: Vec<u64> = array.shape.iter().map(|&d| d as u64).collect();
+    let expected: Vec<u64> = desc.shape.iter().map(|&d| d as u64).collect();
+    if shape != expected {
+        bail!(
+            "--input {name}: {} has shape {:?} but the input has shape {:?} (fix free dimensions with --shape)",
+            path.display(),
+            array.shape,
+            desc.shape
+        );
+    }
+    Ok(array.data)
+}
+
+/// Min, max and mean of little-endian elements of `data_type`.
+fn summarize(data_type: DataType, bytes: &[u8]) -> Option<(f64, f64, f64)> {
+    let size = data_type.byte_size();
+    let value = |c: &[u8]| -> f64 {
+        let mut b = [0u8; 8];
+        b[..size].copy_from_slice(c);
+        match data_type {
+            DataType::Float32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+            DataType::Float16 => f16::from_le_bytes([b[0], b[1]]).to_f64(),
+            DataType::Int32 => i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+            DataType::Uint32 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+            DataType::Int64 => i64::from_le_bytes(b) as f64,
+            DataType::Uint64 => u64::from_le_bytes(b) as f64,
+            DataType::Int8 => b[0] as i8 as f64,
+            DataType::Uint8 => b[0] as f64,
+        }
+    };
+    let mut it = bytes.chunks_exact(size).map(value);
+    let first = it.next()?;
+    let (mut min, mut max, mut sum, mut n) = (first, first, first, 1usize);
+    for v in it {
+        min = min.min(v);
+        max = max.max(v);
+        sum += v;
+        n += 1;
+    }
+    Some((min, max, sum / n as f64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("webnn-cli-test-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn f32s(bytes: &[u8]) -> Vec<f32> {
+        bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    }
+
+    fn opts(dir: &Path, inputs: Vec<String>) -> RunOptions {
+        RunOptions {
+            source: ModelSource::Builtin("axpy".into()),
+            shapes: vec!["x=4x8".into()],
+            inputs,
+            output_dir: dir.join("out"),
+            threads: Some(1),
+        }
+    }
+
+    #[test]
+    fn runs_with_given_and_filled_inputs() {
+        let dir = temp_dir("run");
+        // Filled input: y = a * fill(x) + b.
+        let filled = execute(&opts(&dir, vec![])).unwrap();
+        assert_eq!(filled.len(), 1);
+        assert_eq!(filled[0].path, dir.join("out").join("y.npy"));
+        let y_filled = npy::read(&filled[0].path).unwrap();
+        assert_eq!((y_filled.dtype, y_filled.shape.clone()), (NpyDtype::F32, vec![4, 8]));
+        // Given input x = 0: y = b; given x = 1: y = a + b; so y(fill) = a * fill + b.
+        let write_x = |v: f32, file: &str| {
+            let path = dir.join(file);
+            let data = [v; 32].iter().flat_map(|x| x.to_le_bytes()).collect();
+            npy::write(&path, &NpyArray { dtype: NpyDtype::F32, shape: vec![4, 8], data }).unwrap();
+            format!("x={}", path.display())
+        };
+        let zero = write_x(0.0, "zero.npy");
+        let one = write_x(1.0, "one.npy");
+        let b = f32s(&npy::read(&execute(&opts(&dir, vec![zero])).unwrap()[0].path).unwrap().data);
+        let ab = f32s(&npy::read(&execute(&opts(&dir, vec![one])).unwrap()[0].path).unwrap().data);
+        let x = f32s(&fill::input_bytes("x", &OperandDescriptor::new(DataType::Float32, [4, 8])));
+        for (i, y) in f32s(&y_filled.data).iter().enumerate() {
+            let a = ab[i] - b[i];
+            assert!((y - (a * x[i] + b[i])).abs() < 1e-5, "{i}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn input_errors_are_reported() {
+        let dir = temp_dir("errors");
+        let path = dir.join("x.npy");
+        let arr = |dtype, shape: Vec<usize>| {
+            let n: usize = shape.iter().product();
+            NpyArray { dtype, data: vec![0; n * NpyDtype::size(dtype)], shape }
+        };
+        let cases: Vec<(Option<NpyArray>, Vec<String>, &str)> = vec![
+            (None, vec!["x".into()], "expected NAME=FILE.npy"),
+            (None, vec![format!("z={}", path.display())], "no such input"),
+            (None, vec![format!("x={}", dir.join("missing.npy").display())], "cannot read"),
+            (Some(arr(NpyDtype::I32, vec![4, 8])), vec![format!("x={}", path.display())], "holds <i4"),
+            (Some(arr(NpyDtype::F32, vec![8, 4])), vec![format!("x={}", path.display())], "has shape [8, 4]"),
+            (
+                Some(arr(NpyDtype::F32, vec![4, 8])),
+                vec![format!("x={}", path.display()), format!("x={}", path.display())],
+                "given twice",
+            ),
+        ];
+        for (array, inputs, needle) in cases {
+            if let Some(a) = array {
+                npy::write(&path, &a).unwrap();
+            }
+            let e = format!("{:#}", execute(&opts(&dir, inputs)).unwrap_err());
+            assert!(e.contains(needle), "'{e}' does not contain '{needle}'");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn summaries() {
+        let bytes: Vec<u8> = [1.0f32, -2.0, 4.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+        assert_eq!(summarize(DataType::Float32, &bytes), Some((-2.0, 4.0, 1.0)));
+        assert_eq!(summarize(DataType::Int8, &[0xff, 1]), Some((-1.0, 1.0, 0.0)));
+        assert_eq!(summarize(DataType::Int64, &[]), None);
+    }
+}
