@@ -1,10 +1,10 @@
 //! `webnn bench`: build time, first run, steady-state latency percentiles and peak memory.
 //!
 //! One run is `dispatch` followed by reading every output back (the same work an inference
-//! call of another runtime does). Inputs are filled by the rule of [`crate::fill`].
+//! call of another runtime does). Inputs come from `--input` files or are filled by the rule
+//! of [`crate::fill`].
 
-use crate::fill;
-use crate::model::{ms, ModelSource, Session};
+use crate::model::{ms, parse_inputs, ModelSource, Session};
 use crate::progress::Progress;
 use anyhow::{bail, Result};
 use std::time::Instant;
@@ -16,6 +16,8 @@ pub struct BenchOptions {
     pub source: ModelSource,
     /// `NAME=DIMS` input shapes.
     pub shapes: Vec<String>,
+    /// `NAME=FILE.npy` inputs (the others are filled).
+    pub inputs: Vec<String>,
     /// Threads of the context.
     pub threads: Option<usize>,
     /// Measuring time after the first run.
@@ -177,10 +179,9 @@ pub fn measure(opts: &BenchOptions) -> Result<BenchReport> {
     if !(opts.seconds.is_finite() && opts.seconds >= 0.0) {
         bail!("--seconds must be a non-negative number, not {}", opts.seconds);
     }
+    let given = parse_inputs(&opts.inputs)?;
     let session = Session::new(&opts.source, &opts.shapes, opts.threads)?;
-    for (i, (name, desc, _)) in session.inputs.iter().enumerate() {
-        session.write_input(i, &fill::input_bytes(name, desc))?;
-    }
+    session.write_inputs(&given)?;
     let mut buffers: Vec<Vec<u8>> =
         session.outputs.iter().map(|(_, d, _)| vec![0u8; d.byte_length() as usize]).collect();
     let start = Instant::now();
@@ -264,6 +265,7 @@ mod tests {
         BenchOptions {
             source: ModelSource::Builtin(name.into()),
             shapes: vec!["x=64x64".into()],
+            inputs: vec![],
             threads: Some(1),
             seconds,
             min_runs,

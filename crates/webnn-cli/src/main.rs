@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! webnn run    MODEL.onnx | --builtin NAME  [--input NAME=FILE.npy]... [--shape NAME=DIMS]... [--output-dir DIR] [--threads N]
-//! webnn bench  MODEL.onnx | --builtin NAME  [--threads N] [--seconds S] [--json] [--shape NAME=DIMS]...
+//! webnn bench  MODEL.onnx | --builtin NAME  [--threads N] [--seconds S] [--json] [--shape NAME=DIMS]... [--input NAME=FILE.npy]...
 //! webnn inspect MODEL.onnx | --builtin NAME [--shape NAME=DIMS]... [--json]
 //! webnn limits
 //! webnn builtins
@@ -94,6 +94,9 @@ struct RunArgs {
 struct BenchArgs {
     #[command(flatten)]
     model: ModelArgs,
+    /// Feed an input from a .npy file: NAME=FILE.npy (repeatable; others are filled).
+    #[arg(long = "input", value_name = "NAME=FILE.npy")]
+    inputs: Vec<String>,
     /// Threads used inside one dispatch (default: WEBNN_NUM_THREADS or all cores).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
@@ -130,6 +133,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::bench(&bench::BenchOptions {
             source: a.model.source(),
             shapes: a.model.shapes.clone(),
+            inputs: a.inputs,
             threads: a.threads,
             seconds: a.seconds,
             min_runs: a.min_runs,

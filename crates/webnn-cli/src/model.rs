@@ -1,9 +1,10 @@
 //! Loading a model (ONNX file or built-in) into a graph builder, compiling it, and running it
 //! with tensors: what `run`, `bench` and `inspect` share.
 
-use crate::{builtin, onnx_import};
+use crate::npy;
+use crate::{builtin, fill, onnx_import};
 use anyhow::{anyhow, bail, Context as _, Result};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 use webnn::webnn_core;
 use webnn::{Context, ContextOptions, Graph, GraphBuilder, Operand, OperandDescriptor, Tensor, TensorDescriptor};
@@ -119,6 +120,25 @@ impl Session {
         self.context.write_tensor(tensor, bytes).with_context(|| format!("cannot write input '{name}'"))
     }
 
+    /// Writes every input: from its .npy file if `given` names one, else filled by the rule
+    /// of [`crate::fill`]. A given name that is not an input is an error.
+    pub fn write_inputs(&self, given: &[(String, PathBuf)]) -> Result<()> {
+        if let Some((name, _)) = given.iter().find(|(n, _)| !self.inputs.iter().any(|(m, _, _)| m == n)) {
+            bail!(
+                "--input {name}: the model has no such input (inputs: {})",
+                self.inputs.iter().map(|(n, _, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+            );
+        }
+        for (i, (name, desc, _)) in self.inputs.iter().enumerate() {
+            let bytes = match given.iter().find(|(n, _)| n == name) {
+                Some((_, path)) => input_from_npy(name, desc, path)?,
+                None => fill::input_bytes(name, desc),
+            };
+            self.write_input(i, &bytes)?;
+        }
+        Ok(())
+    }
+
     /// Dispatches once and waits for every output; returns their bytes.
     pub fn run(&self) -> Result<Vec<Vec<u8>>> {
         let inputs: Vec<(&str, &Tensor)> = self.inputs.iter().map(|(n, _, t)| (n.as_str(), t)).collect();
@@ -140,6 +160,44 @@ impl Session {
         }
         Ok(())
     }
+}
+
+/// Parses `NAME=FILE.npy` arguments.
+pub fn parse_inputs(specs: &[String]) -> Result<Vec<(String, PathBuf)>> {
+    let mut given: Vec<(String, PathBuf)> = Vec::new();
+    for spec in specs {
+        let (name, file) = spec.split_once('=').ok_or_else(|| anyhow!("--input {spec}: expected NAME=FILE.npy"))?;
+        if given.iter().any(|(n, _)| n == name) {
+            bail!("--input {name} is given twice");
+        }
+        given.push((name.to_string(), PathBuf::from(file)));
+    }
+    Ok(given)
+}
+
+/// The bytes of input `name` from a .npy file, which must match the input's data type (bool
+/// files feed uint8 inputs) and shape.
+fn input_from_npy(name: &str, desc: &OperandDescriptor, path: &Path) -> Result<Vec<u8>> {
+    let array = npy::read(path).with_context(|| format!("--input {name}"))?;
+    if array.dtype.data_type() != desc.data_type {
+        bail!(
+            "--input {name}: {} holds {} but the input is {}",
+            path.display(),
+            array.dtype.descr(),
+            desc.data_type.as_str()
+        );
+    }
+    let shape: Vec<u64> = array.shape.iter().map(|&d| d as u64).collect();
+    let expected: Vec<u64> = desc.shape.iter().map(|&d| d as u64).collect();
+    if shape != expected {
+        bail!(
+            "--input {name}: {} has shape {:?} but the input has shape {:?} (fix free dimensions with --shape)",
+            path.display(),
+            array.shape,
+            desc.shape
+        );
+    }
+    Ok(array.data)
 }
 
 /// Milliseconds since `start`.

@@ -1,12 +1,11 @@
 //! `webnn run`: one run of a model, inputs from .npy files or filled deterministically,
 //! every output written as `OUTPUT_DIR/NAME.npy`.
 
-use crate::fill;
-use crate::model::{file_stem, ModelSource, Session};
+use crate::model::{file_stem, parse_inputs, ModelSource, Session};
 use crate::npy::{self, NpyArray, NpyDtype};
-use anyhow::{anyhow, bail, Context as _, Result};
+use anyhow::{Context as _, Result};
 use half::f16;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use webnn::{DataType, OperandDescriptor};
 
 /// What `webnn run` was asked to do.
@@ -39,28 +38,9 @@ pub struct WrittenOutput {
 
 /// Runs the model and writes its outputs; returns what was written.
 pub fn execute(opts: &RunOptions) -> Result<Vec<WrittenOutput>> {
-    let mut given = Vec::new();
-    for spec in &opts.inputs {
-        let (name, file) = spec.split_once('=').ok_or_else(|| anyhow!("--input {spec}: expected NAME=FILE.npy"))?;
-        if given.iter().any(|(n, _): &(String, PathBuf)| n == name) {
-            bail!("--input {name} is given twice");
-        }
-        given.push((name.to_string(), PathBuf::from(file)));
-    }
+    let given = parse_inputs(&opts.inputs)?;
     let session = Session::new(&opts.source, &opts.shapes, opts.threads)?;
-    if let Some((name, _)) = given.iter().find(|(n, _)| !session.inputs.iter().any(|(m, _, _)| m == n)) {
-        bail!(
-            "--input {name}: the model has no such input (inputs: {})",
-            session.inputs.iter().map(|(n, _, _)| n.as_str()).collect::<Vec<_>>().join(", ")
-        );
-    }
-    for (i, (name, desc, _)) in session.inputs.iter().enumerate() {
-        let bytes = match given.iter().find(|(n, _)| n == name) {
-            Some((_, path)) => input_from_npy(name, desc, path)?,
-            None => fill::input_bytes(name, desc),
-        };
-        session.write_input(i, &bytes)?;
-    }
+    session.write_inputs(&given)?;
     let results = session.run()?;
     std::fs::create_dir_all(&opts.output_dir)
         .with_context(|| format!("cannot create {}", opts.output_dir.display()))?;
@@ -89,31 +69,6 @@ pub fn run(opts: &RunOptions) -> Result<()> {
         println!("{} {} -> {} ({stats})", out.name, out.descriptor, out.path.display());
     }
     Ok(())
-}
-
-/// The bytes of input `name` from a .npy file, which must match the input's data type (bool
-/// files feed uint8 inputs) and shape.
-fn input_from_npy(name: &str, desc: &OperandDescriptor, path: &Path) -> Result<Vec<u8>> {
-    let array = npy::read(path).with_context(|| format!("--input {name}"))?;
-    if array.dtype.data_type() != desc.data_type {
-        bail!(
-            "--input {name}: {} holds {} but the input is {}",
-            path.display(),
-            array.dtype.descr(),
-            desc.data_type.as_str()
-        );
-    }
-    let shape: Vec<u64> = array.shape.iter().map(|&d| d as u64).collect();
-    let expected: Vec<u64> = desc.shape.iter().map(|&d| d as u64).collect();
-    if shape != expected {
-        bail!(
-            "--input {name}: {} has shape {:?} but the input has shape {:?} (fix free dimensions with --shape)",
-            path.display(),
-            array.shape,
-            desc.shape
-        );
-    }
-    Ok(array.data)
 }
 
 /// Min, max and mean of little-endian elements of `data_type`.
