@@ -280,8 +280,11 @@ def format_table(rows):
     body = []
     for r in rows:
         q = ratio(r)
+        check = r.get("check", "")
+        if len(check) > 60:
+            check = check[:57] + "..."
         body.append([r["model"], str(r["threads"]), format_ms(r.get("ort_ms")), format_ms(r.get("ours_ms")),
-                     "inf" if math.isinf(q) else f"{q:.2f}", r.get("check", "")])
+                     "inf" if math.isinf(q) else f"{q:.2f}", check])
     widths = [max(len(x) for x in col) for col in zip(header, *body)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip(),
              "  ".join("-" * w for w in widths)]

@@ -223,9 +223,9 @@ pub fn measure(opts: &BenchOptions) -> Result<BenchReport> {
 pub fn bench(opts: &BenchOptions) -> Result<()> {
     let report = measure(opts)?;
     if opts.json {
-        println!("{}", report.to_json());
+        crate::output(&format!("{}\n", report.to_json()))?;
     } else {
-        println!("{}", report.to_text());
+        crate::output(&format!("{}\n", report.to_text()))?;
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 //! estimate of one run (from the validated graph; no backend needed).
 
 use crate::model::{self, LoadedModel, ModelSource};
-use crate::onnx_import;
+use crate::onnx_import::{self, NodeFailures};
 use crate::onnx_proto::{self, OnnxSummary};
 use crate::stats::{graph_stats, GraphStats};
 use anyhow::{Context as _, Result};
@@ -22,6 +22,8 @@ pub struct Inspection {
     pub onnx: Option<OnnxSummary>,
     /// The imported graph's statistics, or why it could not be imported.
     pub graph: std::result::Result<(Graph, GraphStats), String>,
+    /// The nodes the importer could not take, when that is why the import failed.
+    pub failures: Option<NodeFailures>,
 }
 
 /// Builds the model into a backend-less builder and returns the validated graph.
@@ -42,34 +44,45 @@ pub fn examine(source: &ModelSource, shapes: &[String]) -> Result<Inspection> {
         }
         ModelSource::Builtin(_) => None,
     };
+    let mut failures = None;
     let graph = match build_graph(source, shapes) {
         Ok(g) => {
             let s = graph_stats(&g);
             Ok((g, s))
         }
         // A built-in that does not build is a plain error; an ONNX model is still described.
-        Err(e) if onnx.is_some() => Err(format!("{e:#}")),
+        Err(e) if onnx.is_some() => {
+            failures = e.downcast_ref::<NodeFailures>().cloned();
+            Err(format!("{e:#}"))
+        }
         Err(e) => return Err(e),
     };
-    Ok(Inspection { model: source.display_name(), onnx, graph })
+    Ok(Inspection { model: source.display_name(), onnx, graph, failures })
 }
 
-/// "yes" if the import succeeded, "no" if it failed naming this op, else "?".
-fn maps(inspection: &Inspection, op_type: &str) -> &'static str {
-    match &inspection.graph {
-        Ok(_) => "yes",
-        Err(e) if mentions_op(e, op_type) => "no",
-        Err(_) => "?",
+/// Whether operator `op_type` of `domain` maps to WebNN: "yes" if the import succeeded or
+/// failed on other nodes only, "no" if a node of it is unsupported, "failed" if a node of it
+/// has a mapping that failed (e.g. a builder error), "?" if the import failed for another
+/// reason (or this binary has no importer).
+fn maps(inspection: &Inspection, domain: &str, op_type: &str) -> &'static str {
+    match (&inspection.graph, &inspection.failures) {
+        (Ok(_), _) => "yes",
+        (Err(_), Some(f)) => {
+            let qualified = format!("{domain}.{op_type}");
+            let matching: Vec<bool> = f
+                .nodes
+                .iter()
+                .filter(|(op, _)| *op == op_type && domain.is_empty() || *op == qualified)
+                .map(|(_, unsupported)| *unsupported)
+                .collect();
+            match (matching.is_empty(), matching.iter().any(|u| *u)) {
+                (true, _) => "yes",
+                (false, true) => "no",
+                (false, false) => "failed",
+            }
+        }
+        (Err(_), None) => "?",
     }
-}
-
-/// True if `message` names `op` as a whole word (so `Conv` is not found in `ConvTranspose`).
-fn mentions_op(message: &str, op: &str) -> bool {
-    message.match_indices(op).any(|(i, _)| {
-        let before = message[..i].chars().next_back();
-        let after = message[i + op.len()..].chars().next();
-        !before.is_some_and(|c| c.is_alphanumeric()) && !after.is_some_and(|c| c.is_alphanumeric())
-    })
 }
 
 /// The inspection as JSON.
@@ -81,7 +94,7 @@ pub fn to_json(i: &Inspection) -> serde_json::Value {
             "opsets": s.opsets.iter().map(|(d, v)| json!({"domain": d, "version": v})).collect::<Vec<_>>(),
             "inputs": s.inputs.iter().map(|v| json!({"name": v.name, "type": v.elem_type, "shape": v.dims})).collect::<Vec<_>>(),
             "outputs": s.outputs.iter().map(|v| json!({"name": v.name, "type": v.elem_type, "shape": v.dims})).collect::<Vec<_>>(),
-            "operators": s.ops.iter().map(|((d, o), n)| json!({"domain": d, "op_type": o, "count": n, "maps": maps(i, o)})).collect::<Vec<_>>(),
+            "operators": s.ops.iter().map(|((d, o), n)| json!({"domain": d, "op_type": o, "count": n, "maps": maps(i, d, o)})).collect::<Vec<_>>(),
             "initializers": s.initializers,
             "parameters": s.parameters,
         })
@@ -120,7 +133,7 @@ pub fn to_text(i: &Inspection) -> String {
         out += "  operators (count, maps to WebNN):\n";
         for ((d, o), n) in &s.ops {
             let name = if d.is_empty() { o.clone() } else { format!("{d}.{o}") };
-            out += &format!("    {name:<32} {n:>5}  {}\n", maps(i, o));
+            out += &format!("    {name:<32} {n:>5}  {}\n", maps(i, d, o));
         }
     }
     match &i.graph {
@@ -157,9 +170,9 @@ pub fn to_text(i: &Inspection) -> String {
 pub fn inspect(source: &ModelSource, shapes: &[String], json: bool) -> Result<()> {
     let i = examine(source, shapes)?;
     if json {
-        println!("{}", to_json(&i));
+        crate::output(&format!("{}\n", to_json(&i)))?;
     } else {
-        print!("{}", to_text(&i));
+        crate::output(&to_text(&i))?;
     }
     Ok(())
 }
@@ -195,10 +208,28 @@ mod tests {
     }
 
     #[test]
-    fn op_mentions_are_whole_words() {
-        assert!(mentions_op("unsupported operator 'Conv' at node 3", "Conv"));
-        assert!(mentions_op("Conv: unsupported", "Conv"));
-        assert!(!mentions_op("unsupported operator ConvTranspose", "Conv"));
-        assert!(!mentions_op("QLinearConv", "Conv"));
+    fn operators_map_unless_a_node_of_theirs_failed() {
+        let mut i = Inspection { model: "m".into(), onnx: None, graph: Err("import failed".into()), failures: None };
+        assert_eq!(maps(&i, "", "Conv"), "?");
+        i.failures = Some(NodeFailures {
+            nodes: vec![
+                ("NonMaxSuppression".into(), true),
+                ("Reshape".into(), false),
+                ("com.microsoft.FusedConv".into(), true),
+            ],
+            message: String::new(),
+        });
+        assert_eq!(maps(&i, "", "Conv"), "yes");
+        assert_eq!(maps(&i, "", "NonMaxSuppression"), "no");
+        assert_eq!(maps(&i, "", "Reshape"), "failed");
+        assert_eq!(maps(&i, "com.microsoft", "FusedConv"), "no");
+        assert_eq!(maps(&i, "com.microsoft", "Reshape"), "yes");
+        let (g, s) = {
+            let (_, g) = crate::builtin::tests::build_graph("axpy", &[]);
+            let s = graph_stats(&g);
+            (g, s)
+        };
+        i.graph = Ok((g, s));
+        assert_eq!(maps(&i, "", "NonMaxSuppression"), "yes");
     }
 }

@@ -142,10 +142,8 @@ fn main() -> ExitCode {
         Command::Limits => limits(),
         Command::Inspect(a) => inspect::inspect(&a.model.source(), &a.model.shapes, a.json),
         Command::Builtins => {
-            for (name, about) in builtin::LIST {
-                println!("{name:<18} {about}");
-            }
-            Ok(())
+            let list: String = builtin::LIST.iter().map(|(name, about)| format!("{name:<18} {about}\n")).collect();
+            output(&list)
         }
     };
     match result {
@@ -157,12 +155,22 @@ fn main() -> ExitCode {
     }
 }
 
+/// Writes `text` to standard output; a closed pipe (`webnn inspect m.onnx | head`) is not an
+/// error.
+pub fn output(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => Ok(r?),
+    }
+}
+
 /// `webnn limits`: `MLContext.opSupportLimits()` (§8.3.2) as pretty JSON.
 fn limits() -> anyhow::Result<()> {
     let context = webnn::ml().create_context(&webnn::ContextOptions { threads: Some(1), ..Default::default() })?;
     let json = context.op_support_limits().to_json();
-    println!("{}", serde_json::to_string_pretty(&json)?);
-    Ok(())
+    output(&format!("{}\n", serde_json::to_string_pretty(&json)?))
 }
 
 #[cfg(test)]

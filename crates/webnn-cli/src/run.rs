@@ -61,14 +61,15 @@ pub fn execute(opts: &RunOptions) -> Result<Vec<WrittenOutput>> {
 
 /// `webnn run`.
 pub fn run(opts: &RunOptions) -> Result<()> {
+    let mut text = String::new();
     for out in execute(opts)? {
         let stats = match out.summary {
             Some((min, max, mean)) => format!("min {min:.6} max {max:.6} mean {mean:.6}"),
             None => "empty".into(),
         };
-        println!("{} {} -> {} ({stats})", out.name, out.descriptor, out.path.display());
+        text += &format!("{} {} -> {} ({stats})\n", out.name, out.descriptor, out.path.display());
     }
-    Ok(())
+    crate::output(&text)
 }
 
 /// Min, max and mean of little-endian elements of `data_type`.
@@ -103,6 +104,8 @@ fn summarize(data_type: DataType, bytes: &[u8]) -> Option<(f64, f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fill;
+    use std::path::Path;
 
     fn temp_dir(tag: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("webnn-cli-test-{tag}-{}", std::process::id()));
