@@ -1,0 +1,294 @@
+//! quantizeLinear (§8.9.17) and dequantizeLinear (§8.9.16), with `scale` and `zeroPoint`
+//! blockwise broadcast to the input (same rank; each scale element covers a block of
+//! `input.shape[d] / scale.shape[d]` consecutive elements along every dimension d).
+//!
+//! - quantize: `q = saturate(roundHalfEven(x / scale) + zeroPoint)` to the zeroPoint type's range
+//!   (decisions.md D7), computed in f32 (float16 inputs widened), the addition in f64 (exact for
+//!   every zero point). NaN quantizes to 0 (like the spec's emulation, whose final cast maps NaN
+//!   to 0).
+//! - dequantize: `(x − zeroPoint) · scale`, the difference exact in i64, the product in f32,
+//!   rounded once to float16 for float16 scales.
+
+use super::strided::par_rows;
+use super::{In, Kernel, Out};
+use half::f16;
+use webnn_core::graph::Operation;
+use webnn_core::{DataType, Error, Graph, OpKind, Result};
+
+/// float32 or float16 (input of quantize, scale, output of dequantize).
+pub trait QFloat: bytemuck::Pod + Send + Sync {
+    /// Widens to f32.
+    fn to_f32(self) -> f32;
+    /// Rounds from f32 (nearest even).
+    fn from_f32(v: f32) -> Self;
+}
+
+impl QFloat for f32 {
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        self
+    }
+    #[inline(always)]
+    fn from_f32(v: f32) -> f32 {
+        v
+    }
+}
+
+impl QFloat for f16 {
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        f16::to_f32(self)
+    }
+    #[inline(always)]
+    fn from_f32(v: f32) -> f16 {
+        f16::from_f32(v)
+    }
+}
+
+/// uint8, int8, uint32, int32 (quantized values and zero points).
+pub trait QInt: bytemuck::Pod + Send + Sync {
+    /// The value as i64.
+    fn to_i64(self) -> i64;
+    /// `saturate(r + zero_point)` for an integral (already rounded) `r`; NaN gives 0.
+    fn add_saturate(r: f32, zero_point: Self) -> Self;
+}
+
+macro_rules! qint {
+    ($wide:ty => $($t:ty),+) => {$(
+        impl QInt for $t {
+            #[inline(always)]
+            fn to_i64(self) -> i64 { self as i64 }
+            // The sum is exact in $wide wherever it is in range (f32 for the 8-bit types: any
+            // |r| ≥ 2^24 saturates anyway); `as` saturates to the type's range and maps NaN to 0
+            // (decisions.md D7).
+            #[inline(always)]
+            fn add_saturate(r: f32, zero_point: $t) -> $t { (r as $wide + zero_point as $wide) as $t }
+        }
+    )+};
+}
+qint!(f64 => u32, i32);
+
+qint!(f32 => u8, i8);
+
+/// Round half to even of an f32 without a libm call (vectorisable with SSE2): below 2^23, adding
+/// and subtracting 2^23 rounds to an integer in the default (ties-to-even) mode; from 2^23 on
+/// every f32 is an integer. NaN stays NaN, the sign is kept.
+#[inline(always)]
+pub fn round_half_even(v: f32) -> f32 {
+    const TWO23: f32 = 8_388_608.0;
+    let a = v.abs();
+    let r = if a < TWO23 { (a + TWO23) - TWO23 } else { a };
+    r.copysign(v)
+}
+
+/// quantizeLinear of one element (decisions.md D7).
+#[inline(always)]
+pub fn quantize_one<F: QFloat, Q: QInt>(x: F, scale: F, zero_point: Q) -> Q {
+    Q::add_saturate(round_half_even(x.to_f32() / scale.to_f32()), zero_point)
+}
+
+/// dequantizeLinear of one element.
+#[inline(always)]
+pub fn dequantize_one<Q: QInt, F: QFloat>(x: Q, scale: F, zero_point: Q) -> F {
+    F::from_f32((x.to_i64() - zero_point.to_i64()) as f32 * scale.to_f32())
+}
+
+macro_rules! with_qfloat {
+    ($dt:expr, $F:ident => $body:expr) => {{
+        match $dt {
+            DataType::Float16 => { type $F = f16; $body }
+            _ => { type $F = f32; $body }
+        }
+    }};
+}
+
+macro_rules! with_qint {
+    ($dt:expr, $Q:ident => $body:expr) => {{
+        match $dt {
+            DataType::Uint8 => { type $Q = u8; $body }
+            DataType::Int8 => { type $Q = i8; $body }
+            DataType::Uint32 => { type $Q = u32; $body }
+            _ => { type $Q = i32; $body }
+        }
+    }};
+}
+
+/// The blockwise broadcast, merged: input dims `x`, block sizes `b` (x / scale dim) and the
+/// scale's row-major strides `s`. Never empty (a scalar is `[1]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Blockwise {
+    /// Input dimensions.
+    pub x: Vec<usize>,
+    /// Block size along every dimension.
+    pub b: Vec<usize>,
+    /// Scale strides.
+    pub s: Vec<usize>,
+}
+
+impl Blockwise {
+    /// Merges the dimensions of `input` with the blockwise-broadcastable `scale` shape.
+    pub fn new(input: &[u32], scale: &[u32]) -> Self {
+        // (x, scale dim) pairs without the size-1 input dims.
+        let mut dims: Vec<(usize, usize)> = Vec::new();
+        for (&x, &s) in input.iter().zip(scale) {
+            let (x, s) = (x as usize, (s as usize).max(1));
+            if x == 1 {
+                continue;
+            }
+            if let Some(p) = dims.last_mut() {
+                let pb = p.0 / p.1;
+                // Inner dim fully broadcast: (p·x + q) / (pb·x) = p / pb, so the merged dim keeps
+                // the outer scale count and its blocks grow by x.
+                if s == 1 {
+                    *p = (p.0 * x, p.1);
+                    continue;
+                }
+                // Both per-element: one per-element dim.
+                if pb == 1 && x == s {
+                    *p = (p.0 * x, p.1 * s);
+                    continue;
+                }
+            }
+            dims.push((x, s));
+        }
+        if dims.is_empty() {
+            dims.push((1, 1));
+        }
+        let x: Vec<usize> = dims.iter().map(|d| d.0).collect();
+        let b = dims.iter().map(|d| d.0 / d.1).collect();
+        let sc: Vec<u32> = dims.iter().map(|d| d.1 as u32).collect();
+        Blockwise { x, b, s: super::util::strides(&sc) }
+    }
+
+    /// Calls `f(range, scale_index, per_element)` for the consecutive elements from `start` to
+    /// `start + len`: either a run sharing scale element `scale_index` (`per_element` false), or,
+    /// where the last dimension has one scale element per input element, a whole row whose
+    /// element `range.start + i` uses scale element `scale_index + i` (`per_element` true).
+    #[inline]
+    pub fn for_each_run(&self, start: usize, len: usize, mut f: impl FnMut(std::ops::Range<usize>, usize, bool)) {
+        let n = self.x.len();
+        let (xl, bl) = (self.x[n - 1], self.b[n - 1]);
+        let end = start + len;
+        let mut e = start;
+        while e < end {
+            // Scale offset of the row holding e (all dimensions but the last).
+            let mut rest = e / xl;
+            let mut soff = 0;
+            for d in (0..n - 1).rev() {
+                let p = rest % self.x[d];
+                rest /= self.x[d];
+                soff += (p / self.b[d]) * self.s[d];
+            }
+            // Blocks of the last dimension up to the end of the row (or of the range).
+            let p = e % xl;
+            let row_end = (e - p + xl).min(end);
+            if bl == 1 {
+                f(e..row_end, soff + p, true);
+                e = row_end;
+                continue;
+            }
+            let (mut q, mut r) = (p / bl, p % bl);
+            while e < row_end {
+                let run = (bl - r).min(row_end - e);
+                f(e..e + run, soff + q, false);
+                e += run;
+                q += 1;
+                r = 0;
+            }
+        }
+    }
+}
+
+/// Elements per task on the pool.
+const CHUNK: usize = 1 << 13;
+
+struct QuantizeKernel {
+    dequantize: bool,
+    float_type: DataType,
+    int_type: DataType,
+    blocks: Blockwise,
+}
+
+/// Lowers quantizeLinear and dequantizeLinear.
+pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
+    let get = |slot: usize| {
+        op.input(slot)
+            .map(|id| graph.descriptor(id).clone())
+            .ok_or_else(|| Error::operation(format!("{}: missing operand {slot}", op.kind)))
+    };
+    let (input, scale, zero_point) = (get(0)?, get(1)?, get(2)?);
+    let blockwise = scale.shape.len() == input.shape.len()
+        && zero_point.shape == scale.shape
+        && input.shape.iter().zip(&scale.shape).all(|(&x, &s)| s > 0 && x % s == 0)
+        && graph.descriptor(op.outputs[0]).shape == input.shape;
+    if !blockwise {
+        return Err(Error::operation(format!("{}: scale/zeroPoint shapes do not match the input", op.kind)));
+    }
+    Ok(Box::new(QuantizeKernel {
+        dequantize: op.kind == OpKind::DequantizeLinear,
+        float_type: scale.data_type,
+        int_type: zero_point.data_type,
+        blocks: Blockwise::new(&input.shape, &scale.shape),
+    }))
+}
+
+impl QuantizeKernel {
+    fn go<A: bytemuck::Pod + Send + Sync, F: QFloat, Q: QInt, B: bytemuck::Pod + Send + Sync>(
+        &self,
+        x: &[A],
+        scale: &[F],
+        zp: &[Q],
+        out: &mut [B],
+        f: impl Fn(A, F, Q) -> B + Sync,
+    ) {
+        par_rows(out, CHUNK, |first, chunk| {
+            let start = first * CHUNK;
+            self.blocks.for_each_run(start, chunk.len(), |r, s, per_element| {
+                let dst = chunk[r.start - start..r.end - start].iter_mut();
+                if per_element {
+                    let n = r.len();
+                    for (((o, &v), &sc), &z) in dst.zip(&x[r]).zip(&scale[s..s + n]).zip(&zp[s..s + n]) {
+                        *o = f(v, sc, z);
+                    }
+                } else {
+                    let (sc, z) = (scale[s], zp[s]);
+                    for (o, &v) in dst.zip(&x[r]) {
+                        *o = f(v, sc, z);
+                    }
+                }
+            });
+        });
+    }
+}
+
+impl Kernel for QuantizeKernel {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+        let (Some(Some(x)), Some(Some(s)), Some(Some(z))) = (inputs.first(), inputs.get(1), inputs.get(2)) else {
+            return;
+        };
+        let out = &mut outputs[0];
+        with_qfloat!(self.float_type, F => with_qint!(self.int_type, Q => {
+            if self.dequantize {
+                self.go::<Q, F, Q, F>(x.slice(), s.slice(), z.slice(), out.slice_mut(), dequantize_one::<Q, F>)
+            } else {
+                self.go::<F, F, Q, Q>(x.slice(), s.slice(), z.slice(), out.slice_mut(), quantize_one::<F, Q>)
+            }
+        }))
+    }
+}
+
+#[cfg(test)]
+mod round_tests {
+    use super::round_half_even;
+
+    #[test]
+    fn round_half_even_matches_std() {
+        let mut v: Vec<f32> = vec![0.0, -0.0, 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, 8388607.5, 8388608.0, 8388609.0,
+            -8388607.5, 1e30, -1e30, f32::INFINITY, f32::NEG_INFINITY, f32::MIN_POSITIVE, 4194303.5, 4194304.5];
+        v.extend((0..100_000).map(|i| (i as f32 - 50_000.0) * 0.25 + 0.125 * (i % 3) as f32));
+        for x in v {
+            assert_eq!(round_half_even(x).to_bits(), x.round_ties_even().to_bits(), "{x}");
+        }
+        assert!(round_half_even(f32::NAN).is_nan());
+    }
+}
