@@ -197,8 +197,9 @@ pub fn measure(opts: &BenchOptions) -> Result<BenchReport> {
         let t = Instant::now();
         session.run_into(&mut buffers)?;
         samples.push(ms(t));
+        // Done when both the time and the minimum run count are reached.
         let done = (begin.elapsed().as_secs_f64() / opts.seconds.max(1e-9))
-            .max(samples.len() as f64 / opts.min_runs.max(1) as f64)
+            .min(samples.len() as f64 / opts.min_runs.max(1) as f64)
             .min(1.0);
         progress.update(done, &format!("{} runs, last {:.3} ms", samples.len(), samples[samples.len() - 1]));
     }

@@ -41,6 +41,16 @@ pub fn execute(opts: &RunOptions) -> Result<Vec<WrittenOutput>> {
     let given = parse_inputs(&opts.inputs)?;
     let session = Session::new(&opts.source, &opts.shapes, opts.threads)?;
     session.write_inputs(&given)?;
+    let stems: Vec<String> = session.outputs.iter().map(|(n, _, _)| file_stem(n)).collect();
+    for (i, stem) in stems.iter().enumerate() {
+        if let Some(j) = stems[..i].iter().position(|s| s == stem) {
+            anyhow::bail!(
+                "outputs '{}' and '{}' would both be written as {stem}.npy",
+                session.outputs[j].0,
+                session.outputs[i].0
+            );
+        }
+    }
     let results = session.run()?;
     std::fs::create_dir_all(&opts.output_dir)
         .with_context(|| format!("cannot create {}", opts.output_dir.display()))?;

@@ -229,6 +229,58 @@ pub(crate) mod tests {
         assert_eq!(graph.output_descriptor("y"), Some(&f32_desc(&[3, 5])));
     }
 
+    fn run_f32(name: &str, shape: &[u32], input: &[f32]) -> Vec<f32> {
+        let dims = shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
+        let input_name = if name == "bert" { "hidden_states" } else { "input" };
+        let source = crate::model::ModelSource::Builtin(name.into());
+        let session = crate::model::Session::new(&source, &[format!("{input_name}={dims}")], Some(2)).unwrap();
+        let bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
+        session.write_input(0, &bytes).unwrap();
+        let out = session.run().unwrap().remove(0);
+        out.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    }
+
+    fn assert_sane(values: &[f32]) {
+        assert!(values.iter().all(|v| v.is_finite()));
+        let (min, max) = values.iter().fold((f32::MAX, f32::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+        assert!(max - min > 1e-3, "constant output {min}..{max}");
+    }
+
+    #[test]
+    fn mobilenetv2_nhwc_computes_what_nchw_computes() {
+        let (c, h, w) = (3usize, 64usize, 64usize);
+        let nchw = crate::fill::input_bytes("input", &f32_desc(&[1, 3, 64, 64]));
+        let nchw: Vec<f32> = nchw.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        let mut nhwc = vec![0f32; nchw.len()];
+        for ci in 0..c {
+            for y in 0..h {
+                for x in 0..w {
+                    nhwc[(y * w + x) * c + ci] = nchw[(ci * h + y) * w + x];
+                }
+            }
+        }
+        let a = run_f32("mobilenetv2", &[1, 3, 64, 64], &nchw);
+        let b = run_f32("mobilenetv2-nhwc", &[1, 64, 64, 3], &nhwc);
+        assert_eq!(a.len(), 1000);
+        assert_sane(&a);
+        let range = a.iter().fold(f32::MIN, |m, &v| m.max(v)) - a.iter().fold(f32::MAX, |m, &v| m.min(v));
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            assert!((x - y).abs() <= 1e-4 * range, "logit {i}: {x} vs {y}");
+        }
+    }
+
+    #[test]
+    fn resnet50_and_bert_run_with_finite_outputs() {
+        let input: Vec<f32> = (0..3 * 64 * 64).map(|i| ((i % 17) as f32 - 8.0) / 8.0).collect();
+        let logits = run_f32("resnet50", &[1, 3, 64, 64], &input);
+        assert_eq!(logits.len(), 1000);
+        assert_sane(&logits);
+        let hidden: Vec<f32> = (0..16 * 768).map(|i| ((i % 13) as f32 - 6.0) / 6.0).collect();
+        let out = run_f32("bert", &[1, 16, 768], &hidden);
+        assert_eq!(out.len(), 16 * 768);
+        assert_sane(&out);
+    }
+
     #[test]
     fn weights_are_deterministic() {
         let (_, a) = build_graph("mobilenetv2", &[]);
