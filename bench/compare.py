@@ -1,0 +1,398 @@
+#!/usr/bin/env python3
+"""ONNX Runtime and webnn side by side: same models, same inputs, same thread counts.
+
+    python3 bench/compare.py --models DIR [--threads 1,2] [--seconds 3] [--only NAME,...]
+                             [--webnn PATH] [--keep DIR]
+
+For every model of DIR and every thread count T:
+  * ONNX Runtime (CPUExecutionProvider, intra_op_num_threads=T, inter_op_num_threads=1,
+    sequential execution) runs the model on generated inputs; its median latency is measured
+    for --seconds (at least --min-runs runs after a warm-up run);
+  * webnn runs the same inputs (`webnn run MODEL --input NAME=FILE.npy ... --threads T`) and
+    every output is checked against ONNX Runtime's: floating-point outputs must be within
+    1e-4 of the reference output's range (max |ours - ort| <= 1e-4 * (max - min); 1e-2 for
+    float16), integer and bool outputs must be equal, shapes must match. A mismatch is
+    printed at once and makes the script exit with status 1;
+  * `webnn bench MODEL --json --threads T --seconds S` (same inputs) gives our median.
+Then a table of median latencies and ratios (ours / ONNX Runtime), and as the last line
+`worst ratio R (MODEL, THREADS)`; a model that webnn cannot run counts as ratio inf.
+
+MANIFEST FORMAT (DIR/models.json, written by get_models.py):
+    {"models": [{"name": "magika", "file": "magika.onnx",
+                 "shapes": {"bytes": [1, 2048]},                  # free dimensions
+                 "inputs": {"bytes": {"low": 0, "high": 257}}}]}  # or {"value": 1}
+Without a manifest every DIR/*.onnx is used, free dimensions set to 1.
+
+Input values: floats uniform in [-1, 1), integers uniform in [low, high) (default [0, 10)),
+bools random; numpy's default_rng seeded with the FNV-1a hash of "MODEL/INPUT".
+"""
+
+import argparse
+import glob
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+TOLERANCE = {np.dtype(np.float32): 1e-4, np.dtype(np.float64): 1e-4, np.dtype(np.float16): 1e-2}
+
+ORT_TYPES = {
+    "tensor(float)": np.float32,
+    "tensor(float16)": np.float16,
+    "tensor(double)": np.float64,
+    "tensor(int32)": np.int32,
+    "tensor(uint32)": np.uint32,
+    "tensor(int64)": np.int64,
+    "tensor(uint64)": np.uint64,
+    "tensor(int8)": np.int8,
+    "tensor(uint8)": np.uint8,
+    "tensor(int16)": np.int16,
+    "tensor(uint16)": np.uint16,
+    "tensor(bool)": np.bool_,
+}
+
+
+def fnv1a(text):
+    h = 0xCBF29CE484222325
+    for b in text.encode():
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def parse_threads(text):
+    try:
+        threads = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--threads {text}: expected a list like 1,2")
+    if not threads or any(t < 1 for t in threads):
+        raise argparse.ArgumentTypeError(f"--threads {text}: thread counts must be >= 1")
+    return threads
+
+
+def file_stem(name):
+    """The file name `webnn run` gives output NAME (same rule as model.rs `file_stem`)."""
+    s = "".join(c if (c.isascii() and c.isalnum()) or c in ".-_" else "_" for c in name)
+    return "_" + s if not s or set(s) == {"."} else s
+
+
+def load_models(models_dir):
+    """Manifest entries (with an absolute "path"), or every *.onnx with default settings."""
+    manifest = os.path.join(models_dir, "models.json")
+    if os.path.exists(manifest):
+        with open(manifest) as f:
+            entries = json.load(f)["models"]
+    else:
+        entries = [{"name": os.path.splitext(os.path.basename(p))[0], "file": os.path.basename(p)}
+                   for p in sorted(glob.glob(os.path.join(models_dir, "*.onnx")))]
+    models = []
+    for e in entries:
+        m = {"shapes": {}, "inputs": {}, **e}
+        m["path"] = os.path.join(models_dir, m["file"])
+        models.append(m)
+    return models
+
+
+def resolve_shape(declared, override=None):
+    """A concrete shape: the override if given, else the declared one with free dims as 1."""
+    if override is not None:
+        return [int(d) for d in override]
+    return [d if isinstance(d, int) and d >= 0 else 1 for d in declared]
+
+
+def make_input(model, name, dtype, shape, spec=None):
+    """Deterministic input values (see the module doc)."""
+    rng = np.random.default_rng(fnv1a(f"{model}/{name}"))
+    spec = spec or {}
+    dtype = np.dtype(dtype)
+    if "value" in spec:
+        return np.full(shape, spec["value"], dtype=dtype)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if dtype.kind == "f":
+        low, high = spec.get("low", -1.0), spec.get("high", 1.0)
+        return rng.uniform(low, high, size=shape).astype(dtype)
+    low, high = spec.get("low", 0), spec.get("high", 10)
+    return rng.integers(low, high, size=shape).astype(dtype)
+
+
+def compare_output(name, ref, ours):
+    """Checks one output; returns (ok, relative error or None, message)."""
+    if ours is None:
+        return False, None, f"output '{name}': webnn wrote no {file_stem(name)}.npy"
+    ref = np.asarray(ref)
+    ours = np.asarray(ours)
+    if ref.dtype == np.bool_:
+        ref = ref.astype(np.uint8)
+    if ours.dtype == np.bool_:
+        ours = ours.astype(np.uint8)
+    if tuple(ours.shape) != tuple(ref.shape):
+        return False, None, f"output '{name}': shape {list(ours.shape)} != ONNX Runtime's {list(ref.shape)}"
+    if ref.dtype.kind != "f":
+        if ours.dtype.kind == "f" or ours.dtype.itemsize != ref.dtype.itemsize:
+            return False, None, f"output '{name}': dtype {ours.dtype} != ONNX Runtime's {ref.dtype}"
+        bad = int(np.count_nonzero(ours != ref))
+        if bad:
+            return False, None, f"output '{name}': {bad} of {ref.size} integer values differ"
+        return True, 0.0, f"output '{name}': equal"
+    if ours.dtype != ref.dtype:
+        return False, None, f"output '{name}': dtype {ours.dtype} != ONNX Runtime's {ref.dtype}"
+    r = ref.astype(np.float64)
+    o = ours.astype(np.float64)
+    nan_ref, nan_ours = np.isnan(r), np.isnan(o)
+    if not np.array_equal(nan_ref, nan_ours):
+        return False, None, f"output '{name}': NaN at different positions"
+    finite = ~nan_ref
+    if not finite.any():
+        return True, 0.0, f"output '{name}': all NaN in both"
+    rf, of = r[finite], o[finite]
+    inf_mismatch = np.isinf(rf) | np.isinf(of)
+    if np.any(inf_mismatch & (rf != of)):
+        return False, None, f"output '{name}': infinities differ"
+    rf, of = rf[~inf_mismatch], of[~inf_mismatch]
+    if rf.size == 0:
+        return True, 0.0, f"output '{name}': equal infinities"
+    err = float(np.max(np.abs(of - rf)))
+    span = float(rf.max() - rf.min())
+    scale = span if span > 0 else max(float(np.max(np.abs(rf))), 1e-30)
+    rel = err / scale
+    tol = TOLERANCE.get(ref.dtype, 1e-4)
+    msg = f"output '{name}': max error {err:.3g} = {rel:.3g} of the output range {span:.3g}"
+    if rel > tol:
+        return False, rel, msg + f" > {tol:g}"
+    return True, rel, msg
+
+
+def compare_outputs(ref, ours):
+    """REF: name -> array (ONNX Runtime); OURS: name -> array or None. Returns
+    (ok, worst relative error, messages of failures)."""
+    ok, worst, failures = True, 0.0, []
+    for name, r in ref.items():
+        good, rel, msg = compare_output(name, r, ours.get(name))
+        if not good:
+            ok = False
+            failures.append(msg)
+        if rel is not None:
+            worst = max(worst, rel)
+    return ok, worst, failures
+
+
+def median(xs):
+    return float(np.median(np.asarray(xs, dtype=np.float64)))
+
+
+def time_ort(session, feeds, seconds, min_runs):
+    """Median ms of session.run after one warm-up run."""
+    session.run(None, feeds)
+    samples = []
+    start = time.perf_counter()
+    while len(samples) < min_runs or time.perf_counter() - start < seconds:
+        t = time.perf_counter()
+        session.run(None, feeds)
+        samples.append((time.perf_counter() - t) * 1e3)
+    return median(samples)
+
+
+def ort_session(path, threads):
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    so.log_severity_level = 3
+    return ort.InferenceSession(path, sess_options=so, providers=["CPUExecutionProvider"])
+
+
+def find_webnn(explicit=None):
+    candidates = [explicit, os.environ.get("WEBNN_BIN")]
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
+    candidates.append(os.path.join(target, "release", "webnn"))
+    candidates.append(shutil.which("webnn"))
+    for c in candidates:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    sys.exit("compare.py: no webnn binary found; build it with `cargo build --release -p webnn-cli` "
+             "(with the onnx feature) or pass --webnn PATH")
+
+
+class WebnnError(Exception):
+    pass
+
+
+def call_webnn(binary, args):
+    proc = subprocess.run([binary] + args, capture_output=True, text=True)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip() or proc.stdout.strip() or f"exit status {proc.returncode}").splitlines()[-1]
+        raise WebnnError(last)
+    return proc.stdout
+
+
+def model_args(model_path, input_files, shape_args):
+    args = [model_path]
+    for name, path in input_files.items():
+        args += ["--input", f"{name}={path}"]
+    for s in shape_args:
+        args += ["--shape", s]
+    return args
+
+
+def webnn_run(binary, model_path, input_files, shape_args, threads, out_dir, output_names):
+    """Runs `webnn run`; returns name -> array (None where no file was written)."""
+    os.makedirs(out_dir, exist_ok=True)
+    call_webnn(binary, ["run"] + model_args(model_path, input_files, shape_args)
+               + ["--output-dir", out_dir, "--threads", str(threads)])
+    outputs = {}
+    for name in output_names:
+        p = os.path.join(out_dir, file_stem(name) + ".npy")
+        outputs[name] = np.load(p) if os.path.exists(p) else None
+    return outputs
+
+
+def webnn_bench(binary, model_path, input_files, shape_args, threads, seconds, min_runs):
+    out = call_webnn(binary, ["bench"] + model_args(model_path, input_files, shape_args)
+                     + ["--json", "--threads", str(threads), "--seconds", str(seconds),
+                        "--min-runs", str(min_runs)])
+    lines = [line for line in out.splitlines() if line.strip().startswith("{")]
+    if not lines:
+        raise WebnnError(f"webnn bench printed no JSON: {out.strip()[:200]}")
+    return json.loads(lines[-1])
+
+
+def ratio(row):
+    if row.get("ours_ms") is None or row.get("ort_ms") in (None, 0):
+        return math.inf
+    return row["ours_ms"] / row["ort_ms"]
+
+
+def format_ms(v):
+    return "-" if v is None else f"{v:.3f}"
+
+
+def format_table(rows):
+    header = ["model", "threads", "ORT ms", "webnn ms", "ratio", "outputs"]
+    body = []
+    for r in rows:
+        q = ratio(r)
+        check = r.get("check", "")
+        if len(check) > 60:
+            check = check[:57] + "..."
+        body.append([r["model"], str(r["threads"]), format_ms(r.get("ort_ms")), format_ms(r.get("ours_ms")),
+                     "inf" if math.isinf(q) else f"{q:.2f}", check])
+    widths = [max(len(x) for x in col) for col in zip(header, *body)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    for b in body:
+        lines.append("  ".join(x.rjust(w) if 1 <= i <= 4 else x.ljust(w) for i, (x, w) in
+                               enumerate(zip(b, widths))).rstrip())
+    return "\n".join(lines)
+
+
+def worst_line(rows):
+    """`worst ratio R (MODEL, THREADS)` over all rows (a failed row counts as inf)."""
+    if not rows:
+        return "worst ratio n/a (no models)"
+    worst = max(rows, key=ratio)
+    q = ratio(worst)
+    return f"worst ratio {'inf' if math.isinf(q) else f'{q:.2f}'} ({worst['model']}, {worst['threads']})"
+
+
+def compare_model(model, threads_list, binary, work, seconds, min_runs, log=print):
+    """All rows of one model."""
+    name, path = model["name"], model["path"]
+    rows = []
+    try:
+        probe = ort_session(path, 1)
+    except Exception as e:  # noqa: BLE001 - any ORT load failure is reported per model
+        for t in threads_list:
+            rows.append({"model": name, "threads": t, "check": f"ERROR ONNX Runtime: {e}".splitlines()[0],
+                         "ok": False})
+        return rows
+    feeds, input_files, shape_args = {}, {}, []
+    in_dir = os.path.join(work, name, "inputs")
+    os.makedirs(in_dir, exist_ok=True)
+    for i in probe.get_inputs():
+        override = model["shapes"].get(i.name)
+        shape = resolve_shape(i.shape, override)
+        dtype = ORT_TYPES.get(i.type)
+        if dtype is None:
+            raise SystemExit(f"{name}: input {i.name} has unsupported type {i.type}")
+        feeds[i.name] = make_input(name, i.name, dtype, shape, model["inputs"].get(i.name))
+        p = os.path.join(in_dir, file_stem(i.name) + ".npy")
+        # webnn has no bool: feed bools as uint8.
+        np.save(p, feeds[i.name].astype(np.uint8) if dtype == np.bool_ else feeds[i.name])
+        input_files[i.name] = p
+        if override is not None or any(not isinstance(d, int) or d < 0 for d in i.shape):
+            shape_args.append(f"{i.name}={'x'.join(str(d) for d in shape)}")
+    output_names = [o.name for o in probe.get_outputs()]
+    reference = dict(zip(output_names, probe.run(None, feeds)))
+    del probe
+    for t in threads_list:
+        row = {"model": name, "threads": t, "ok": True}
+        session = ort_session(path, t)
+        row["ort_ms"] = time_ort(session, feeds, seconds, min_runs)
+        del session
+        try:
+            ours = webnn_run(binary, path, input_files, shape_args, t, os.path.join(work, name, f"out-t{t}"),
+                             output_names)
+            ok, worst, failures = compare_outputs(reference, ours)
+            if ok:
+                row["check"] = f"ok (max rel err {worst:.1e})"
+            else:
+                row["ok"] = False
+                row["check"] = "MISMATCH"
+                for f in failures:
+                    log(f"MISMATCH {name} threads={t}: {f}")
+            row["ours_ms"] = webnn_bench(binary, path, input_files, shape_args, t, seconds, min_runs)["median_ms"]
+        except WebnnError as e:
+            row["ok"] = False
+            row["check"] = f"ERROR webnn: {e}"
+            log(f"ERROR {name} threads={t}: {e}")
+        rows.append(row)
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--models", required=True, help="directory of .onnx models (get_models.py --out)")
+    ap.add_argument("--threads", type=parse_threads, default=[1, 2], help="comma-separated thread counts")
+    ap.add_argument("--seconds", type=float, default=3.0, help="measuring time per model, runtime and threads")
+    ap.add_argument("--min-runs", type=int, default=5)
+    ap.add_argument("--only", default=None, help="comma-separated model names")
+    ap.add_argument("--webnn", default=None, help="the webnn binary (default: target/release/webnn)")
+    ap.add_argument("--keep", default=None, help="keep inputs and outputs in this directory")
+    args = ap.parse_args(argv)
+
+    binary = find_webnn(args.webnn)
+    models = load_models(args.models)
+    if args.only:
+        wanted = set(args.only.split(","))
+        models = [m for m in models if m["name"] in wanted]
+    if not models:
+        sys.exit(f"compare.py: no models in {args.models}")
+    work = args.keep or tempfile.mkdtemp(prefix="webnn-compare-")
+    rows = []
+    try:
+        for m in models:
+            print(f"== {m['name']}", flush=True)
+            rows += compare_model(m, args.threads, binary, work, args.seconds, args.min_runs)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+    print()
+    print(format_table(rows))
+    failed = [r for r in rows if not r["ok"]]
+    if failed:
+        print(f"\nFAILED: {len(failed)} of {len(rows)} model/thread runs did not match or did not run")
+    print(worst_line(rows))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

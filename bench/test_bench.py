@@ -1,0 +1,313 @@
+"""Tests of the bench scripts: the CNN generator, compare.py's checks, table and ratios, and
+compare.py end to end against a stand-in `webnn` binary that computes with ONNX Runtime.
+
+    python3 -m pytest bench        (or: python3 -m unittest discover bench)
+
+Needs numpy, onnx and onnxruntime; the tests that need a missing package are skipped.
+"""
+
+import io
+import json
+import math
+import os
+import stat
+import sys
+import tempfile
+import unittest
+from contextlib import redirect_stdout
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare  # noqa: E402
+
+try:
+    import onnx
+    from onnx import TensorProto, helper
+    import onnxruntime  # noqa: F401
+    HAVE_ONNX = True
+except ImportError:
+    HAVE_ONNX = False
+
+
+class CheckOutputs(unittest.TestCase):
+    def test_float_within_and_beyond_tolerance(self):
+        ref = np.linspace(-5, 5, 100, dtype=np.float32)  # range 10 -> tolerance 1e-3
+        ok, rel, _ = compare.compare_output("y", ref, ref + np.float32(5e-4))
+        self.assertTrue(ok)
+        self.assertAlmostEqual(rel, 5e-5, delta=1e-6)
+        ok, rel, msg = compare.compare_output("y", ref, ref + np.float32(2e-3))
+        self.assertFalse(ok)
+        self.assertIn("> 0.0001", msg)
+
+    def test_shape_dtype_missing_nan(self):
+        ref = np.zeros((2, 3), np.float32)
+        self.assertFalse(compare.compare_output("y", ref, np.zeros((3, 2), np.float32))[0])
+        self.assertFalse(compare.compare_output("y", ref, np.zeros((2, 3), np.float16))[0])
+        ok, _, msg = compare.compare_output("a/b", ref, None)
+        self.assertFalse(ok)
+        self.assertIn("a_b.npy", msg)
+        a = np.array([1.0, np.nan, 3.0], np.float32)
+        self.assertTrue(compare.compare_output("y", a, a.copy())[0])
+        self.assertFalse(compare.compare_output("y", a, np.array([1.0, 2.0, 3.0], np.float32))[0])
+        inf = np.array([np.inf, 0.0, 1.0], np.float32)
+        self.assertTrue(compare.compare_output("y", inf, inf.copy())[0])
+        self.assertFalse(compare.compare_output("y", inf, np.array([-np.inf, 0.0, 1.0], np.float32))[0])
+        # A constant output: the scale is its magnitude.
+        c = np.full(4, 2.0, np.float32)
+        self.assertTrue(compare.compare_output("y", c, c + np.float32(1e-4))[0])
+        self.assertFalse(compare.compare_output("y", c, c + np.float32(1e-2))[0])
+
+    def test_integers_and_bools_are_exact(self):
+        ref = np.array([1, 2, 3], np.int64)
+        self.assertTrue(compare.compare_output("i", ref, ref.copy())[0])
+        ok, _, msg = compare.compare_output("i", ref, np.array([1, 2, 4], np.int64))
+        self.assertFalse(ok)
+        self.assertIn("1 of 3", msg)
+        self.assertFalse(compare.compare_output("i", ref, ref.astype(np.int32))[0])
+        b = np.array([True, False])
+        self.assertTrue(compare.compare_output("b", b, np.array([1, 0], np.uint8))[0])
+        self.assertFalse(compare.compare_output("b", b, np.array([1, 1], np.uint8))[0])
+
+    def test_compare_outputs_collects_every_failure(self):
+        ref = {"a": np.ones(3, np.float32), "b": np.arange(3, dtype=np.int64), "c": np.ones(1, np.float32)}
+        ours = {"a": np.ones(3, np.float32), "b": np.array([0, 1, 3], np.int64)}
+        ok, worst, failures = compare.compare_outputs(ref, ours)
+        self.assertFalse(ok)
+        self.assertEqual(len(failures), 2)
+
+
+class TableAndRatios(unittest.TestCase):
+    ROWS = [
+        {"model": "resnet50", "threads": 1, "ort_ms": 40.0, "ours_ms": 50.0, "check": "ok", "ok": True},
+        {"model": "resnet50", "threads": 2, "ort_ms": 22.0, "ours_ms": 33.0, "check": "ok", "ok": True},
+        {"model": "mobilenetv2", "threads": 1, "ort_ms": 4.8, "ours_ms": 3.6, "check": "ok", "ok": True},
+    ]
+
+    def test_ratio_and_worst(self):
+        self.assertAlmostEqual(compare.ratio(self.ROWS[0]), 1.25)
+        self.assertEqual(compare.worst_line(self.ROWS), "worst ratio 1.50 (resnet50, 2)")
+        failed = self.ROWS + [{"model": "bert", "threads": 1, "ort_ms": 9.0, "check": "ERROR", "ok": False}]
+        self.assertTrue(math.isinf(compare.ratio(failed[-1])))
+        self.assertEqual(compare.worst_line(failed), "worst ratio inf (bert, 1)")
+        self.assertEqual(compare.worst_line([]), "worst ratio n/a (no models)")
+
+    def test_table(self):
+        table = compare.format_table(self.ROWS).splitlines()
+        self.assertEqual(table[0].split(), ["model", "threads", "ORT", "ms", "webnn", "ms", "ratio", "outputs"])
+        self.assertTrue(set(table[1]) <= {"-", " "})
+        self.assertEqual(table[2].split(), ["resnet50", "1", "40.000", "50.000", "1.25", "ok"])
+        self.assertEqual(table[4].split(), ["mobilenetv2", "1", "4.800", "3.600", "0.75", "ok"])
+        self.assertEqual(len({len(line) for line in table[:2]}), 1, "header and rule align")
+
+    def test_threads_and_names(self):
+        self.assertEqual(compare.parse_threads("1,2,4"), [1, 2, 4])
+        for bad in ["", "0", "a,b", "1,-2"]:
+            with self.assertRaises(Exception):
+                compare.parse_threads(bad)
+        # Same examples as the Rust file_stem tests.
+        self.assertEqual(compare.file_stem("output/0:0"), "output_0_0")
+        self.assertEqual(compare.file_stem("a b.c-d_e"), "a_b.c-d_e")
+        self.assertEqual(compare.file_stem(".."), "_..")
+        self.assertEqual(compare.file_stem(""), "_")
+        self.assertEqual(compare.file_stem("é"), "_")
+        self.assertEqual(compare.fnv1a("a"), 0xAF63DC4C8601EC8C)
+
+    def test_inputs_are_deterministic(self):
+        a = compare.make_input("m", "x", np.float32, [2, 3])
+        self.assertTrue(np.array_equal(a, compare.make_input("m", "x", np.float32, [2, 3])))
+        self.assertFalse(np.array_equal(a, compare.make_input("m", "y", np.float32, [2, 3])))
+        self.assertTrue(((a >= -1) & (a < 1)).all())
+        ids = compare.make_input("m", "ids", np.int64, [1, 500], {"low": 1000, "high": 2000})
+        self.assertEqual(ids.dtype, np.int64)
+        self.assertTrue(((ids >= 1000) & (ids < 2000)).all())
+        self.assertTrue((compare.make_input("m", "mask", np.int64, [4], {"value": 1}) == 1).all())
+        self.assertEqual(compare.make_input("m", "b", np.bool_, [3]).dtype, np.bool_)
+        self.assertTrue((compare.make_input("m", "i", np.int32, [100]) < 10).all())
+        self.assertEqual(compare.resolve_shape([None, "seq", 3]), [1, 1, 3])
+        self.assertEqual(compare.resolve_shape([None, 3], [2, 3]), [2, 3])
+
+
+FAKE_WEBNN = r'''#!{python}
+# A stand-in for the webnn binary: `run` computes with ONNX Runtime, `bench` prints a JSON
+# line; FAKE_MODE=noisy perturbs the outputs, FAKE_MODE=fail fails.
+import json, os, sys
+import numpy as np
+sys.path.insert(0, {bench!r})
+import compare
+args = sys.argv[1:]
+mode = os.environ.get("FAKE_MODE", "exact")
+with open(os.environ["FAKE_LOG"], "a") as log:
+    log.write(json.dumps(args) + "\n")
+if mode == "fail":
+    sys.exit("webnn: error: cannot build model: [conv1] conv2d: cannot compile for the CPU")
+cmd, model = args[0], args[1]
+opts = {{}}
+i = 2
+while i < len(args):
+    if args[i] == "--json":
+        i += 1
+        continue
+    opts.setdefault(args[i], []).append(args[i + 1])
+    i += 2
+if cmd == "run":
+    import onnxruntime as ort
+    s = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    feeds = {{spec.split("=", 1)[0]: np.load(spec.split("=", 1)[1]) for spec in opts.get("--input", [])}}
+    for o, v in zip(s.get_outputs(), s.run(None, feeds)):
+        if mode == "noisy" and v.dtype.kind == "f":
+            v = v + np.float32(0.01) * (v.max() - v.min() + 1)
+        np.save(os.path.join(opts["--output-dir"][0], compare.file_stem(o.name) + ".npy"), v)
+elif cmd == "bench":
+    print("progress noise")
+    print(json.dumps({{"build_ms": 1.0, "median_ms": float(os.environ.get("FAKE_MEDIAN", "0.5")),
+                      "p10_ms": 0.4, "p90_ms": 0.6, "runs": 5, "peak_rss_bytes": 1}}))
+'''
+
+
+@unittest.skipUnless(HAVE_ONNX, "needs onnx and onnxruntime")
+class CompareEndToEnd(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        d = self.tmp.name
+        self.models = os.path.join(d, "models")
+        os.makedirs(self.models)
+        # y = relu(x + c) with a free batch dimension, plus an int64 argmax output.
+        c = onnx.numpy_helper.from_array(np.linspace(-1, 1, 4).astype(np.float32), "c")
+        nodes = [
+            helper.make_node("Add", ["x", "c"], ["s"]),
+            helper.make_node("Relu", ["s"], ["out/relu"]),
+            helper.make_node("ArgMax", ["s"], ["idx"], axis=1, keepdims=0),
+        ]
+        graph = helper.make_graph(
+            nodes, "tiny",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4]),
+             helper.make_tensor_value_info("ids", TensorProto.INT64, [3])],
+            [helper.make_tensor_value_info("out/relu", TensorProto.FLOAT, ["batch", 4]),
+             helper.make_tensor_value_info("idx", TensorProto.INT64, ["batch"])],
+            initializer=[c],
+        )
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        onnx.checker.check_model(model)
+        onnx.save(model, os.path.join(self.models, "tiny.onnx"))
+        with open(os.path.join(self.models, "models.json"), "w") as f:
+            json.dump({"models": [{"name": "tiny", "file": "tiny.onnx", "shapes": {"x": [2, 4]},
+                                   "inputs": {"ids": {"low": 5, "high": 6}}}]}, f)
+        self.fake = os.path.join(d, "webnn")
+        with open(self.fake, "w") as f:
+            f.write(FAKE_WEBNN.format(python=sys.executable, bench=os.path.dirname(os.path.abspath(__file__))))
+        os.chmod(self.fake, os.stat(self.fake).st_mode | stat.S_IEXEC)
+        self.log = os.path.join(d, "calls.log")
+        os.environ["FAKE_LOG"] = self.log
+
+    def tearDown(self):
+        for k in ["FAKE_MODE", "FAKE_MEDIAN", "FAKE_LOG"]:
+            os.environ.pop(k, None)
+        self.tmp.cleanup()
+
+    def run_compare(self, mode):
+        os.environ["FAKE_MODE"] = mode
+        os.environ["FAKE_MEDIAN"] = "0.25"
+        out = io.StringIO()
+        with redirect_stdout(out):
+            code = compare.main(["--models", self.models, "--threads", "1,2", "--seconds", "0.05",
+                                 "--min-runs", "2", "--webnn", self.fake,
+                                 "--keep", os.path.join(self.tmp.name, "work")])
+        return code, out.getvalue().splitlines()
+
+    def test_matching_outputs(self):
+        code, lines = self.run_compare("exact")
+        self.assertEqual(code, 0, "\n".join(lines))
+        self.assertTrue(lines[-1].startswith("worst ratio "), lines[-1])
+        self.assertRegex(lines[-1], r"^worst ratio \d+\.\d\d \(tiny, [12]\)$")
+        rows = [line for line in lines if line.startswith("tiny ")]
+        self.assertEqual(len(rows), 2)
+        self.assertIn("ok (max rel err", rows[0])
+        with open(self.log) as f:
+            calls = [json.loads(line) for line in f]
+        run = next(c for c in calls if c[0] == "run")
+        self.assertIn("--shape", run)
+        self.assertEqual(run[run.index("--shape") + 1], "x=2x4", "free dimensions are fixed")
+        self.assertEqual([c[0] for c in calls], ["run", "bench", "run", "bench"])
+        bench = calls[1]
+        self.assertEqual(bench[bench.index("--threads") + 1], "1")
+        self.assertIn("--json", bench)
+        inputs = [bench[i + 1] for i, a in enumerate(bench) if a == "--input"]
+        self.assertEqual(sorted(s.split("=")[0] for s in inputs), ["ids", "x"])
+        ids = np.load(next(s.split("=", 1)[1] for s in inputs if s.startswith("ids=")))
+        self.assertTrue((ids == 5).all())
+
+    def test_mismatch_fails_loudly(self):
+        code, lines = self.run_compare("noisy")
+        self.assertEqual(code, 1)
+        self.assertTrue(any(line.startswith("MISMATCH tiny threads=1: output 'out/relu'") for line in lines), lines)
+        self.assertTrue(any(line.startswith("FAILED:") for line in lines))
+        self.assertTrue(lines[-1].startswith("worst ratio"))
+
+    def test_engine_errors_count_as_inf(self):
+        code, lines = self.run_compare("fail")
+        self.assertEqual(code, 1)
+        self.assertIn("cannot compile for the CPU", "\n".join(lines))
+        self.assertRegex(lines[-1], r"^worst ratio inf \(tiny, [12]\)$")
+
+    def test_without_manifest_every_onnx_file_is_used(self):
+        os.remove(os.path.join(self.models, "models.json"))
+        models = compare.load_models(self.models)
+        self.assertEqual([(m["name"], m["shapes"]) for m in models], [("tiny", {})])
+
+
+@unittest.skipUnless(HAVE_ONNX, "needs onnx and onnxruntime")
+class GeneratedModels(unittest.TestCase):
+    # torchvision's parameter counts minus BatchNorm's 2 per channel plus 1 bias per channel.
+    EXPECTED_PARAMETERS = {
+        "mobilenetv2": 3_504_872 - 17_056,
+        "resnet50": 25_557_032 - 26_560,
+        "squeezenet1_1": 1_235_496,
+        "efficientnet_b0": 5_288_548 - 21_008,
+    }
+
+    def test_models_are_valid_and_run(self):
+        import cnn_models
+        import onnxruntime as ort
+        x = np.random.default_rng(0).uniform(-1, 1, (1, 3, 224, 224)).astype(np.float32)
+        for name, make in cnn_models.MODELS.items():
+            with self.subTest(name):
+                model = make()
+                onnx.checker.check_model(model, full_check=True)
+                self.assertEqual(cnn_models.parameter_count(model), self.EXPECTED_PARAMETERS[name])
+                self.assertEqual(model.opset_import[0].version, 17)
+                s = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+                (y,) = s.run(None, {"input": x})
+                self.assertEqual(y.shape, (1, 1000))
+                self.assertTrue(np.isfinite(y).all())
+                self.assertGreater(float(y.max() - y.min()), 1e-3, "outputs are not constant")
+
+    def test_generation_is_reproducible(self):
+        import cnn_models
+        self.assertEqual(cnn_models.squeezenet1_1().SerializeToString(),
+                         cnn_models.squeezenet1_1().SerializeToString())
+
+    def test_manifest_merges(self):
+        import get_models
+        with tempfile.TemporaryDirectory() as d:
+            open(os.path.join(d, "a.onnx"), "w").close()
+            open(os.path.join(d, "b.onnx"), "w").close()
+            get_models.update_manifest(d, [{"name": "a", "file": "a.onnx"}, {"name": "gone", "file": "gone.onnx"}])
+            kept = get_models.update_manifest(d, [{"name": "b", "file": "b.onnx", "shapes": {"x": [1]}}])
+            self.assertEqual([m["name"] for m in kept], ["a", "b"])
+            self.assertEqual(compare.load_models(d)[1]["shapes"], {"x": [1]})
+
+    def test_find_model_in_a_package_tree(self):
+        import get_models
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "pkg", "models", "v1"))
+            open(os.path.join(d, "pkg", "models", "v1", "model.onnx"), "w").close()
+            self.assertTrue(get_models.find_model(d, "pkg/models/*/model.onnx").endswith("v1/model.onnx"))
+            with self.assertRaises(FileNotFoundError) as e:
+                get_models.find_model(d, "pkg/other.onnx")
+            self.assertIn("pkg/models/v1/model.onnx", str(e.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
