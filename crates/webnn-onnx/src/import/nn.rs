@@ -1,0 +1,653 @@
+//! Convolution, pooling, matrix products and normalizations.
+//!
+//! 1-D convolutions and pools run as 2-D ones on a trailing size-1 dimension; 3-D ones are
+//! unsupported. ONNX `ceil_mode` is mapped by computing ONNX's output size and padding the end
+//! so that WebNN's floor rounding gives it (padded positions never count, decisions.md D15).
+
+use super::elementwise::webnn;
+use super::{bld, invalid, norm_axis, to_u32_shape, unsupported, Const, Ctx, Importer, NResult, Value};
+use crate::tensor::ElemType;
+use webnn_core::{
+    BatchNormalizationOptions, Conv2dOptions, ConvTranspose2dOptions, GemmOptions,
+    InstanceNormalizationOptions, LayerNormalizationOptions, OpKind, Operand, PadOptions, Pool2dOptions,
+    ReduceOptions,
+};
+
+/// Imports one node of this family.
+pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
+    let x = c.req(0)?;
+    let out = match c.op {
+        "Conv" => conv(imp, c, x)?,
+        "ConvTranspose" => conv_transpose(imp, c, x)?,
+        "MaxPool" | "AveragePool" | "LpPool" => pool(imp, c, x)?,
+        "GlobalAveragePool" | "GlobalMaxPool" | "GlobalLpPool" => {
+            let rank = x.rank();
+            if rank < 3 {
+                return Err(invalid(format!("{} needs an input of rank >= 3", c.op)));
+            }
+            let kind = match c.op {
+                "GlobalAveragePool" => OpKind::ReduceMean,
+                "GlobalMaxPool" => OpKind::ReduceMax,
+                _ => match c.attrs.int("p", 2)? {
+                    2 => OpKind::ReduceL2,
+                    1 => OpKind::ReduceL1,
+                    p => return Err(unsupported(format!("GlobalLpPool with p={p}"))),
+                },
+            };
+            let options =
+                ReduceOptions { label: c.label.clone(), axes: Some((2..rank as u32).collect()), keep_dimensions: true };
+            let a = imp.operand(x)?;
+            bld(imp.b.reduce(kind, &a, &options))?
+        }
+        "Gemm" => {
+            let (a, b) = (imp.operand(x)?, imp.operand(c.req(1)?)?);
+            let beta = c.attrs.float("beta", 1.0)? as f64;
+            let cc = match c.input(2) {
+                Some(v) if beta != 0.0 => Some(imp.operand(v)?),
+                _ => None,
+            };
+            let options = GemmOptions {
+                label: c.label.clone(),
+                c: cc,
+                alpha: c.attrs.float("alpha", 1.0)? as f64,
+                beta,
+                a_transpose: c.attrs.int("transA", 0)? != 0,
+                b_transpose: c.attrs.int("transB", 0)? != 0,
+            };
+            bld(imp.b.gemm(&a, &b, &options))?
+        }
+        "MatMul" => matmul(imp, c, x, c.req(1)?)?,
+        "BatchNormalization" => {
+            if c.attrs.int("training_mode", 0)? != 0 || (1..5).any(|i| c.wants(i)) {
+                return Err(unsupported("BatchNormalization in training mode"));
+            }
+            if c.attrs.int("spatial", 1)? == 0 {
+                return Err(unsupported("BatchNormalization with spatial=0"));
+            }
+            let ty = webnn(x.ty())?;
+            let a = imp.operand(x)?;
+            let mut param = |i: usize| -> NResult<Operand> {
+                let v = c.req(i)?;
+                let op = imp.operand(v)?;
+                if op.data_type() != ty {
+                    return bld(imp.b.cast(&op, ty, &c.opts()));
+                }
+                Ok(op)
+            };
+            let (scale, bias, mean, var) = (param(1)?, param(2)?, param(3)?, param(4)?);
+            let options = BatchNormalizationOptions {
+                label: c.label.clone(),
+                scale: Some(scale),
+                bias: Some(bias),
+                axis: 1,
+                epsilon: c.attrs.float("epsilon", 1e-5)? as f64,
+            };
+            bld(imp.b.batch_normalization(&a, &mean, &var, &options))?
+        }
+        "InstanceNormalization" => {
+            let shape = x.shape();
+            if shape.len() < 2 {
+                return Err(invalid("InstanceNormalization needs an input of rank >= 2"));
+            }
+            let four = vec![shape[0], shape[1], shape[2..].iter().product(), 1];
+            let a = imp.operand(x)?;
+            let a = imp.reshape_op(&a, &four, &c.label)?;
+            let options = InstanceNormalizationOptions {
+                label: c.label.clone(),
+                scale: Some(imp.operand(c.req(1)?)?),
+                bias: Some(imp.operand(c.req(2)?)?),
+                epsilon: c.attrs.float("epsilon", 1e-5)? as f64,
+                ..Default::default()
+            };
+            let y = bld(imp.b.instance_normalization(&a, &options))?;
+            imp.reshape_op(&y, &shape, &c.label)?
+        }
+        "LayerNormalization" => return layer_norm(imp, c, x),
+        "RMSNormalization" => {
+            let rank = x.rank();
+            let axis = norm_axis(c.attrs.int("axis", -1)?, rank, "axis")?;
+            let eps = c.attrs.float("epsilon", 1e-5)? as f64;
+            let a = imp.operand(x)?;
+            let o = c.opts();
+            let sq = bld(imp.b.mul(&a, &a, &o))?;
+            let axes = Some((axis as u32..rank as u32).collect());
+            let mean = bld(imp.b.reduce_mean(&sq, &ReduceOptions { label: c.label.clone(), axes, keep_dimensions: true }))?;
+            let e = imp.scalar(webnn(x.ty())?, eps)?;
+            let d = bld(imp.b.add(&mean, &e, &o))?;
+            let d = bld(imp.b.sqrt(&d, &o))?;
+            let y = bld(imp.b.div(&a, &d, &o))?;
+            let s = imp.operand(c.req(1)?)?;
+            bld(imp.b.mul(&y, &s, &o))?
+        }
+        "GroupNormalization" => group_norm(imp, c, x)?,
+        "LpNormalization" => {
+            let axis = norm_axis(c.attrs.int("axis", -1)?, x.rank(), "axis")?;
+            let kind = match c.attrs.int("p", 2)? {
+                2 => OpKind::ReduceL2,
+                1 => OpKind::ReduceL1,
+                p => return Err(invalid(format!("LpNormalization p={p}"))),
+            };
+            let a = imp.operand(x)?;
+            let options = ReduceOptions { label: c.label.clone(), axes: Some(vec![axis as u32]), keep_dimensions: true };
+            let n = bld(imp.b.reduce(kind, &a, &options))?;
+            bld(imp.b.div(&a, &n, &c.opts()))?
+        }
+        "MeanVarianceNormalization" => {
+            let rank = x.rank();
+            let axes = c.attrs.ints("axes")?.unwrap_or_else(|| vec![0, 2, 3]);
+            let axes = super::norm_axes(&axes, rank, "axes")?;
+            let options = ReduceOptions {
+                label: c.label.clone(),
+                axes: Some(axes.iter().map(|&a| a as u32).collect()),
+                keep_dimensions: true,
+            };
+            let o = c.opts();
+            let a = imp.operand(x)?;
+            let mean = bld(imp.b.reduce_mean(&a, &options))?;
+            let sq = bld(imp.b.mul(&a, &a, &o))?;
+            let mean_sq = bld(imp.b.reduce_mean(&sq, &options))?;
+            let sq_mean = bld(imp.b.mul(&mean, &mean, &o))?;
+            let var = bld(imp.b.sub(&mean_sq, &sq_mean, &o))?;
+            let std = bld(imp.b.sqrt(&var, &o))?;
+            let eps = imp.scalar(webnn(x.ty())?, 1e-9)?;
+            let std = bld(imp.b.add(&std, &eps, &o))?;
+            let centered = bld(imp.b.sub(&a, &mean, &o))?;
+            bld(imp.b.div(&centered, &std, &o))?
+        }
+        "LRN" => lrn(imp, c, x)?,
+        other => return Err(unsupported(format!("operator {other} has no WebNN mapping"))),
+    };
+    Ok(vec![Value::dynamic(out, x.ty())])
+}
+
+/// Spatial parameters of a conv or pool after auto_pad: per spatial axis (begin, end) pads.
+struct Spatial {
+    kernel: Vec<usize>,
+    strides: Vec<usize>,
+    dilations: Vec<usize>,
+    pads: Vec<(usize, usize)>,
+}
+
+/// Reads kernel_shape/strides/dilations/pads/auto_pad for `n` spatial axes of `input`.
+fn spatial(c: &Ctx, input: &[usize], kernel: Option<Vec<usize>>) -> NResult<Spatial> {
+    let n = input.len();
+    let get = |name: &str| -> NResult<Vec<usize>> {
+        match c.attrs.ints(name)? {
+            None => Ok(vec![1; n]),
+            Some(v) if v.len() == n && v.iter().all(|&x| x > 0) => Ok(v.iter().map(|&x| x as usize).collect()),
+            Some(v) => Err(invalid(format!("{name} {v:?} must have {n} positive values"))),
+        }
+    };
+    let kernel = match c.attrs.ints("kernel_shape")? {
+        Some(k) if k.len() == n && k.iter().all(|&x| x > 0) => k.iter().map(|&x| x as usize).collect(),
+        Some(k) => return Err(invalid(format!("kernel_shape {k:?} must have {n} positive values"))),
+        None => kernel.ok_or_else(|| invalid("kernel_shape is required"))?,
+    };
+    let (strides, dilations) = (get("strides")?, get("dilations")?);
+    let auto_pad = c.attrs.string("auto_pad", "NOTSET")?;
+    let pads = match auto_pad.as_str() {
+        "NOTSET" | "" => match c.attrs.ints("pads")? {
+            None => vec![(0, 0); n],
+            Some(p) if p.len() == 2 * n && p.iter().all(|&x| x >= 0) => {
+                (0..n).map(|i| (p[i] as usize, p[i + n] as usize)).collect()
+            }
+            Some(p) => return Err(invalid(format!("pads {p:?} must have {} non-negative values", 2 * n))),
+        },
+        "VALID" => vec![(0, 0); n],
+        "SAME_UPPER" | "SAME_LOWER" => (0..n)
+            .map(|i| {
+                let out = input[i].div_ceil(strides[i]);
+                let eff = (kernel[i] - 1) * dilations[i] + 1;
+                let total = ((out - 1) * strides[i] + eff).saturating_sub(input[i]);
+                let small = total / 2;
+                if auto_pad == "SAME_UPPER" {
+                    (small, total - small)
+                } else {
+                    (total - small, small)
+                }
+            })
+            .collect(),
+        other => return Err(invalid(format!("auto_pad '{other}'"))),
+    };
+    Ok(Spatial { kernel, strides, dilations, pads })
+}
+
+/// 1-D and 2-D only; returns the spatial dims as 2-D (1-D gets a trailing 1).
+fn spatial_2d(op: &str, shape: &[usize]) -> NResult<Vec<usize>> {
+    match shape.len() {
+        3 => Ok(vec![shape[2], 1]),
+        4 => Ok(shape[2..].to_vec()),
+        r if r > 4 => Err(unsupported(format!("{op} with {} spatial dimensions (WebNN has 2-D only)", r - 2))),
+        r => Err(invalid(format!("{op} input of rank {r}"))),
+    }
+}
+
+fn to_2d(v: Vec<usize>, one_d: bool, fill: usize) -> Vec<u32> {
+    let mut v: Vec<u32> = v.into_iter().map(|x| x as u32).collect();
+    if one_d {
+        v.push(fill as u32);
+    }
+    v
+}
+
+fn pads_2d(p: &[(usize, usize)], one_d: bool) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::new();
+    for &(b, e) in p {
+        out.push(b as u32);
+        out.push(e as u32);
+    }
+    if one_d {
+        out.extend([0, 0]);
+    }
+    out
+}
+
+/// A value made 4-D by appending a size-1 dimension when it is 3-D.
+fn as_4d(imp: &mut Importer, v: &Value, label: &str) -> NResult<Operand> {
+    let shape = v.shape();
+    if shape.len() == 3 {
+        let v = imp.reshape_value(v, &[shape[0], shape[1], shape[2], 1], label)?;
+        return imp.operand(&v);
+    }
+    imp.operand(v)
+}
+
+fn conv(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
+    let shape = x.shape();
+    spatial_2d("Conv", &shape)?;
+    let one_d = shape.len() == 3;
+    let w = c.req(1)?;
+    let w_shape = w.shape();
+    if w_shape.len() != shape.len() {
+        return Err(invalid(format!("Conv weight rank {} differs from the input's {}", w_shape.len(), shape.len())));
+    }
+    let sp = spatial(c, &shape[2..], Some(w_shape[2..].to_vec()))?;
+    let options = Conv2dOptions {
+        label: c.label.clone(),
+        padding: Some(pads_2d(&sp.pads, one_d)),
+        strides: Some(to_2d(sp.strides, one_d, 1)),
+        dilations: Some(to_2d(sp.dilations, one_d, 1)),
+        groups: c.attrs.int("group", 1)?.clamp(0, u32::MAX as i64) as u32,
+        bias: c.input(2).map(|b| imp.operand(b)).transpose()?,
+        ..Conv2dOptions::new()
+    };
+    let input = as_4d(imp, x, &c.label)?;
+    let filter = as_4d(imp, w, &c.label)?;
+    let y = bld(imp.b.conv2d(&input, &filter, &options))?;
+    if one_d {
+        let s = y.shape().iter().map(|&d| d as usize).collect::<Vec<_>>();
+        return imp.reshape_op(&y, &s[..3], &c.label);
+    }
+    Ok(y)
+}
+
+fn conv_transpose(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
+    let shape = x.shape();
+    spatial_2d("ConvTranspose", &shape)?;
+    let one_d = shape.len() == 3;
+    let w = c.req(1)?;
+    let w_shape = w.shape();
+    if w_shape.len() != shape.len() {
+        return Err(invalid("ConvTranspose weight rank differs from the input's"));
+    }
+    let n = shape.len() - 2;
+    // auto_pad is resolved below from the output shape, not as for Conv.
+    let kernel: Vec<usize> = match c.attrs.ints("kernel_shape")? {
+        Some(k) if k.len() == n && k.iter().all(|&v| v > 0) => k.iter().map(|&v| v as usize).collect(),
+        Some(k) => return Err(invalid(format!("kernel_shape {k:?}"))),
+        None => w_shape[2..].to_vec(),
+    };
+    let ints = |name: &str, default: usize| -> NResult<Vec<usize>> {
+        match c.attrs.ints(name)? {
+            None => Ok(vec![default; n]),
+            Some(v) if v.len() == n && v.iter().all(|&x| x >= 0) => Ok(v.iter().map(|&x| x as usize).collect()),
+            Some(v) => Err(invalid(format!("{name} {v:?}"))),
+        }
+    };
+    let (strides, dilations, out_pad) = (ints("strides", 1)?, ints("dilations", 1)?, ints("output_padding", 0)?);
+    if strides.iter().chain(&dilations).any(|&v| v == 0) {
+        return Err(invalid("strides and dilations must be positive"));
+    }
+    let auto_pad = c.attrs.string("auto_pad", "NOTSET")?;
+    let mut output_shape = match c.attrs.ints("output_shape")? {
+        Some(s) if s.len() == n => Some(s),
+        Some(s) if s.len() == n + 2 => Some(s[2..].to_vec()),
+        Some(s) => return Err(invalid(format!("output_shape {s:?}"))),
+        None => None,
+    };
+    if output_shape.is_none() && (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+        output_shape = Some((0..n).map(|i| (shape[2 + i] * strides[i]) as i64).collect());
+    }
+    let mut pads = Vec::with_capacity(n);
+    let mut sizes = Vec::with_capacity(n);
+    for i in 0..n {
+        let eff = ((kernel[i] - 1) * dilations[i] + 1) as i64;
+        let base = (strides[i] * (shape[2 + i] - 1)) as i64 + out_pad[i] as i64 + eff;
+        match &output_shape {
+            Some(os) => {
+                let total = base - os[i];
+                let (b, e) = if total <= 0 {
+                    (0, 0)
+                } else if auto_pad == "SAME_UPPER" {
+                    (total / 2, total - total / 2)
+                } else {
+                    (total - total / 2, total / 2)
+                };
+                pads.push((b as usize, e as usize));
+                sizes.push(os[i].max(0) as usize);
+            }
+            None => {
+                let p = match c.attrs.ints("pads")? {
+                    Some(p) if auto_pad != "VALID" => {
+                        if p.len() != 2 * n || p.iter().any(|&v| v < 0) {
+                            return Err(invalid(format!("pads {p:?}")));
+                        }
+                        (p[i] as usize, p[i + n] as usize)
+                    }
+                    _ => (0, 0),
+                };
+                let size = base - (p.0 + p.1) as i64;
+                if size <= 0 {
+                    return Err(invalid("ConvTranspose output size is not positive"));
+                }
+                pads.push(p);
+                sizes.push(size as usize);
+            }
+        }
+    }
+    let options = ConvTranspose2dOptions {
+        label: c.label.clone(),
+        padding: Some(pads_2d(&pads, one_d)),
+        strides: Some(to_2d(strides, one_d, 1)),
+        dilations: Some(to_2d(dilations, one_d, 1)),
+        output_sizes: Some(to_2d(sizes, one_d, 1)),
+        groups: c.attrs.int("group", 1)?.clamp(0, u32::MAX as i64) as u32,
+        bias: c.input(2).map(|b| imp.operand(b)).transpose()?,
+        ..ConvTranspose2dOptions::new()
+    };
+    let input = as_4d(imp, x, &c.label)?;
+    let filter = as_4d(imp, w, &c.label)?;
+    let y = bld(imp.b.conv_transpose2d(&input, &filter, &options))?;
+    if one_d {
+        let s = y.shape().iter().map(|&d| d as usize).collect::<Vec<_>>();
+        return imp.reshape_op(&y, &s[..3], &c.label);
+    }
+    Ok(y)
+}
+
+fn pool(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
+    let shape = x.shape();
+    spatial_2d(c.op, &shape)?;
+    let one_d = shape.len() == 3;
+    if c.wants(1) {
+        return Err(unsupported("MaxPool's Indices output"));
+    }
+    let mut sp = spatial(c, &shape[2..], None)?;
+    let ceil = c.attrs.int("ceil_mode", 0)? != 0;
+    let kind = match c.op {
+        "MaxPool" => OpKind::MaxPool2d,
+        "AveragePool" => OpKind::AveragePool2d,
+        _ => match c.attrs.int("p", 2)? {
+            2 => OpKind::L2Pool2d,
+            p => return Err(unsupported(format!("LpPool with p={p} (only p=2 maps to l2Pool2d)"))),
+        },
+    };
+    let mut input = as_4d(imp, x, &c.label)?;
+    let in_sp = &shape[2..];
+    // count_include_pad: the declared pads become real zeros.
+    if kind == OpKind::AveragePool2d && c.attrs.int("count_include_pad", 0)? != 0 && sp.pads.iter().any(|&(b, e)| b + e > 0) {
+        let mut begin = vec![0u32, 0];
+        let mut end = vec![0u32, 0];
+        for &(b, e) in &sp.pads {
+            begin.push(b as u32);
+            end.push(e as u32);
+        }
+        if one_d {
+            begin.push(0);
+            end.push(0);
+        }
+        input = bld(imp.b.pad(&input, &begin, &end, &PadOptions { label: c.label.clone(), ..Default::default() }))?;
+        let padded: Vec<usize> = (0..in_sp.len()).map(|i| in_sp[i] + sp.pads[i].0 + sp.pads[i].1).collect();
+        let out = pool_sizes(&padded, &sp, ceil, true);
+        sp.pads = vec![(0, 0); in_sp.len()];
+        return finish_pool(imp, c, kind, &input, &padded, sp, out, one_d);
+    }
+    let out = pool_sizes(in_sp, &sp, ceil, false);
+    finish_pool(imp, c, kind, &input, in_sp, sp, out, one_d)
+}
+
+/// ONNX pooling output sizes (with ceil_mode's rule that the last window starts inside the
+/// input or its begin padding).
+fn pool_sizes(input: &[usize], sp: &Spatial, ceil: bool, pads_in_input: bool) -> Vec<i64> {
+    (0..input.len())
+        .map(|i| {
+            let eff = ((sp.kernel[i] - 1) * sp.dilations[i] + 1) as i64;
+            let span = input[i] as i64 + (sp.pads[i].0 + sp.pads[i].1) as i64 - eff;
+            let s = sp.strides[i] as i64;
+            if span < 0 {
+                return 0;
+            }
+            let mut out = if ceil { (span + s - 1) / s + 1 } else { span / s + 1 };
+            let begin = if pads_in_input { 0 } else { sp.pads[i].0 as i64 };
+            if ceil && (out - 1) * s >= input[i] as i64 + begin {
+                out -= 1;
+            }
+            out
+        })
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish_pool(
+    imp: &mut Importer,
+    c: &Ctx,
+    kind: OpKind,
+    input: &Operand,
+    in_sp: &[usize],
+    sp: Spatial,
+    out: Vec<i64>,
+    one_d: bool,
+) -> NResult<Operand> {
+    if out.iter().any(|&o| o <= 0) {
+        return Err(unsupported("the pooling output is empty"));
+    }
+    // Extra end padding so that floor rounding yields ONNX's size.
+    let mut pads = sp.pads.clone();
+    for i in 0..in_sp.len() {
+        let eff = (sp.kernel[i] - 1) * sp.dilations[i] + 1;
+        let need = (out[i] as usize - 1) * sp.strides[i] + eff;
+        let have = in_sp[i] + pads[i].0 + pads[i].1;
+        if need > have {
+            pads[i].1 += need - have;
+        }
+    }
+    let options = Pool2dOptions {
+        label: c.label.clone(),
+        window_dimensions: Some(to_2d(sp.kernel, one_d, 1)),
+        padding: Some(pads_2d(&pads, one_d)),
+        strides: Some(to_2d(sp.strides, one_d, 1)),
+        dilations: Some(to_2d(sp.dilations, one_d, 1)),
+        ..Default::default()
+    };
+    let y = bld(imp.b.pool2d(kind, input, &options))?;
+    if one_d {
+        let s = y.shape().iter().map(|&d| d as usize).collect::<Vec<_>>();
+        return imp.reshape_op(&y, &s[..3], &c.label);
+    }
+    Ok(y)
+}
+
+/// MatMul with numpy semantics for 1-D operands.
+pub(crate) fn matmul(imp: &mut Importer, c: &Ctx, a: &Value, b: &Value) -> NResult<Operand> {
+    let (sa, sb) = (a.shape(), b.shape());
+    if sa.is_empty() || sb.is_empty() {
+        return Err(invalid("MatMul operands must have rank >= 1"));
+    }
+    let mut oa = imp.operand(a)?;
+    let mut ob = imp.operand(b)?;
+    if sa.len() == 1 {
+        oa = imp.reshape_op(&oa, &[1, sa[0]], &c.label)?;
+    }
+    if sb.len() == 1 {
+        ob = imp.reshape_op(&ob, &[sb[0], 1], &c.label)?;
+    }
+    let y = bld(imp.b.matmul(&oa, &ob, &c.opts()))?;
+    if sa.len() == 1 || sb.len() == 1 {
+        let mut s: Vec<usize> = y.shape().iter().map(|&d| d as usize).collect();
+        let r = s.len();
+        if sb.len() == 1 {
+            s.remove(r - 1);
+        }
+        if sa.len() == 1 {
+            s.remove(r - 2);
+        }
+        return imp.reshape_op(&y, &s, &c.label);
+    }
+    Ok(y)
+}
+
+fn layer_norm(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Vec<Value>> {
+    let shape = x.shape();
+    let rank = shape.len();
+    let axis = norm_axis(c.attrs.int("axis", -1)?, rank, "axis")?;
+    let eps = c.attrs.float("epsilon", 1e-5)? as f64;
+    let norm_shape = shape[axis..].to_vec();
+    let axes: Vec<u32> = (axis as u32..rank as u32).collect();
+    let o = c.opts();
+    let a = imp.operand(x)?;
+    // Scale and bias must have exactly the normalized shape for WebNN; otherwise they are
+    // applied after normalizing.
+    let fits = |v: &Value| {
+        let s = v.shape();
+        s.len() <= norm_shape.len() && s.iter().rev().zip(norm_shape.iter().rev()).all(|(&d, &n)| d == n || d == 1)
+            || s.iter().product::<usize>() == 1
+    };
+    let mut late = Vec::new();
+    let mut param = |imp: &mut Importer, i: usize| -> NResult<Option<Operand>> {
+        let Some(v) = c.input(i) else { return Ok(None) };
+        if v.shape() == norm_shape {
+            return Ok(Some(imp.operand(v)?));
+        }
+        if fits(v) {
+            let op = imp.operand(v)?;
+            let s: Vec<usize> = std::iter::repeat(1).take(norm_shape.len() - v.rank().min(norm_shape.len())).chain(v.shape()).collect();
+            let s = if s.len() > norm_shape.len() { vec![1; norm_shape.len()] } else { s };
+            let r = imp.reshape_op(&op, &s, &c.label)?;
+            if s == norm_shape {
+                return Ok(Some(r));
+            }
+            return Ok(Some(bld(imp.b.expand(&r, &to_u32_shape(&norm_shape)?, &o))?));
+        }
+        late.push((i, imp.operand(v)?));
+        Ok(None)
+    };
+    let scale = param(imp, 1)?;
+    let bias = param(imp, 2)?;
+    let options = LayerNormalizationOptions { label: c.label.clone(), scale, bias, axes: Some(axes.clone()), epsilon: eps };
+    let mut y = bld(imp.b.layer_normalization(&a, &options))?;
+    for (i, p) in late {
+        y = if i == 1 { bld(imp.b.mul(&y, &p, &o))? } else { bld(imp.b.add(&y, &p, &o))? };
+    }
+    let mut outs = vec![Value::dynamic(y, x.ty())];
+    if c.wants(1) || c.wants(2) {
+        let r = ReduceOptions { label: c.label.clone(), axes: Some(axes), keep_dimensions: true };
+        let mean = bld(imp.b.reduce_mean(&a, &r))?;
+        let d = bld(imp.b.sub(&a, &mean, &o))?;
+        let d2 = bld(imp.b.mul(&d, &d, &o))?;
+        let var = bld(imp.b.reduce_mean(&d2, &r))?;
+        let e = imp.scalar(webnn(x.ty())?, eps)?;
+        let var = bld(imp.b.add(&var, &e, &o))?;
+        let std = bld(imp.b.sqrt(&var, &o))?;
+        let inv = bld(imp.b.reciprocal(&std, &o))?;
+        outs.push(Value::dynamic(mean, x.ty()));
+        outs.push(Value::dynamic(inv, x.ty()));
+    }
+    Ok(outs)
+}
+
+fn group_norm(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
+    let shape = x.shape();
+    if shape.len() < 3 {
+        return Err(invalid("GroupNormalization needs an input of rank >= 3"));
+    }
+    let groups = c.attrs.opt_int("num_groups")?.ok_or_else(|| invalid("num_groups is required"))?;
+    let (n, ch) = (shape[0], shape[1]);
+    if groups <= 0 || ch % groups as usize != 0 {
+        return Err(invalid("num_groups must divide the channels"));
+    }
+    let g = groups as usize;
+    let rest: usize = shape[1..].iter().product::<usize>() / g;
+    let a = imp.operand(x)?;
+    let r = imp.reshape_op(&a, &[n, g, rest], &c.label)?;
+    let options = LayerNormalizationOptions {
+        label: c.label.clone(),
+        axes: Some(vec![2]),
+        epsilon: c.attrs.float("epsilon", 1e-5)? as f64,
+        ..Default::default()
+    };
+    let y = bld(imp.b.layer_normalization(&r, &options))?;
+    let y = imp.reshape_op(&y, &shape, &c.label)?;
+    // Per-channel scale and bias (opset 18 gives them per group: repeat each C/G times).
+    let mut bshape = vec![1; shape.len()];
+    bshape[1] = ch;
+    let per_channel = |imp: &mut Importer, v: &Value| -> NResult<Operand> {
+        let s = v.shape();
+        let v = if s == [g] && g != ch {
+            let k = v.as_const().ok_or_else(|| unsupported("per-group scale computed at run time"))?;
+            let vals = k.f64s();
+            let rep: Vec<f64> = (0..ch).map(|i| vals[i / (ch / g)]).collect();
+            Value::konst(Const::from_f64s(k.ty, vec![ch], &rep))
+        } else {
+            v.clone()
+        };
+        let v = imp.reshape_value(&v, &bshape, &c.label)?;
+        imp.operand(&v)
+    };
+    let scale = per_channel(imp, c.req(1)?)?;
+    let bias = per_channel(imp, c.req(2)?)?;
+    let y = bld(imp.b.mul(&y, &scale, &c.opts()))?;
+    bld(imp.b.add(&y, &bias, &c.opts()))
+}
+
+/// LRN: x / (bias + alpha/size * sum of squares over a channel window)^beta; the window sum is
+/// a convolution with a ones filter over the channel axis.
+fn lrn(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
+    let shape = x.shape();
+    if shape.len() < 3 {
+        return Err(invalid("LRN needs an input of rank >= 3"));
+    }
+    let size = c.attrs.opt_int("size")?.ok_or_else(|| invalid("LRN requires size"))?;
+    if size <= 0 {
+        return Err(invalid("LRN size must be positive"));
+    }
+    let size = size as usize;
+    let (alpha, beta, bias) =
+        (c.attrs.float("alpha", 1e-4)? as f64, c.attrs.float("beta", 0.75)? as f64, c.attrs.float("bias", 1.0)? as f64);
+    let ty = x.ty();
+    if ty != ElemType::F32 && ty != ElemType::F16 {
+        return Err(unsupported(format!("LRN on {ty}")));
+    }
+    let dt = webnn(ty)?;
+    let o = c.opts();
+    let a = imp.operand(x)?;
+    let sq = bld(imp.b.mul(&a, &a, &o))?;
+    let rest: usize = shape[2..].iter().product();
+    let sq = imp.reshape_op(&sq, &[shape[0], 1, shape[1], rest], &c.label)?;
+    let ones = Const::from_f64s(ty, vec![1, 1, size, 1], &vec![1.0; size]);
+    let filter = imp.operand(&Value::konst(ones))?;
+    let before = (size - 1) / 2;
+    let options = Conv2dOptions {
+        label: c.label.clone(),
+        padding: Some(vec![before as u32, (size - 1 - before) as u32, 0, 0]),
+        ..Conv2dOptions::new()
+    };
+    let sum = bld(imp.b.conv2d(&sq, &filter, &options))?;
+    let sum = imp.reshape_op(&sum, &shape, &c.label)?;
+    let k = imp.scalar(dt, alpha / size as f64)?;
+    let d = bld(imp.b.mul(&sum, &k, &o))?;
+    let bias = imp.scalar(dt, bias)?;
+    let d = bld(imp.b.add(&d, &bias, &o))?;
+    let beta = imp.scalar(dt, beta)?;
+    let d = bld(imp.b.pow(&d, &beta, &o))?;
+    bld(imp.b.div(&a, &d, &o))
+}

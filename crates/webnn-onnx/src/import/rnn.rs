@@ -1,0 +1,159 @@
+//! LSTM and GRU.
+//!
+//! ONNX stacks LSTM gates as i, o, f, c — exactly WebNN's `"iofg"` layout — and GRU gates as
+//! z, r, h — WebNN's `"zrn"` layout — so the weights pass through unchanged. ONNX's `B`
+//! ([dirs, 8H] or [dirs, 6H]) is split into WebNN's `bias` and `recurrentBias`;
+//! `linear_before_reset` is WebNN's `resetAfter`; `layout=1` (batch-major) is transposed.
+
+use super::shape_ops::SliceParam;
+use super::{bld, invalid, unsupported, Ctx, Importer, NResult, Value};
+use webnn_core::{
+    GruOptions, GruWeightLayout, LstmOptions, LstmWeightLayout, Operand, RecurrentNetworkActivation,
+    RecurrentNetworkDirection,
+};
+
+/// Imports LSTM or GRU.
+pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
+    let lstm = c.op == "LSTM";
+    let gates = if lstm { 4 } else { 3 };
+    let x = c.req(0)?;
+    let ty = x.ty();
+    let label = c.label.clone();
+    if c.attrs.has("clip") {
+        return Err(unsupported(format!("{} with 'clip'", c.op)));
+    }
+    if c.attrs.int("input_forget", 0)? != 0 {
+        return Err(unsupported("LSTM with input_forget=1"));
+    }
+    let batch_major = c.attrs.int("layout", 0)? != 0;
+    let direction = match c.attrs.string("direction", "forward")?.as_str() {
+        "forward" => RecurrentNetworkDirection::Forward,
+        "reverse" => RecurrentNetworkDirection::Backward,
+        "bidirectional" => RecurrentNetworkDirection::Both,
+        d => return Err(invalid(format!("direction '{d}'"))),
+    };
+    let dirs = if direction == RecurrentNetworkDirection::Both { 2 } else { 1 };
+    let r_shape = c.req(2)?.shape();
+    if r_shape.len() != 3 {
+        return Err(invalid("R must be 3-D"));
+    }
+    let hidden = match c.attrs.opt_int("hidden_size")? {
+        Some(h) if h > 0 => h as usize,
+        Some(h) => return Err(invalid(format!("hidden_size {h}"))),
+        None => r_shape[2],
+    };
+    let activations = activations(c, if lstm { 3 } else { 2 }, dirs)?;
+
+    let mut input = imp.operand(x)?;
+    if batch_major {
+        input = imp.transpose_op(&input, &[1, 0, 2], &label)?;
+    }
+    let steps = input.shape().first().copied().unwrap_or(0);
+    if let Some(lens) = c.input(4) {
+        let lens = lens.as_const().ok_or_else(|| unsupported("sequence_lens computed at run time"))?;
+        if lens.i64s().iter().any(|&l| l != steps as i64) {
+            return Err(unsupported("sequence_lens shorter than the sequence"));
+        }
+    }
+    let weight = imp.operand(c.req(1)?)?;
+    let recurrent = imp.operand(c.req(2)?)?;
+    let (bias, recurrent_bias) = match c.input(3) {
+        Some(b) => {
+            let b = imp.operand(b)?;
+            let half = gates * hidden;
+            let part = |start: usize| vec![SliceParam { start: 0, count: dirs, step: 1 }, SliceParam { start: start as i64, count: half, step: 1 }];
+            (Some(imp.slice_op(&b, &part(0), &label)?), Some(imp.slice_op(&b, &part(half), &label)?))
+        }
+        None => (None, None),
+    };
+    let state = |imp: &mut Importer, i: usize| -> NResult<Option<Operand>> {
+        match c.input(i) {
+            None => Ok(None),
+            Some(v) => {
+                let op = imp.operand(v)?;
+                Ok(Some(if batch_major { imp.transpose_op(&op, &[1, 0, 2], &label)? } else { op }))
+            }
+        }
+    };
+    let initial_h = state(imp, 5)?;
+    let return_sequence = c.wants(0);
+    let steps = steps as u32;
+    let (sequence, hidden_out, cell_out) = if lstm {
+        let initial_c = state(imp, 6)?;
+        let peephole = c.input(7).map(|p| imp.operand(p)).transpose()?;
+        let options = LstmOptions {
+            label: label.clone(),
+            bias,
+            recurrent_bias,
+            peephole_weight: peephole,
+            initial_hidden_state: initial_h,
+            initial_cell_state: initial_c,
+            return_sequence,
+            direction,
+            layout: LstmWeightLayout::Iofg,
+            activations: Some(activations),
+        };
+        let outs = bld(imp.b.lstm(&input, &weight, &recurrent, steps, hidden as u32, &options))?;
+        (outs.get(2).cloned(), outs[0].clone(), outs.get(1).cloned())
+    } else {
+        let options = GruOptions {
+            label: label.clone(),
+            bias,
+            recurrent_bias,
+            initial_hidden_state: initial_h,
+            reset_after: c.attrs.int("linear_before_reset", 0)? != 0,
+            return_sequence,
+            direction,
+            layout: GruWeightLayout::Zrn,
+            activations: Some(activations),
+        };
+        let outs = bld(imp.b.gru(&input, &weight, &recurrent, steps, hidden as u32, &options))?;
+        (outs.get(1).cloned(), outs[0].clone(), None)
+    };
+    let mut result = Vec::new();
+    let seq = match sequence {
+        Some(s) if batch_major => Some(imp.transpose_op(&s, &[2, 0, 1, 3], &label)?),
+        s => s,
+    };
+    // Unused outputs get a placeholder that nothing reads.
+    result.push(Value::dynamic(seq.unwrap_or_else(|| hidden_out.clone()), ty));
+    let state_out = |imp: &mut Importer, op: Operand| -> NResult<Value> {
+        let op = if batch_major { imp.transpose_op(&op, &[1, 0, 2], &label)? } else { op };
+        Ok(Value::dynamic(op, ty))
+    };
+    result.push(state_out(imp, hidden_out)?);
+    if let Some(cell) = cell_out {
+        result.push(state_out(imp, cell)?);
+    }
+    Ok(result)
+}
+
+/// The `activations` attribute as WebNN activations (one list for both directions).
+fn activations(c: &Ctx, per_dir: usize, dirs: usize) -> NResult<Vec<RecurrentNetworkActivation>> {
+    if c.attrs.has("activation_alpha") || c.attrs.has("activation_beta") {
+        return Err(unsupported(format!("{} activation_alpha/activation_beta", c.op)));
+    }
+    let names = match c.attrs.strings("activations")? {
+        None => return Ok(if per_dir == 3 {
+            vec![RecurrentNetworkActivation::Sigmoid, RecurrentNetworkActivation::Tanh, RecurrentNetworkActivation::Tanh]
+        } else {
+            vec![RecurrentNetworkActivation::Sigmoid, RecurrentNetworkActivation::Tanh]
+        }),
+        Some(n) => n,
+    };
+    if names.len() != per_dir * dirs {
+        return Err(invalid(format!("{} activations {names:?} should have {} entries", c.op, per_dir * dirs)));
+    }
+    if dirs == 2 && names[..per_dir] != names[per_dir..] {
+        return Err(unsupported("different activations per direction"));
+    }
+    names[..per_dir]
+        .iter()
+        .map(|n| match n.to_ascii_lowercase().as_str() {
+            "sigmoid" => Ok(RecurrentNetworkActivation::Sigmoid),
+            "tanh" => Ok(RecurrentNetworkActivation::Tanh),
+            "relu" => Ok(RecurrentNetworkActivation::Relu),
+            other => Err(unsupported(format!("recurrent activation '{other}'"))),
+        })
+        .collect()
+}
