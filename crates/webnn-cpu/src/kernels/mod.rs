@@ -5,9 +5,32 @@
 //!
 //! float16 is stored as `half::f16`, computed in f32 and rounded once per op.
 
+pub mod activation;
 pub mod binary;
 pub mod recurrent;
+pub mod cast;
+pub mod logical;
+pub mod reduction;
+pub mod unary;
+pub mod gather;
+pub mod movement;
+pub mod pad;
+pub mod quantize;
+pub mod scatter;
+pub mod strided;
 pub mod util;
+
+#[cfg(test)]
+mod wpt_tests;
+pub mod conv;
+pub mod gemm_backend;
+pub mod matmul;
+pub mod normalization;
+pub mod pool;
+pub mod resample;
+
+#[cfg(test)]
+mod k2_wpt_tests;
 
 use webnn_core::graph::Operation;
 use webnn_core::{Error, Graph, OpKind, OperandDescriptor, Result};
@@ -56,6 +79,44 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     match op.kind {
         Add | Sub | Mul | Div | Max | Min | Pow => binary::lower(op, graph),
         Gru | GruCell | Lstm | LstmCell => recurrent::lower(op, graph),
+        Abs | Ceil | Cos | Erf | Exp | Floor | Identity | Log | Neg | Reciprocal | RoundEven | Sin | Sign | Sqrt
+        | Tan => unary::lower(op, graph),
+        Equal | NotEqual | Greater | GreaterOrEqual | Lesser | LesserOrEqual | LogicalNot | LogicalAnd | LogicalOr
+        | LogicalXor | IsNaN | IsInfinite => logical::lower(op, graph),
+        Where => logical::lower_where(op, graph),
+        Clamp | Elu | Gelu | HardSigmoid | HardSwish | LeakyRelu | Linear | Prelu | Relu | Sigmoid | Softmax
+        | Softplus | Softsign | Tanh => activation::lower(op, graph),
+        Cast => cast::lower(op, graph),
+        ReduceL1 | ReduceL2 | ReduceLogSum | ReduceLogSumExp | ReduceMax | ReduceMean | ReduceMin | ReduceProduct
+        | ReduceSum | ReduceSumSquare => reduction::lower(op, graph),
+        ArgMin | ArgMax => reduction::lower_arg(op, graph),
+        CumulativeSum => reduction::lower_cumulative_sum(op, graph),
+        Matmul => matmul::lower_matmul(op, graph),
+        Gemm => matmul::lower_gemm(op, graph),
+        Conv2d => conv::lower_conv2d(op, graph),
+        ConvTranspose2d => conv::lower_conv_transpose2d(op, graph),
+        AveragePool2d | L2Pool2d | MaxPool2d => pool::lower(op, graph),
+        Resample2d => resample::lower(op, graph),
+        BatchNormalization => normalization::lower_batch_norm(op, graph),
+        InstanceNormalization => normalization::lower_instance_norm(op, graph),
+        LayerNormalization => normalization::lower_layer_norm(op, graph),
+        Transpose | Slice | Reverse | Expand | Tile | Reshape => movement::lower_view(op, graph),
+        Concat => movement::lower_concat(op, graph),
+        Split => movement::lower_split(op, graph),
+        Triangular => movement::lower_triangular(op, graph),
+        Pad => pad::lower(op, graph),
+        Gather | GatherElements | GatherNd => gather::lower(op, graph),
+        ScatterElements | ScatterNd => scatter::lower(op, graph),
+        QuantizeLinear | DequantizeLinear => quantize::lower(op, graph),
         other => Err(Error::not_supported(format!("{other} has no CPU kernel yet"))),
     }
 }
+
+#[cfg(test)]
+mod gather_tests;
+#[cfg(test)]
+mod movement_test_util;
+#[cfg(test)]
+mod movement_wpt_tests;
+#[cfg(test)]
+mod quantize_tests;

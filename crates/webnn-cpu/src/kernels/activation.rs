@@ -1,0 +1,417 @@
+//! Activations: clamp (§8.9.8), elu (§8.9.18), gelu (§8.9.23), hardSigmoid (§8.9.27),
+//! hardSwish (§8.9.28), leakyRelu (§8.9.31), linear (§8.9.32), prelu (§8.9.38), relu (§8.9.40),
+//! sigmoid (§8.9.46), softmax (§8.9.48), softplus (§8.9.49), softsign (§8.9.50), tanh (§8.9.52).
+//!
+//! float16 is computed in f32 (or f64 where noted) and rounded once. Formulas are arranged for
+//! accuracy: elu uses expm1, gelu uses `0.5·x·erfc(−x/√2)` in f64 (no cancellation for negative
+//! x), softplus uses `max(x, 0) + log1p(exp(−|x|))` (no overflow), and the affine activations
+//! (linear, hardSigmoid, hardSwish, leakyRelu, prelu) are evaluated in f64 so that the result is
+//! rounded once. softmax subtracts the maximum along the axis before exponentiating.
+//!
+//! NaN inputs give NaN for every float activation (clamp and relu pass NaN through).
+
+use super::logical::Broadcast;
+use super::unary::{map, map_float, with_int_type, IntElem, CHEAP_CHUNK, COSTLY_CHUNK};
+use super::{In, Kernel, Out};
+use half::f16;
+use rayon::prelude::*;
+use webnn_core::graph::{Attrs, Operation};
+use webnn_core::types::Scalar;
+use webnn_core::{DataType, Error, Graph, OpKind, Result};
+
+/// An element-wise activation with its resolved parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Activation {
+    /// elu(alpha)
+    Elu(f32),
+    /// gelu
+    Gelu,
+    /// hardSigmoid(alpha, beta)
+    HardSigmoid(f64, f64),
+    /// hardSwish
+    HardSwish,
+    /// leakyRelu(alpha)
+    LeakyRelu(f64),
+    /// linear(alpha, beta)
+    Linear(f64, f64),
+    /// relu
+    Relu,
+    /// sigmoid
+    Sigmoid,
+    /// softplus
+    Softplus,
+    /// softsign
+    Softsign,
+    /// tanh
+    Tanh,
+}
+
+/// elu: x for x > 0, alpha·(eˣ − 1) otherwise.
+#[inline(always)]
+pub fn elu(x: f32, alpha: f32) -> f32 {
+    if x > 0.0 {
+        x
+    } else {
+        alpha * x.exp_m1()
+    }
+}
+
+/// gelu: 0.5·x·(1 + erf(x/√2)) = 0.5·x·erfc(−x/√2), evaluated in f64.
+#[inline(always)]
+pub fn gelu(x: f32) -> f32 {
+    if x < -40.0 {
+        // Far below the smallest subnormal (and avoids −∞ × 0 = NaN at −∞).
+        return -0.0;
+    }
+    let x = x as f64;
+    (0.5 * x * libm::erfc(-x * std::f64::consts::FRAC_1_SQRT_2)) as f32
+}
+
+/// sigmoid: 1 / (1 + e⁻ˣ).
+#[inline(always)]
+pub fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// softplus: ln(1 + eˣ) = max(x, 0) + ln(1 + e^−|x|).
+#[inline(always)]
+pub fn softplus(x: f32) -> f32 {
+    x.max(0.0) + (-x.abs()).exp().ln_1p()
+}
+
+/// hardSwish: x·max(0, min(6, x + 3))/6, evaluated in f64.
+#[inline(always)]
+pub fn hard_swish(x: f32) -> f32 {
+    // The same formula split by branch (so that −∞ gives 0, not −∞ × 0).
+    if x <= -3.0 {
+        0.0
+    } else if x >= 3.0 {
+        x
+    } else {
+        let x = x as f64;
+        (x * (x + 3.0) / 6.0) as f32
+    }
+}
+
+/// softsign: x / (1 + |x|), with the limits ±1 at ±∞.
+#[inline(always)]
+pub fn softsign(x: f32) -> f32 {
+    if x.is_infinite() {
+        x.signum()
+    } else {
+        x / (1.0 + x.abs())
+    }
+}
+
+/// e^(x − m) for f32 x and m, correcting for the rounding of x − m in f32 (which for
+/// |x − m| ≫ 1 would otherwise cost many ULP): exp(d + r) ≈ exp(d)·(1 + r).
+#[inline(always)]
+pub fn exp_diff(x: f32, m: f32) -> f32 {
+    let d = x - m;
+    let r = ((x as f64 - m as f64) - d as f64) as f32;
+    let e = d.exp();
+    e + e * r
+}
+
+impl Activation {
+    /// The activation of `op` with its attributes, if it is one of these.
+    pub fn of(op: &Operation) -> Option<Activation> {
+        let (alpha, beta) = match op.attrs {
+            Attrs::AlphaBeta { alpha, beta } => (alpha, beta),
+            _ => (f64::NAN, f64::NAN),
+        };
+        let has_ab = matches!(op.attrs, Attrs::AlphaBeta { .. });
+        Some(match op.kind {
+            OpKind::Elu if has_ab => Activation::Elu(alpha as f32),
+            OpKind::Gelu => Activation::Gelu,
+            OpKind::HardSigmoid if has_ab => Activation::HardSigmoid(alpha, beta),
+            OpKind::HardSwish => Activation::HardSwish,
+            OpKind::LeakyRelu if has_ab => Activation::LeakyRelu(alpha),
+            OpKind::Linear if has_ab => Activation::Linear(alpha, beta),
+            OpKind::Relu => Activation::Relu,
+            OpKind::Sigmoid => Activation::Sigmoid,
+            OpKind::Softplus => Activation::Softplus,
+            OpKind::Softsign => Activation::Softsign,
+            OpKind::Tanh => Activation::Tanh,
+            _ => return None,
+        })
+    }
+
+    /// Applies the activation to a float32/float16 operand.
+    pub fn run_float(self, data_type: DataType, input: In<'_>, out: &mut Out<'_>) {
+        let (c, e) = (CHEAP_CHUNK, COSTLY_CHUNK);
+        match self {
+            Activation::Elu(a) => map_float(data_type, input, out, e, |x| elu(x, a)),
+            Activation::Gelu => map_float(data_type, input, out, e, gelu),
+            Activation::HardSigmoid(a, b) => {
+                map_float(data_type, input, out, c, |x| (a * x as f64 + b).clamp(0.0, 1.0) as f32)
+            }
+            Activation::HardSwish => map_float(data_type, input, out, c, hard_swish),
+            Activation::LeakyRelu(a) => {
+                map_float(data_type, input, out, c, |x| if x >= 0.0 { x } else { (a * x as f64) as f32 })
+            }
+            Activation::Linear(a, b) => map_float(data_type, input, out, c, |x| (a * x as f64 + b) as f32),
+            Activation::Relu => map_float(data_type, input, out, c, |x| if x < 0.0 { 0.0 } else { x }),
+            Activation::Sigmoid => map_float(data_type, input, out, e, sigmoid),
+            Activation::Softplus => map_float(data_type, input, out, e, softplus),
+            Activation::Softsign => map_float(data_type, input, out, c, softsign),
+            Activation::Tanh => map_float(data_type, input, out, e, f32::tanh),
+        }
+    }
+}
+
+struct ActivationKernel {
+    act: Activation,
+    data_type: DataType,
+}
+
+impl Kernel for ActivationKernel {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+        let Some(input) = inputs[0] else { return };
+        let out = &mut outputs[0];
+        if self.data_type.is_float() {
+            self.act.run_float(self.data_type, input, out);
+        } else {
+            // Only relu is defined on integers.
+            with_int_type!(self.data_type, T => map::<T, T, _>(
+                input.slice(), out.slice_mut(), CHEAP_CHUNK, |x| if x.is_negative() { T::ZERO } else { x },
+            ));
+        }
+    }
+}
+
+/// Reads a scalar attribute as the element type `T` (its data type must be `T`'s).
+fn scalar_as<T: bytemuck::Pod>(s: Scalar) -> T {
+    bytemuck::pod_read_unaligned(&s.to_le_bytes())
+}
+
+struct ClampKernel {
+    data_type: DataType,
+    min: Scalar,
+    max: Scalar,
+}
+
+/// `out = min(max(x, lo), hi)`; NaN passes through.
+pub fn clamp<T: PartialOrd + Copy + Send + Sync>(input: &[T], out: &mut [T], lo: T, hi: T) {
+    map(input, out, CHEAP_CHUNK, |x| if x < lo { lo } else if x > hi { hi } else { x });
+}
+
+impl Kernel for ClampKernel {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+        let Some(input) = inputs[0] else { return };
+        let out = &mut outputs[0];
+        crate::with_type!(self.data_type, T => clamp::<T>(
+            input.slice(), out.slice_mut(), scalar_as::<T>(self.min), scalar_as::<T>(self.max),
+        ))
+    }
+}
+
+struct PreluKernel {
+    data_type: DataType,
+    geom: Broadcast<2>,
+}
+
+/// prelu: x for x ≥ 0, slope·x otherwise (input and slope broadcast to the output).
+pub fn prelu_float<T: Copy + Send + Sync>(x: &[T], slope: &[T], out: &mut [T], geom: &Broadcast<2>, to: impl Fn(T) -> f64 + Sync + Send, from: impl Fn(f64) -> T + Sync + Send) {
+    geom.map(out, |[i, j]| {
+        let v = x[i];
+        let xv = to(v);
+        if xv >= 0.0 {
+            v
+        } else {
+            from(xv * to(slope[j]))
+        }
+    });
+}
+
+/// prelu on integers (wrapping multiplication).
+pub fn prelu_int<T: IntElem>(x: &[T], slope: &[T], out: &mut [T], geom: &Broadcast<2>) {
+    geom.map(out, |[i, j]| {
+        let v = x[i];
+        if v.is_negative() {
+            v.wmul(slope[j])
+        } else {
+            v
+        }
+    });
+}
+
+impl Kernel for PreluKernel {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+        let (Some(x), Some(s)) = (inputs[0], inputs[1]) else { return };
+        let out = &mut outputs[0];
+        match self.data_type {
+            // The product of two f32 (or f16) values is exact in f64: one rounding.
+            DataType::Float32 => {
+                prelu_float::<f32>(x.slice(), s.slice(), out.slice_mut(), &self.geom, |v| v as f64, |v| v as f32)
+            }
+            DataType::Float16 => prelu_float::<f16>(
+                x.slice(),
+                s.slice(),
+                out.slice_mut(),
+                &self.geom,
+                |v| v.to_f64(),
+                f16::from_f64,
+            ),
+            dt => with_int_type!(dt, T => prelu_int::<T>(x.slice(), s.slice(), out.slice_mut(), &self.geom)),
+        }
+    }
+}
+
+/// softmax geometry: `outer` blocks of `n` (the axis) × `inner` elements.
+#[derive(Debug, Clone, Copy)]
+struct SoftmaxGeom {
+    outer: usize,
+    n: usize,
+    inner: usize,
+}
+
+struct SoftmaxKernel {
+    data_type: DataType,
+    geom: SoftmaxGeom,
+}
+
+/// Columns of one softmax block processed together when the axis is not innermost.
+const SOFTMAX_COLS: usize = 64;
+
+/// Numerically stable softmax of one `n × inner` block (`x`, `out` row-major), using
+/// `scratch` (at least `n × min(inner, SOFTMAX_COLS)` f32).
+fn softmax_block<T: Copy>(
+    x: &[T],
+    out: &mut [T],
+    n: usize,
+    inner: usize,
+    scratch: &mut [f32],
+    to: &impl Fn(T) -> f32,
+    from: &impl Fn(f32) -> T,
+) {
+    if inner == 1 {
+        let mut max = f32::NEG_INFINITY;
+        for &v in x {
+            let v = to(v);
+            if v > max || v.is_nan() {
+                max = v;
+            }
+        }
+        let mut sum = 0.0f64;
+        for (s, &v) in scratch.iter_mut().zip(x) {
+            let e = exp_diff(to(v), max);
+            *s = e;
+            sum += e as f64;
+        }
+        let sum = sum as f32;
+        for (o, &e) in out.iter_mut().zip(scratch.iter()) {
+            *o = from(e / sum);
+        }
+        return;
+    }
+    let mut c0 = 0;
+    while c0 < inner {
+        let w = (inner - c0).min(SOFTMAX_COLS);
+        let mut max = [f32::NEG_INFINITY; SOFTMAX_COLS];
+        for r in 0..n {
+            let row = &x[r * inner + c0..r * inner + c0 + w];
+            for (m, &v) in max.iter_mut().zip(row) {
+                let v = to(v);
+                if v > *m || v.is_nan() {
+                    *m = v;
+                }
+            }
+        }
+        let mut sum = [0.0f64; SOFTMAX_COLS];
+        for r in 0..n {
+            let row = &x[r * inner + c0..r * inner + c0 + w];
+            let srow = &mut scratch[r * w..r * w + w];
+            for c in 0..w {
+                let e = exp_diff(to(row[c]), max[c]);
+                srow[c] = e;
+                sum[c] += e as f64;
+            }
+        }
+        let sum: [f32; SOFTMAX_COLS] = std::array::from_fn(|c| sum[c] as f32);
+        for r in 0..n {
+            let orow = &mut out[r * inner + c0..r * inner + c0 + w];
+            let srow = &scratch[r * w..r * w + w];
+            for c in 0..w {
+                orow[c] = from(srow[c] / sum[c]);
+            }
+        }
+        c0 += w;
+    }
+}
+
+fn softmax<T: Copy + Send + Sync>(x: &[T], out: &mut [T], g: SoftmaxGeom, to: impl Fn(T) -> f32 + Sync, from: impl Fn(f32) -> T + Sync) {
+    let block = g.n * g.inner;
+    let scratch_len = g.n * g.inner.min(SOFTMAX_COLS);
+    // Blocks per parallel task: enough work per task to amortize its scratch buffer.
+    let per_task = (CHEAP_CHUNK / 4 / block.max(1)).max(1);
+    if g.outer > per_task {
+        out.par_chunks_mut(block * per_task).zip(x.par_chunks(block * per_task)).for_each(|(o, xi)| {
+            let mut scratch = vec![0.0f32; scratch_len];
+            for (ob, xb) in o.chunks_mut(block).zip(xi.chunks(block)) {
+                softmax_block(xb, ob, g.n, g.inner, &mut scratch, &to, &from);
+            }
+        });
+    } else {
+        let mut scratch = vec![0.0f32; scratch_len];
+        for (ob, xb) in out.chunks_mut(block).zip(x.chunks(block)) {
+            softmax_block(xb, ob, g.n, g.inner, &mut scratch, &to, &from);
+        }
+    }
+}
+
+impl Kernel for SoftmaxKernel {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+        let Some(x) = inputs[0] else { return };
+        let out = &mut outputs[0];
+        match self.data_type {
+            DataType::Float32 => softmax::<f32>(x.slice(), out.slice_mut(), self.geom, |v| v, |v| v),
+            DataType::Float16 => softmax::<f16>(x.slice(), out.slice_mut(), self.geom, f16::to_f32, f16::from_f32),
+            _ => {}
+        }
+    }
+}
+
+/// Lowers the activations (clamp, elu, gelu, hardSigmoid, hardSwish, leakyRelu, linear, prelu,
+/// relu, sigmoid, softmax, softplus, softsign, tanh).
+pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
+    let out = graph.descriptor(op.outputs[0]);
+    let data_type = out.data_type;
+    let unsupported = || Error::not_supported(format!("{} on {}", op.kind, data_type.as_str()));
+    match op.kind {
+        OpKind::Clamp => {
+            let Attrs::Clamp { min, max } = op.attrs else {
+                return Err(Error::operation("clamp: missing bounds"));
+            };
+            if min.data_type() != data_type || max.data_type() != data_type {
+                return Err(Error::operation("clamp: bounds not cast to the input type"));
+            }
+            Ok(Box::new(ClampKernel { data_type, min, max }))
+        }
+        // (On unsigned types, which the limits exclude, prelu_int is the identity.)
+        OpKind::Prelu => Ok(Box::new(PreluKernel { data_type, geom: Broadcast::of(op, graph)? })),
+        OpKind::Softmax => {
+            let Attrs::Axis { axis } = op.attrs else {
+                return Err(Error::operation("softmax: missing axis"));
+            };
+            let axis = axis as usize;
+            if axis >= out.shape.len() || !data_type.is_float() {
+                return Err(unsupported());
+            }
+            let prod = |s: &[u32]| s.iter().map(|&d| d as usize).product::<usize>();
+            let geom = SoftmaxGeom { outer: prod(&out.shape[..axis]), n: out.shape[axis] as usize, inner: prod(&out.shape[axis + 1..]) };
+            Ok(Box::new(SoftmaxKernel { data_type, geom }))
+        }
+        _ => {
+            let act = Activation::of(op).ok_or_else(|| Error::operation(format!("{}: not an activation or missing attributes", op.kind)))?;
+            if !data_type.is_float() && act != Activation::Relu {
+                return Err(unsupported());
+            }
+            Ok(Box::new(ActivationKernel { act, data_type }))
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "activation_tests.rs"]
+mod tests;

@@ -1,0 +1,715 @@
+//! conv2d (§8.9.10) and convTranspose2d (§8.9.11), float32 and float16 (computed in f32,
+//! rounded once).
+//!
+//! conv2d: filters are repacked once in `lower` (when constant) into the GEMM operand of the
+//! input layout; 1×1 stride-1 unpadded convolutions are a plain GEMM on the input, depthwise
+//! convolutions (groups = input channels = output channels) run a direct kernel, everything
+//! else is im2col (tiled over output pixels) + GEMM, bias pre-filled into the output.
+//! convTranspose2d: GEMM of the filter with the input into columns, then col2im; the output
+//! size comes from the output descriptor (outputPadding/outputSizes may make it larger than
+//! the computed size: positions no input reaches hold the bias).
+
+use super::gemm_backend::{constant_f32, sgemm, widen, FloatElem, Mat, Scratch};
+use super::{In, Kernel, Out};
+use half::f16;
+use rayon::prelude::*;
+use webnn_core::graph::{Attrs, Operation};
+use webnn_core::types::{Conv2dFilterOperandLayout, ConvTranspose2dFilterOperandLayout, InputOperandLayout};
+use webnn_core::{DataType, Error, Graph, Result};
+
+/// Largest im2col tile, in f32 elements (8 MiB).
+const COL_BUDGET: usize = 1 << 21;
+
+/// Shapes and options of one convolution, all as usize.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geom {
+    /// Batch size.
+    pub n: usize,
+    /// Input channels.
+    pub cin: usize,
+    /// Input height, width.
+    pub h: usize,
+    /// Input width.
+    pub w: usize,
+    /// Output channels.
+    pub cout: usize,
+    /// Output height.
+    pub oh: usize,
+    /// Output width.
+    pub ow: usize,
+    /// Filter height.
+    pub kh: usize,
+    /// Filter width.
+    pub kw: usize,
+    /// Groups.
+    pub groups: usize,
+    /// [sH, sW]
+    pub strides: [usize; 2],
+    /// [dH, dW]
+    pub dilations: [usize; 2],
+    /// [beginH, endH, beginW, endW]
+    pub padding: [usize; 4],
+    /// Channels-last input and output.
+    pub nhwc: bool,
+}
+
+impl Geom {
+    fn cig(&self) -> usize {
+        self.cin / self.groups
+    }
+    fn cog(&self) -> usize {
+        self.cout / self.groups
+    }
+    fn kk(&self) -> usize {
+        self.kh * self.kw
+    }
+}
+
+/// The indices `i` in `0..n` with `0 <= i*stride + offset - pad < limit`, as a range.
+#[inline]
+pub fn span(n: usize, stride: usize, offset: usize, pad: usize, limit: usize) -> (usize, usize) {
+    let lo = if offset >= pad { 0 } else { (pad - offset).div_ceil(stride) };
+    let hi = if limit + pad <= offset { 0 } else { ((limit + pad - offset - 1) / stride + 1).min(n) };
+    (lo.min(hi), hi)
+}
+
+fn u(v: u32) -> usize {
+    v as usize
+}
+
+#[allow(clippy::type_complexity)]
+fn conv_io(graph: &Graph, op: &Operation) -> Result<(DataType, Vec<usize>, Vec<usize>, Vec<usize>)> {
+    let (Some(x), Some(f)) = (op.input(0), op.input(1)) else {
+        return Err(Error::operation("convolution: missing operand"));
+    };
+    let xd = graph.descriptor(x);
+    let fd = graph.descriptor(f);
+    let od = graph.descriptor(op.outputs[0]);
+    if xd.shape.len() != 4 || fd.shape.len() != 4 || od.shape.len() != 4 {
+        return Err(Error::operation("convolution: operands must have rank 4"));
+    }
+    let s = |v: &[u32]| v.iter().map(|&d| d as usize).collect::<Vec<_>>();
+    Ok((od.data_type, s(&xd.shape), s(&fd.shape), s(&od.shape)))
+}
+
+// ---------------------------------------------------------------------------------------
+// conv2d
+
+/// How a conv2d is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ConvPath {
+    /// groups = cin = cout: direct per-channel kernel.
+    Depthwise,
+    /// 1×1, stride 1, no padding: a GEMM on the input itself.
+    Pointwise,
+    /// im2col + GEMM.
+    Im2col,
+}
+
+/// Index of filter element (output channel `o`, group-input channel `i`, `h`, `w`) in a
+/// conv2d filter of `layout`.
+fn conv_filter_index(layout: Conv2dFilterOperandLayout, g: &Geom, o: usize, i: usize, h: usize, w: usize) -> usize {
+    let (cig, kh, kw, cout) = (g.cig(), g.kh, g.kw, g.cout);
+    match layout {
+        Conv2dFilterOperandLayout::Oihw => ((o * cig + i) * kh + h) * kw + w,
+        Conv2dFilterOperandLayout::Hwio => ((h * kw + w) * cig + i) * cout + o,
+        Conv2dFilterOperandLayout::Ohwi => ((o * kh + h) * kw + w) * cig + i,
+        Conv2dFilterOperandLayout::Ihwo => ((i * kh + h) * kw + w) * cout + o,
+    }
+}
+
+/// Repacks a conv2d filter into the operand `path` uses:
+/// depthwise nchw `[C][kh·kw]`, depthwise nhwc `[kh·kw][C]`, nchw `[cout][cig·kh·kw]`
+/// (GEMM lhs per group), nhwc `[groups][kh·kw·cig][cog]` (GEMM rhs per group).
+pub fn pack_conv_filter(layout: Conv2dFilterOperandLayout, g: &Geom, depthwise: bool, src: &[f32], dst: &mut [f32]) {
+    let (cig, cog, kk) = (g.cig(), g.cog(), g.kk());
+    for o in 0..g.cout {
+        let (grp, ol) = (o / cog, o % cog);
+        for i in 0..cig {
+            for h in 0..g.kh {
+                for w in 0..g.kw {
+                    let v = src[conv_filter_index(layout, g, o, i, h, w)];
+                    let k = h * g.kw + w;
+                    let d = match (depthwise, g.nhwc) {
+                        (true, false) => o * kk + k,
+                        (true, true) => k * g.cout + o,
+                        (false, false) => (o * cig + i) * kk + k,
+                        (false, true) => grp * kk * cig * cog + (k * cig + i) * cog + ol,
+                    };
+                    dst[d] = v;
+                }
+            }
+        }
+    }
+}
+
+struct Conv2dKernel {
+    data_type: DataType,
+    g: Geom,
+    layout: Conv2dFilterOperandLayout,
+    path: ConvPath,
+    /// Output pixels per im2col tile.
+    tile: usize,
+    weights: Option<Vec<f32>>,
+    bias: Option<Vec<f32>>,
+    in_scratch: Scratch,
+    out_scratch: Scratch,
+    filter_scratch: Scratch,
+    weight_scratch: Scratch,
+    bias_scratch: Scratch,
+    col_scratch: Scratch,
+}
+
+/// Lowers conv2d.
+pub fn lower_conv2d(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
+    let Attrs::Conv2d { padding, strides, dilations, groups, input_layout, filter_layout } = op.attrs else {
+        return Err(Error::operation("conv2d: missing attributes"));
+    };
+    let (data_type, x, f, o) = conv_io(graph, op)?;
+    let nhwc = input_layout == InputOperandLayout::Nhwc;
+    let (n, cin, h, w) = if nhwc { (x[0], x[3], x[1], x[2]) } else { (x[0], x[1], x[2], x[3]) };
+    let (cout, oh, ow) = if nhwc { (o[3], o[1], o[2]) } else { (o[1], o[2], o[3]) };
+    let (kh, kw) = match filter_layout {
+        Conv2dFilterOperandLayout::Oihw => (f[2], f[3]),
+        Conv2dFilterOperandLayout::Hwio => (f[0], f[1]),
+        Conv2dFilterOperandLayout::Ohwi | Conv2dFilterOperandLayout::Ihwo => (f[1], f[2]),
+    };
+    let g = Geom {
+        n,
+        cin,
+        h,
+        w,
+        cout,
+        oh,
+        ow,
+        kh,
+        kw,
+        groups: u(groups),
+        strides: [u(strides[0]), u(strides[1])],
+        dilations: [u(dilations[0]), u(dilations[1])],
+        padding: padding.map(u),
+        nhwc,
+    };
+    if g.groups == 0 || cin % g.groups != 0 || cout % g.groups != 0 {
+        return Err(Error::operation("conv2d: channels not divisible by groups"));
+    }
+    let path = if g.groups == cin && g.groups == cout {
+        ConvPath::Depthwise
+    } else if kh == 1 && kw == 1 && g.strides == [1, 1] && g.padding == [0; 4] {
+        ConvPath::Pointwise
+    } else {
+        ConvPath::Im2col
+    };
+    let kdim = g.cig() * g.kk();
+    let pixels = oh * ow;
+    let tile = if kdim * pixels <= COL_BUDGET { pixels } else { (COL_BUDGET / kdim).max(64).min(pixels) };
+    let weights = op.input(1).and_then(|id| constant_f32(graph, id)).map(|raw| {
+        let mut packed = vec![0f32; raw.len()];
+        pack_conv_filter(filter_layout, &g, path == ConvPath::Depthwise, &raw, &mut packed);
+        packed
+    });
+    let bias = op.input(2).and_then(|id| constant_f32(graph, id));
+    Ok(Box::new(Conv2dKernel {
+        data_type,
+        g,
+        layout: filter_layout,
+        path,
+        tile,
+        weights,
+        bias,
+        in_scratch: Scratch::default(),
+        out_scratch: Scratch::default(),
+        filter_scratch: Scratch::default(),
+        weight_scratch: Scratch::default(),
+        bias_scratch: Scratch::default(),
+        col_scratch: Scratch::default(),
+    }))
+}
+
+/// Fills every output pixel's channels with the bias (or zeros).
+fn fill_bias(g: &Geom, bias: Option<&[f32]>, out: &mut [f32]) {
+    let plane = g.oh * g.ow;
+    match bias {
+        None => out.fill(0.0),
+        Some(b) if g.nhwc => out.par_chunks_mut(g.cout * g.ow.max(1)).for_each(|row| {
+            for px in row.chunks_exact_mut(g.cout) {
+                px.copy_from_slice(b);
+            }
+        }),
+        Some(b) => out.par_chunks_mut(plane).enumerate().for_each(|(i, p)| p.fill(b[i % g.cout])),
+    }
+}
+
+/// Direct depthwise conv2d: `out` pre-filled with the bias.
+pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32]) {
+    let [st_h, st_w] = g.strides;
+    let [dl_h, dl_w] = g.dilations;
+    let [pt, _, pl, _] = g.padding;
+    let kk = g.kk();
+    let spans: Vec<(usize, usize)> = (0..g.kw).map(|k| span(g.ow, st_w, k * dl_w, pl, g.w)).collect();
+    if !g.nhwc {
+        let c = g.cout;
+        out.par_chunks_mut(g.oh * g.ow).enumerate().for_each(|(plane, o)| {
+            let ch = plane % c;
+            let xp = &x[plane * g.h * g.w..][..g.h * g.w];
+            let wk = &wts[ch * kk..][..kk];
+            for oh in 0..g.oh {
+                let orow = &mut o[oh * g.ow..][..g.ow];
+                for kh in 0..g.kh {
+                    let Some(ih) = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) else { continue };
+                    let xrow = &xp[ih * g.w..][..g.w];
+                    for kw in 0..g.kw {
+                        let wv = wk[kh * g.kw + kw];
+                        let (lo, hi) = spans[kw];
+                        if lo >= hi {
+                            continue;
+                        }
+                        let base = lo * st_w + kw * dl_w - pl;
+                        if st_w == 1 {
+                            for (ov, xv) in orow[lo..hi].iter_mut().zip(&xrow[base..base + (hi - lo)]) {
+                                *ov += wv * xv;
+                            }
+                        } else {
+                            for (j, ov) in orow[lo..hi].iter_mut().enumerate() {
+                                *ov += wv * xrow[base + j * st_w];
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    } else {
+        let c = g.cout;
+        out.par_chunks_mut(g.ow * c).enumerate().for_each(|(row, o)| {
+            let (nn, oh) = (row / g.oh, row % g.oh);
+            let xn = &x[nn * g.h * g.w * c..][..g.h * g.w * c];
+            for kh in 0..g.kh {
+                let Some(ih) = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) else { continue };
+                for kw in 0..g.kw {
+                    let wv = &wts[(kh * g.kw + kw) * c..][..c];
+                    let (lo, hi) = spans[kw];
+                    for ow in lo..hi {
+                        let iw = ow * st_w + kw * dl_w - pl;
+                        let xv = &xn[(ih * g.w + iw) * c..][..c];
+                        let ov = &mut o[ow * c..][..c];
+                        for ((a, &b), &wgt) in ov.iter_mut().zip(xv).zip(wv) {
+                            *a += b * wgt;
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// Fills the im2col tile for image channels `xg` (nchw: the group's `cig` input planes of
+/// one image) and output pixels `p0..p0+col.len()/kdim`: row (ci, kh, kw), column pixel.
+fn im2col_nchw(g: &Geom, xg: &[f32], p0: usize, pcount: usize, col: &mut [f32]) {
+    let [st_h, st_w] = g.strides;
+    let [dl_h, dl_w] = g.dilations;
+    let [pt, _, pl, _] = g.padding;
+    let hw = g.h * g.w;
+    let fill_row = |r: usize, dst: &mut [f32]| {
+        let (ci, k) = (r / g.kk(), r % g.kk());
+        let (kh, kw) = (k / g.kw, k % g.kw);
+        let xp = &xg[ci * hw..][..hw];
+        let (lo, hi) = span(g.ow, st_w, kw * dl_w, pl, g.w);
+        let mut p = 0;
+        while p < pcount {
+            let pixel = p0 + p;
+            let (oh, ow0) = (pixel / g.ow, pixel % g.ow);
+            let seg = (g.ow - ow0).min(pcount - p);
+            let d = &mut dst[p..p + seg];
+            match (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) {
+                None => d.fill(0.0),
+                Some(ih) => {
+                    let xrow = &xp[ih * g.w..][..g.w];
+                    for (j, v) in d.iter_mut().enumerate() {
+                        let ow = ow0 + j;
+                        *v = if ow >= lo && ow < hi { xrow[ow * st_w + kw * dl_w - pl] } else { 0.0 };
+                    }
+                }
+            }
+            p += seg;
+        }
+    };
+    if col.len() >= 1 << 15 {
+        col.par_chunks_mut(pcount).enumerate().for_each(|(r, dst)| fill_row(r, dst));
+    } else {
+        col.chunks_mut(pcount).enumerate().for_each(|(r, dst)| fill_row(r, dst));
+    }
+}
+
+/// im2col for nhwc: row = output pixel, column (kh, kw, ci) over the group's channels.
+fn im2col_nhwc(g: &Geom, xn: &[f32], grp: usize, p0: usize, col: &mut [f32]) {
+    let [st_h, st_w] = g.strides;
+    let [dl_h, dl_w] = g.dilations;
+    let [pt, _, pl, _] = g.padding;
+    let cig = g.cig();
+    let kdim = cig * g.kk();
+    let fill = |p: usize, dst: &mut [f32]| {
+        let pixel = p0 + p;
+        let (oh, ow) = (pixel / g.ow, pixel % g.ow);
+        for kh in 0..g.kh {
+            let ih = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h);
+            for kw in 0..g.kw {
+                let iw = (ow * st_w + kw * dl_w).checked_sub(pl).filter(|&i| i < g.w);
+                let d = &mut dst[(kh * g.kw + kw) * cig..][..cig];
+                match (ih, iw) {
+                    (Some(ih), Some(iw)) => d.copy_from_slice(&xn[(ih * g.w + iw) * g.cin + grp * cig..][..cig]),
+                    _ => d.fill(0.0),
+                }
+            }
+        }
+    };
+    if col.len() >= 1 << 15 {
+        col.par_chunks_mut(kdim).with_min_len(16).enumerate().for_each(|(p, dst)| fill(p, dst));
+    } else {
+        col.chunks_mut(kdim).enumerate().for_each(|(p, dst)| fill(p, dst));
+    }
+}
+
+/// conv2d on f32 data through GEMM (pointwise or im2col); `out` pre-filled with the bias
+/// when `acc` is true.
+#[allow(clippy::too_many_arguments)]
+fn conv_gemm(g: &Geom, path: ConvPath, tile: usize, x: &[f32], wts: &[f32], acc: bool, col_scratch: &Scratch, out: &mut [f32]) {
+    let (cig, cog, kk) = (g.cig(), g.cog(), g.kk());
+    let kdim = cig * kk;
+    let hw = g.h * g.w;
+    let pixels = g.oh * g.ow;
+    let acc = acc.then_some(1.0);
+    let mut col = col_scratch.get(if path == ConvPath::Im2col { kdim * tile } else { 0 });
+    for n in 0..g.n {
+        for grp in 0..g.groups {
+            if !g.nhwc {
+                let a = Mat::rows(&wts[grp * cog * kdim..], kdim);
+                let xg = &x[(n * g.cin + grp * cig) * hw..][..cig * hw];
+                let obase = (n * g.cout + grp * cog) * pixels;
+                if path == ConvPath::Pointwise {
+                    sgemm(cog, pixels, cig, a, Mat::rows(xg, hw), &mut out[obase..], pixels, 1, 1.0, acc, true);
+                    continue;
+                }
+                let mut p0 = 0;
+                while p0 < pixels {
+                    let pc = tile.min(pixels - p0);
+                    let c = &mut col[..kdim * pc];
+                    im2col_nchw(g, xg, p0, pc, c);
+                    sgemm(cog, pc, kdim, a, Mat::rows(c, pc), &mut out[obase + p0..], pixels, 1, 1.0, acc, true);
+                    p0 += pc;
+                }
+            } else {
+                let b = Mat::rows(&wts[grp * kdim * cog..], cog);
+                let xn = &x[n * hw * g.cin..][..hw * g.cin];
+                let obase = n * pixels * g.cout + grp * cog;
+                if path == ConvPath::Pointwise {
+                    let a = Mat { data: &xn[grp * cig..], rs: g.cin, cs: 1 };
+                    sgemm(pixels, cog, cig, a, b, &mut out[obase..], g.cout, 1, 1.0, acc, true);
+                    continue;
+                }
+                let mut p0 = 0;
+                while p0 < pixels {
+                    let pc = tile.min(pixels - p0);
+                    let c = &mut col[..kdim * pc];
+                    im2col_nhwc(g, xn, grp, p0, c);
+                    sgemm(pc, cog, kdim, Mat::rows(c, kdim), b, &mut out[obase + p0 * g.cout..], g.cout, 1, 1.0, acc, true);
+                    p0 += pc;
+                }
+            }
+        }
+    }
+}
+
+impl Conv2dKernel {
+    fn compute(&self, x: &[f32], wts: &[f32], bias: Option<&[f32]>, out: &mut [f32]) {
+        let g = &self.g;
+        match self.path {
+            ConvPath::Depthwise => {
+                fill_bias(g, bias, out);
+                depthwise(g, x, wts, out);
+            }
+            _ => {
+                if bias.is_some() {
+                    fill_bias(g, bias, out);
+                }
+                conv_gemm(g, self.path, self.tile, x, wts, bias.is_some(), &self.col_scratch, out);
+            }
+        }
+    }
+}
+
+/// Widens the filter and bias operands of a convolution to f32 and packs the filter with
+/// `pack` when they are not constants, then calls `f(weights, bias)`.
+#[allow(clippy::too_many_arguments)]
+fn with_weights<R>(
+    data_type: DataType,
+    filter: In<'_>,
+    bias: Option<In<'_>>,
+    const_w: &Option<Vec<f32>>,
+    const_b: &Option<Vec<f32>>,
+    scratches: [&Scratch; 3],
+    pack: impl Fn(&[f32], &mut [f32]),
+    f: impl FnOnce(&[f32], Option<&[f32]>) -> R,
+) -> R {
+    let [filter_s, weight_s, bias_s] = scratches;
+    let mut ws = weight_s.get(if const_w.is_some() { 0 } else { filter.desc.len() });
+    let wts: &[f32] = match const_w {
+        Some(w) => w,
+        None => {
+            let mut fs = filter_s.get(if data_type == DataType::Float16 { filter.desc.len() } else { 0 });
+            let raw = widen(data_type, filter.bytes, &mut fs);
+            pack(raw, &mut ws);
+            &ws
+        }
+    };
+    let mut bs = bias_s.get(match (const_b, bias) {
+        (None, Some(b)) if data_type == DataType::Float16 => b.desc.len(),
+        _ => 0,
+    });
+    let b: Option<&[f32]> = match (const_b, bias) {
+        (Some(b), _) => Some(b),
+        (None, Some(b)) => Some(widen(data_type, b.bytes, &mut bs)),
+        (None, None) => None,
+    };
+    f(wts, b)
+}
+
+/// Runs `compute` on f32 views of input and output: float32 directly, float16 through
+/// scratch buffers (rounded once at the end).
+fn with_f32_io(data_type: DataType, input: In<'_>, out: &mut Out<'_>, in_s: &Scratch, out_s: &Scratch, compute: impl FnOnce(&[f32], &mut [f32])) {
+    if data_type == DataType::Float16 {
+        let mut xs = in_s.get(input.desc.len());
+        f16::slice_to_f32(input.slice(), &mut xs);
+        let mut os = out_s.get(out.desc.len());
+        compute(&xs, &mut os);
+        f16::slice_from_f32(&os, out.slice_mut());
+    } else {
+        compute(input.slice(), out.slice_mut());
+    }
+}
+
+impl Kernel for Conv2dKernel {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+        let (Some(x), Some(filter)) = (inputs[0], inputs[1]) else { return };
+        let bias = inputs.get(2).copied().flatten();
+        let depthwise = self.path == ConvPath::Depthwise;
+        with_weights(
+            self.data_type,
+            filter,
+            bias,
+            &self.weights,
+            &self.bias,
+            [&self.filter_scratch, &self.weight_scratch, &self.bias_scratch],
+            |raw, dst| pack_conv_filter(self.layout, &self.g, depthwise, raw, dst),
+            |wts, b| {
+                with_f32_io(self.data_type, x, &mut outputs[0], &self.in_scratch, &self.out_scratch, |xs, os| {
+                    self.compute(xs, wts, b, os)
+                })
+            },
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// convTranspose2d
+
+/// Index of filter element (group-input channel `i` as a global input channel, group-output
+/// channel `o`, `h`, `w`) in a convTranspose2d filter of `layout`.
+fn convt_filter_index(layout: ConvTranspose2dFilterOperandLayout, g: &Geom, i: usize, o: usize, h: usize, w: usize) -> usize {
+    let (cog, kh, kw, cin) = (g.cog(), g.kh, g.kw, g.cin);
+    match layout {
+        ConvTranspose2dFilterOperandLayout::Iohw => ((i * cog + o) * kh + h) * kw + w,
+        ConvTranspose2dFilterOperandLayout::Hwoi => ((h * kw + w) * cog + o) * cin + i,
+        ConvTranspose2dFilterOperandLayout::Ohwi => ((o * kh + h) * kw + w) * cin + i,
+    }
+}
+
+/// Repacks a convTranspose2d filter: nchw `[groups][cog·kh·kw][cig]` (GEMM lhs per group),
+/// nhwc `[groups][cig][kh·kw·cog]` (GEMM rhs per group).
+pub fn pack_convt_filter(layout: ConvTranspose2dFilterOperandLayout, g: &Geom, src: &[f32], dst: &mut [f32]) {
+    let (cig, cog, kk) = (g.cig(), g.cog(), g.kk());
+    for i in 0..g.cin {
+        let (grp, il) = (i / cig, i % cig);
+        for o in 0..cog {
+            for h in 0..g.kh {
+                for w in 0..g.kw {
+                    let v = src[convt_filter_index(layout, g, i, o, h, w)];
+                    let k = h * g.kw + w;
+                    let base = grp * cig * cog * kk;
+                    let d = if g.nhwc { base + il * kk * cog + k * cog + o } else { base + (o * kk + k) * cig + il };
+                    dst[d] = v;
+                }
+            }
+        }
+    }
+}
+
+struct ConvTranspose2dKernel {
+    data_type: DataType,
+    g: Geom,
+    layout: ConvTranspose2dFilterOperandLayout,
+    weights: Option<Vec<f32>>,
+    bias: Option<Vec<f32>>,
+    in_scratch: Scratch,
+    out_scratch: Scratch,
+    filter_scratch: Scratch,
+    weight_scratch: Scratch,
+    bias_scratch: Scratch,
+    col_scratch: Scratch,
+}
+
+/// Lowers convTranspose2d.
+pub fn lower_conv_transpose2d(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
+    let Attrs::ConvTranspose2d { padding, strides, dilations, groups, input_layout, filter_layout } = op.attrs else {
+        return Err(Error::operation("convTranspose2d: missing attributes"));
+    };
+    let (data_type, x, f, o) = conv_io(graph, op)?;
+    let nhwc = input_layout == InputOperandLayout::Nhwc;
+    let (n, cin, h, w) = if nhwc { (x[0], x[3], x[1], x[2]) } else { (x[0], x[1], x[2], x[3]) };
+    let (cout, oh, ow) = if nhwc { (o[3], o[1], o[2]) } else { (o[1], o[2], o[3]) };
+    let (kh, kw) = match filter_layout {
+        ConvTranspose2dFilterOperandLayout::Iohw => (f[2], f[3]),
+        ConvTranspose2dFilterOperandLayout::Hwoi => (f[0], f[1]),
+        ConvTranspose2dFilterOperandLayout::Ohwi => (f[1], f[2]),
+    };
+    let g = Geom {
+        n,
+        cin,
+        h,
+        w,
+        cout,
+        oh,
+        ow,
+        kh,
+        kw,
+        groups: u(groups),
+        strides: [u(strides[0]), u(strides[1])],
+        dilations: [u(dilations[0]), u(dilations[1])],
+        padding: padding.map(u),
+        nhwc,
+    };
+    if g.groups == 0 || cin % g.groups != 0 || cout % g.groups != 0 {
+        return Err(Error::operation("convTranspose2d: channels not divisible by groups"));
+    }
+    let weights = op.input(1).and_then(|id| constant_f32(graph, id)).map(|raw| {
+        let mut packed = vec![0f32; raw.len()];
+        pack_convt_filter(filter_layout, &g, &raw, &mut packed);
+        packed
+    });
+    let bias = op.input(2).and_then(|id| constant_f32(graph, id));
+    Ok(Box::new(ConvTranspose2dKernel {
+        data_type,
+        g,
+        layout: filter_layout,
+        weights,
+        bias,
+        in_scratch: Scratch::default(),
+        out_scratch: Scratch::default(),
+        filter_scratch: Scratch::default(),
+        weight_scratch: Scratch::default(),
+        bias_scratch: Scratch::default(),
+        col_scratch: Scratch::default(),
+    }))
+}
+
+/// convTranspose2d on f32 data with a packed filter.
+pub fn conv_transpose(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, col_scratch: &Scratch, out: &mut [f32]) {
+    let (cig, cog, kk) = (g.cig(), g.cog(), g.kk());
+    let hw = g.h * g.w;
+    let opix = g.oh * g.ow;
+    let [st_h, st_w] = g.strides;
+    let [dl_h, dl_w] = g.dilations;
+    let [pt, _, pl, _] = g.padding;
+    let mut col = col_scratch.get(g.cout * kk * hw);
+    fill_bias(g, bias, out);
+    let w_spans: Vec<(usize, usize)> = (0..g.kw).map(|k| span(g.w, st_w, k * dl_w, pl, g.ow)).collect();
+    for n in 0..g.n {
+        if !g.nhwc {
+            // col[(co·kk + k)·hw + pixel] for every output channel co (all groups).
+            for grp in 0..g.groups {
+                let a = Mat::rows(&wts[grp * cog * kk * cig..], cig);
+                let xg = &x[(n * g.cin + grp * cig) * hw..][..cig * hw];
+                let c = &mut col[grp * cog * kk * hw..][..cog * kk * hw];
+                sgemm(cog * kk, hw, cig, a, Mat::rows(xg, hw), c, hw, 1, 1.0, None, true);
+            }
+            let col = &col[..];
+            out[n * g.cout * opix..][..g.cout * opix].par_chunks_mut(opix).enumerate().for_each(|(co, plane)| {
+                for kh in 0..g.kh {
+                    for kw in 0..g.kw {
+                        let src = &col[(co * kk + kh * g.kw + kw) * hw..][..hw];
+                        let (lo, hi) = w_spans[kw];
+                        if lo >= hi {
+                            continue;
+                        }
+                        for ih in 0..g.h {
+                            let Some(oh) = (ih * st_h + kh * dl_h).checked_sub(pt).filter(|&o| o < g.oh) else { continue };
+                            let orow = &mut plane[oh * g.ow..][..g.ow];
+                            let srow = &src[ih * g.w..][..g.w];
+                            let base = lo * st_w + kw * dl_w - pl;
+                            for (j, &v) in srow[lo..hi].iter().enumerate() {
+                                orow[base + j * st_w] += v;
+                            }
+                        }
+                    }
+                }
+            });
+        } else {
+            // col[pixel][grp][k][o]: row stride cout·kk.
+            let xn = &x[n * hw * g.cin..][..hw * g.cin];
+            let row = g.cout * kk;
+            for grp in 0..g.groups {
+                let a = Mat { data: &xn[grp * cig..], rs: g.cin, cs: 1 };
+                let b = Mat::rows(&wts[grp * cig * kk * cog..], kk * cog);
+                sgemm(hw, kk * cog, cig, a, b, &mut col[grp * kk * cog..], row, 1, 1.0, None, true);
+            }
+            let col = &col[..];
+            out[n * opix * g.cout..][..opix * g.cout].par_chunks_mut(g.ow * g.cout).enumerate().for_each(|(oh, orow)| {
+                for kh in 0..g.kh {
+                    let Some(t) = (oh + pt).checked_sub(kh * dl_h) else { continue };
+                    if t % st_h != 0 || t / st_h >= g.h {
+                        continue;
+                    }
+                    let ih = t / st_h;
+                    for kw in 0..g.kw {
+                        let (lo, hi) = w_spans[kw];
+                        for iw in lo..hi {
+                            let ow = iw * st_w + kw * dl_w - pl;
+                            let src = &col[(ih * g.w + iw) * row..][..row];
+                            let dst = &mut orow[ow * g.cout..][..g.cout];
+                            for grp in 0..g.groups {
+                                let s = &src[grp * kk * cog + (kh * g.kw + kw) * cog..][..cog];
+                                for (d, &v) in dst[grp * cog..][..cog].iter_mut().zip(s) {
+                                    *d += v;
+                                }
+                            }
+                        }
+                    }
+                }
+            });
+        }
+    }
+}
+
+impl Kernel for ConvTranspose2dKernel {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+        let (Some(x), Some(filter)) = (inputs[0], inputs[1]) else { return };
+        let bias = inputs.get(2).copied().flatten();
+        with_weights(
+            self.data_type,
+            filter,
+            bias,
+            &self.weights,
+            &self.bias,
+            [&self.filter_scratch, &self.weight_scratch, &self.bias_scratch],
+            |raw, dst| pack_convt_filter(self.layout, &self.g, raw, dst),
+            |wts, b| {
+                with_f32_io(self.data_type, x, &mut outputs[0], &self.in_scratch, &self.out_scratch, |xs, os| {
+                    conv_transpose(&self.g, xs, wts, b, &self.col_scratch, os)
+                })
+            },
+        );
+    }
+}
+
+#[cfg(test)]
+#[path = "conv_tests.rs"]
+mod tests;

@@ -1,0 +1,315 @@
+//! conv2d and convTranspose2d against naive nchw references, every layout, f32 and f16,
+//! constant and non-constant filters.
+
+use super::*;
+use crate::kernels::k2_wpt_tests::{assert_close, pseudo, run_float, via_f16};
+use webnn_core::OpKind;
+
+/// Permutes a 4-D tensor: `out.shape[i] = shape[perm[i]]`.
+fn permute(data: &[f32], shape: [usize; 4], perm: [usize; 4]) -> (Vec<f32>, [usize; 4]) {
+    let ns: [usize; 4] = std::array::from_fn(|i| shape[perm[i]]);
+    let st = [shape[1] * shape[2] * shape[3], shape[2] * shape[3], shape[3], 1];
+    let mut out = Vec::with_capacity(data.len());
+    for a in 0..ns[0] {
+        for b in 0..ns[1] {
+            for c in 0..ns[2] {
+                for d in 0..ns[3] {
+                    let idx = [a, b, c, d];
+                    let mut off = 0;
+                    for i in 0..4 {
+                        off += idx[i] * st[perm[i]];
+                    }
+                    out.push(data[off]);
+                }
+            }
+        }
+    }
+    (out, ns)
+}
+
+fn u32s(s: [usize; 4]) -> [u32; 4] {
+    s.map(|d| d as u32)
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    n: usize,
+    cin: usize,
+    h: usize,
+    w: usize,
+    cout: usize,
+    kh: usize,
+    kw: usize,
+    strides: [usize; 2],
+    dilations: [usize; 2],
+    padding: [usize; 4],
+    groups: usize,
+}
+
+fn conv_out_size(c: &Case) -> (usize, usize) {
+    let eff = |k: usize, d: usize| (k - 1) * d + 1;
+    let oh = (c.h + c.padding[0] + c.padding[1] - eff(c.kh, c.dilations[0])) / c.strides[0] + 1;
+    let ow = (c.w + c.padding[2] + c.padding[3] - eff(c.kw, c.dilations[1])) / c.strides[1] + 1;
+    (oh, ow)
+}
+
+/// Naive grouped conv2d, nchw input, oihw filter.
+fn conv_ref(c: &Case, x: &[f32], f: &[f32], bias: Option<&[f32]>) -> Vec<f32> {
+    let (oh, ow) = conv_out_size(c);
+    let (cig, cog) = (c.cin / c.groups, c.cout / c.groups);
+    let mut out = vec![0f32; c.n * c.cout * oh * ow];
+    for n in 0..c.n {
+        for o in 0..c.cout {
+            let g = o / cog;
+            for y in 0..oh {
+                for xx in 0..ow {
+                    let mut s = bias.map_or(0.0, |b| b[o] as f64);
+                    for i in 0..cig {
+                        for kh in 0..c.kh {
+                            for kw in 0..c.kw {
+                                let ih = (y * c.strides[0] + kh * c.dilations[0]) as isize - c.padding[0] as isize;
+                                let iw = (xx * c.strides[1] + kw * c.dilations[1]) as isize - c.padding[2] as isize;
+                                if ih < 0 || iw < 0 || ih >= c.h as isize || iw >= c.w as isize {
+                                    continue;
+                                }
+                                let xi = ((n * c.cin + g * cig + i) * c.h + ih as usize) * c.w + iw as usize;
+                                let fi = ((o * cig + i) * c.kh + kh) * c.kw + kw;
+                                s += x[xi] as f64 * f[fi] as f64;
+                            }
+                        }
+                    }
+                    out[((n * c.cout + o) * oh + y) * ow + xx] = s as f32;
+                }
+            }
+        }
+    }
+    out
+}
+
+const CASES: &[Case] = &[
+    Case { n: 1, cin: 1, h: 5, w: 5, cout: 1, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [0; 4], groups: 1 },
+    Case { n: 2, cin: 3, h: 7, w: 6, cout: 4, kh: 3, kw: 2, strides: [2, 1], dilations: [1, 1], padding: [1, 0, 2, 1], groups: 1 },
+    Case { n: 1, cin: 4, h: 9, w: 8, cout: 6, kh: 3, kw: 3, strides: [1, 2], dilations: [2, 1], padding: [2, 2, 1, 0], groups: 2 },
+    Case { n: 2, cin: 5, h: 4, w: 6, cout: 7, kh: 1, kw: 1, strides: [1, 1], dilations: [1, 1], padding: [0; 4], groups: 1 },
+    Case { n: 1, cin: 6, h: 5, w: 5, cout: 4, kh: 1, kw: 1, strides: [1, 1], dilations: [1, 1], padding: [0; 4], groups: 2 },
+    Case { n: 1, cin: 3, h: 5, w: 5, cout: 3, kh: 1, kw: 1, strides: [2, 2], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 1 },
+    // depthwise
+    Case { n: 2, cin: 5, h: 8, w: 7, cout: 5, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 5 },
+    Case { n: 1, cin: 4, h: 9, w: 9, cout: 4, kh: 3, kw: 2, strides: [2, 3], dilations: [1, 2], padding: [0, 1, 2, 0], groups: 4 },
+    Case { n: 1, cin: 70, h: 4, w: 4, cout: 70, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 70 },
+    // depthwise with a channel multiplier (general path)
+    Case { n: 1, cin: 3, h: 6, w: 6, cout: 6, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 3 },
+    // window larger than the input, covered by padding
+    Case { n: 1, cin: 2, h: 2, w: 3, cout: 3, kh: 4, kw: 5, strides: [1, 1], dilations: [1, 1], padding: [2, 1, 2, 2], groups: 1 },
+    Case { n: 1, cin: 2, h: 2, w: 3, cout: 2, kh: 4, kw: 5, strides: [1, 1], dilations: [1, 1], padding: [2, 1, 2, 2], groups: 2 },
+];
+
+fn conv_attrs(c: &Case, input_layout: InputOperandLayout, filter_layout: Conv2dFilterOperandLayout) -> Attrs {
+    Attrs::Conv2d {
+        padding: c.padding.map(|v| v as u32),
+        strides: c.strides.map(|v| v as u32),
+        dilations: c.dilations.map(|v| v as u32),
+        groups: c.groups as u32,
+        input_layout,
+        filter_layout,
+    }
+}
+
+fn run_conv_case(c: &Case, dt: DataType, with_bias: bool, constant: bool, seed: u32) {
+    let (oh, ow) = conv_out_size(c);
+    let cig = c.cin / c.groups;
+    let round = |v: Vec<f32>| if dt == DataType::Float16 { via_f16(&v) } else { v };
+    let x = round(pseudo(c.n * c.cin * c.h * c.w, seed));
+    let f = round(pseudo(c.cout * cig * c.kh * c.kw, seed + 1));
+    let b = round(pseudo(c.cout, seed + 2));
+    let want = conv_ref(c, &x, &f, with_bias.then_some(&b[..]));
+    let xs = [c.n, c.cin, c.h, c.w];
+    let fs = [c.cout, cig, c.kh, c.kw];
+    let os = [c.n, c.cout, oh, ow];
+    let tol = if dt == DataType::Float16 { 4e-3 } else { 1e-5 };
+    for nhwc in [false, true] {
+        let (xd, xsh) = if nhwc { permute(&x, xs, [0, 2, 3, 1]) } else { (x.clone(), xs) };
+        let (wd, osh) = if nhwc { permute(&want, os, [0, 2, 3, 1]) } else { (want.clone(), os) };
+        let layout = if nhwc { InputOperandLayout::Nhwc } else { InputOperandLayout::Nchw };
+        for (fl, perm) in [
+            (Conv2dFilterOperandLayout::Oihw, [0, 1, 2, 3]),
+            (Conv2dFilterOperandLayout::Hwio, [2, 3, 1, 0]),
+            (Conv2dFilterOperandLayout::Ohwi, [0, 2, 3, 1]),
+            (Conv2dFilterOperandLayout::Ihwo, [1, 2, 3, 0]),
+        ] {
+            let (fd, fsh) = permute(&f, fs, perm);
+            let xsh32 = u32s(xsh);
+            let fsh32 = u32s(fsh);
+            let bsh = [c.cout as u32];
+            let got = run_float(
+                OpKind::Conv2d,
+                dt,
+                &[Some((&xsh32, &xd, false)), Some((&fsh32, &fd, constant)), with_bias.then_some((&bsh[..], &b[..], constant))],
+                conv_attrs(c, layout, fl),
+                &u32s(osh),
+            );
+            assert_close(&got, &wd, tol, &format!("conv2d {c:?} {dt:?} nhwc={nhwc} {fl:?} bias={with_bias} const={constant}"));
+        }
+    }
+}
+
+#[test]
+fn conv2d_matches_reference_for_every_layout_and_path() {
+    for (i, c) in CASES.iter().enumerate() {
+        run_conv_case(c, DataType::Float32, i % 2 == 0, true, 100 + i as u32);
+        run_conv_case(c, DataType::Float32, i % 2 == 1, false, 200 + i as u32);
+    }
+}
+
+#[test]
+fn conv2d_float16_matches_reference() {
+    for (i, c) in CASES.iter().enumerate() {
+        run_conv_case(c, DataType::Float16, true, i % 2 == 0, 300 + i as u32);
+    }
+}
+
+#[test]
+fn conv2d_im2col_tiles_match_reference() {
+    // kdim · pixels exceeds the im2col budget: several tiles per image.
+    let c = Case { n: 1, cin: 64, h: 62, w: 62, cout: 8, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 1 };
+    let (oh, ow) = conv_out_size(&c);
+    assert!(c.cin * 9 * oh * ow > super::COL_BUDGET);
+    let x = pseudo(c.n * c.cin * c.h * c.w, 1);
+    let f = pseudo(c.cout * c.cin * 9, 2);
+    let want = conv_ref(&c, &x, &f, None);
+    for nhwc in [false, true] {
+        let (xd, xsh) = if nhwc { permute(&x, [1, 64, 62, 62], [0, 2, 3, 1]) } else { (x.clone(), [1, 64, 62, 62]) };
+        let (wd, osh) = if nhwc { permute(&want, [1, 8, oh, ow], [0, 2, 3, 1]) } else { (want.clone(), [1, 8, oh, ow]) };
+        let layout = if nhwc { InputOperandLayout::Nhwc } else { InputOperandLayout::Nchw };
+        let got = run_float(
+            OpKind::Conv2d,
+            DataType::Float32,
+            &[Some((&u32s(xsh), &xd, false)), Some((&[8, 64, 3, 3], &f, true)), None],
+            conv_attrs(&c, layout, Conv2dFilterOperandLayout::Oihw),
+            &u32s(osh),
+        );
+        assert_close(&got, &wd, 1e-4, "tiled conv");
+    }
+}
+
+#[test]
+fn span_counts_valid_positions() {
+    for n in 1..6 {
+        for stride in 1..4 {
+            for offset in 0..5 {
+                for pad in 0..5 {
+                    for limit in 1..6 {
+                        let (lo, hi) = span(n, stride, offset, pad, limit);
+                        for i in 0..n {
+                            let p = (i * stride + offset) as isize - pad as isize;
+                            let inside = p >= 0 && p < limit as isize;
+                            assert_eq!(inside, i >= lo && i < hi, "n={n} s={stride} o={offset} p={pad} l={limit} i={i}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// convTranspose2d
+
+/// Naive grouped convTranspose2d, nchw input, iohw filter, output size given.
+fn convt_ref(c: &Case, oh: usize, ow: usize, x: &[f32], f: &[f32], bias: Option<&[f32]>) -> Vec<f32> {
+    let (cig, cog) = (c.cin / c.groups, c.cout / c.groups);
+    let mut out = vec![0f64; c.n * c.cout * oh * ow];
+    for n in 0..c.n {
+        for o in 0..c.cout {
+            for p in 0..oh * ow {
+                out[(n * c.cout + o) * oh * ow + p] = bias.map_or(0.0, |b| b[o] as f64);
+            }
+        }
+        for ci in 0..c.cin {
+            let g = ci / cig;
+            for ih in 0..c.h {
+                for iw in 0..c.w {
+                    let xv = x[((n * c.cin + ci) * c.h + ih) * c.w + iw] as f64;
+                    for o in 0..cog {
+                        for kh in 0..c.kh {
+                            for kw in 0..c.kw {
+                                let y = (ih * c.strides[0] + kh * c.dilations[0]) as isize - c.padding[0] as isize;
+                                let xx = (iw * c.strides[1] + kw * c.dilations[1]) as isize - c.padding[2] as isize;
+                                if y < 0 || xx < 0 || y >= oh as isize || xx >= ow as isize {
+                                    continue;
+                                }
+                                let fv = f[((ci * cog + o) * c.kh + kh) * c.kw + kw] as f64;
+                                out[((n * c.cout + g * cog + o) * oh + y as usize) * ow + xx as usize] += xv * fv;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out.into_iter().map(|v| v as f32).collect()
+}
+
+fn run_convt_case(c: &Case, extra: [usize; 2], dt: DataType, with_bias: bool, constant: bool, seed: u32) {
+    let calc = |i: usize, s: usize, k: usize, d: usize, pb: usize, pe: usize| (i - 1) * s + (k - 1) * d + 1 - pb - pe;
+    let oh = calc(c.h, c.strides[0], c.kh, c.dilations[0], c.padding[0], c.padding[1]) + extra[0];
+    let ow = calc(c.w, c.strides[1], c.kw, c.dilations[1], c.padding[2], c.padding[3]) + extra[1];
+    let (cig, cog) = (c.cin / c.groups, c.cout / c.groups);
+    let _ = cig;
+    let round = |v: Vec<f32>| if dt == DataType::Float16 { via_f16(&v) } else { v };
+    let x = round(pseudo(c.n * c.cin * c.h * c.w, seed));
+    let f = round(pseudo(c.cin * cog * c.kh * c.kw, seed + 1));
+    let b = round(pseudo(c.cout, seed + 2));
+    let want = convt_ref(c, oh, ow, &x, &f, with_bias.then_some(&b[..]));
+    let xs = [c.n, c.cin, c.h, c.w];
+    let fs = [c.cin, cog, c.kh, c.kw];
+    let os = [c.n, c.cout, oh, ow];
+    let tol = if dt == DataType::Float16 { 4e-3 } else { 1e-5 };
+    for nhwc in [false, true] {
+        let (xd, xsh) = if nhwc { permute(&x, xs, [0, 2, 3, 1]) } else { (x.clone(), xs) };
+        let (wd, osh) = if nhwc { permute(&want, os, [0, 2, 3, 1]) } else { (want.clone(), os) };
+        let layout = if nhwc { InputOperandLayout::Nhwc } else { InputOperandLayout::Nchw };
+        for (fl, perm) in [
+            (ConvTranspose2dFilterOperandLayout::Iohw, [0, 1, 2, 3]),
+            (ConvTranspose2dFilterOperandLayout::Hwoi, [2, 3, 1, 0]),
+            (ConvTranspose2dFilterOperandLayout::Ohwi, [1, 2, 3, 0]),
+        ] {
+            let (fd, fsh) = permute(&f, fs, perm);
+            let bsh = [c.cout as u32];
+            let attrs = Attrs::ConvTranspose2d {
+                padding: c.padding.map(|v| v as u32),
+                strides: c.strides.map(|v| v as u32),
+                dilations: c.dilations.map(|v| v as u32),
+                groups: c.groups as u32,
+                input_layout: layout,
+                filter_layout: fl,
+            };
+            let got = run_float(
+                OpKind::ConvTranspose2d,
+                dt,
+                &[Some((&u32s(xsh), &xd, false)), Some((&u32s(fsh), &fd, constant)), with_bias.then_some((&bsh[..], &b[..], constant))],
+                attrs,
+                &u32s(osh),
+            );
+            assert_close(&got, &wd, tol, &format!("convTranspose2d {c:?} +{extra:?} {dt:?} nhwc={nhwc} {fl:?}"));
+        }
+    }
+}
+
+const T_CASES: &[(Case, [usize; 2])] = &[
+    (Case { n: 1, cin: 1, h: 3, w: 3, cout: 1, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [0; 4], groups: 1 }, [0, 0]),
+    (Case { n: 2, cin: 3, h: 4, w: 5, cout: 2, kh: 3, kw: 2, strides: [2, 3], dilations: [1, 1], padding: [1, 0, 0, 1], groups: 1 }, [1, 2]),
+    (Case { n: 1, cin: 4, h: 3, w: 4, cout: 6, kh: 2, kw: 3, strides: [2, 2], dilations: [2, 1], padding: [0, 1, 1, 1], groups: 2 }, [1, 0]),
+    (Case { n: 1, cin: 3, h: 5, w: 5, cout: 3, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 3 }, [0, 0]),
+    (Case { n: 1, cin: 2, h: 2, w: 2, cout: 4, kh: 1, kw: 1, strides: [3, 2], dilations: [1, 1], padding: [0; 4], groups: 1 }, [2, 1]),
+    (Case { n: 1, cin: 8, h: 6, w: 6, cout: 4, kh: 4, kw: 4, strides: [2, 2], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 1 }, [0, 0]),
+];
+
+#[test]
+fn conv_transpose2d_matches_reference_for_every_layout() {
+    for (i, (c, extra)) in T_CASES.iter().enumerate() {
+        run_convt_case(c, *extra, DataType::Float32, i % 2 == 0, i % 3 != 0, 400 + i as u32);
+        run_convt_case(c, *extra, DataType::Float32, i % 2 == 1, i % 3 == 0, 500 + i as u32);
+        run_convt_case(c, *extra, DataType::Float16, true, i % 2 == 0, 600 + i as u32);
+    }
+}

@@ -1,0 +1,267 @@
+//! gather / gatherElements / gatherND / scatterElements / scatterND against naive references,
+//! for every data type and index type, with negative and out-of-range indices
+//! (decisions.md D10) and duplicate scatter indices (decisions.md D19).
+
+use super::gather::resolve;
+use super::movement_test_util::*;
+use crate::testing::{bytes_of, from_bytes, run_op};
+use webnn_core::graph::Attrs;
+use webnn_core::{DataType, OpKind, OperandDescriptor};
+
+const INDEX_TYPES: [DataType; 3] = [DataType::Int32, DataType::Uint32, DataType::Int64];
+
+/// Naive D10: wrap negatives once, clamp the rest.
+fn fix(v: i64, n: usize) -> usize {
+    let n = n as i64;
+    let w = if v < 0 { v + n } else { v };
+    if w < 0 {
+        0
+    } else if w >= n {
+        (n - 1) as usize
+    } else {
+        w as usize
+    }
+}
+
+/// Index values covering in-range, negative and out-of-range values for an axis of size `n`
+/// (non-negative only for uint32).
+fn index_values(count: usize, n: usize, dt: DataType, seed: u64) -> Vec<i64> {
+    let r = random_bytes(count * 2, seed);
+    (0..count)
+        .map(|i| {
+            let x = u16::from_le_bytes([r[2 * i], r[2 * i + 1]]) as i64;
+            let span = 2 * n as i64 + 6;
+            let v = x % span - n as i64 - 3;
+            if dt == DataType::Uint32 { v.abs() } else { v }
+        })
+        .collect()
+}
+
+fn index_operand(values: &[i64], shape: &[usize], dt: DataType) -> (OperandDescriptor, Vec<u8>) {
+    let d = OperandDescriptor::new(dt, u32s(shape));
+    let b = match dt {
+        DataType::Int32 => bytes_of(&values.iter().map(|&v| v as i32).collect::<Vec<_>>()),
+        DataType::Uint32 => bytes_of(&values.iter().map(|&v| v as u32).collect::<Vec<_>>()),
+        _ => bytes_of(values),
+    };
+    (d, b)
+}
+
+#[test]
+fn resolve_wraps_and_clamps() {
+    assert_eq!(resolve(-1i32, 4), 3);
+    assert_eq!(resolve(-4i32, 4), 0);
+    assert_eq!(resolve(-5i32, 4), 0);
+    assert_eq!(resolve(4i32, 4), 3);
+    assert_eq!(resolve(i32::MIN, 4), 0);
+    assert_eq!(resolve(i64::MIN, 4), 0);
+    assert_eq!(resolve(i64::MAX, 4), 3);
+    assert_eq!(resolve(u32::MAX, 4), 3);
+    assert_eq!(resolve(0u32, 1), 0);
+}
+
+#[test]
+fn gather_along_every_axis() {
+    let cases: Vec<(Vec<usize>, Vec<usize>, usize)> = vec![
+        (vec![5], vec![], 0),
+        (vec![5], vec![3], 0),
+        (vec![4, 3], vec![2], 0),
+        (vec![4, 3], vec![2, 2], 1),
+        (vec![2, 3, 4], vec![5], 1),
+        (vec![2, 3, 4], vec![1, 3], 2),
+        (vec![2, 1, 4, 3], vec![2, 1, 2], 3),
+        (vec![300, 200], vec![400], 0),
+        (vec![300, 200], vec![500], 1),
+    ];
+    for (seed, (shape, ishape, axis)) in cases.into_iter().enumerate() {
+        let out: Vec<usize> = [&shape[..axis], &ishape[..], &shape[axis + 1..]].concat();
+        for it in INDEX_TYPES {
+            let vals = index_values(numel(&ishape), shape[axis], it, seed as u64);
+            let map = (0..numel(&out))
+                .map(|f| {
+                    let i = unravel(f, &out);
+                    let k = ravel(&i[axis..axis + ishape.len()], &ishape);
+                    let mut j: Vec<usize> = i[..axis].to_vec();
+                    j.push(fix(vals[k], shape[axis]));
+                    j.extend_from_slice(&i[axis + ishape.len()..]);
+                    Src::In(0, ravel(&j, &shape))
+                })
+                .collect::<Vec<_>>();
+            let (d, b) = index_operand(&vals, &ishape, it);
+            for dt in ALL_TYPES {
+                let attrs = Attrs::Axis { axis: axis as u32 };
+                check_maps(OpKind::Gather, dt, &[shape.clone(), ishape.clone()], &[(1, d.clone(), b.clone())], attrs, std::slice::from_ref(&out), std::slice::from_ref(&map));
+            }
+        }
+    }
+}
+
+#[test]
+fn gather_elements_along_every_axis() {
+    let cases: Vec<(Vec<usize>, usize, usize)> = vec![
+        (vec![5], 3, 0),
+        (vec![4, 3], 2, 0),
+        (vec![4, 3], 1, 1),
+        (vec![4, 3], 5, 1),
+        (vec![2, 3, 4], 6, 1),
+        (vec![2, 1, 3, 2], 2, 3),
+        (vec![300, 200], 250, 1),
+    ];
+    for (seed, (shape, ni, axis)) in cases.into_iter().enumerate() {
+        let mut ishape = shape.clone();
+        ishape[axis] = ni;
+        for it in INDEX_TYPES {
+            let vals = index_values(numel(&ishape), shape[axis], it, 100 + seed as u64);
+            let map = (0..numel(&ishape))
+                .map(|f| {
+                    let mut i = unravel(f, &ishape);
+                    i[axis] = fix(vals[f], shape[axis]);
+                    Src::In(0, ravel(&i, &shape))
+                })
+                .collect::<Vec<_>>();
+            let (d, b) = index_operand(&vals, &ishape, it);
+            for dt in ALL_TYPES {
+                let attrs = Attrs::Axis { axis: axis as u32 };
+                check_maps(OpKind::GatherElements, dt, &[shape.clone(), ishape.clone()], &[(1, d.clone(), b.clone())], attrs, &[ishape.clone()], std::slice::from_ref(&map));
+            }
+        }
+    }
+}
+
+#[test]
+fn gather_nd_with_every_coordinate_size() {
+    let cases: Vec<(Vec<usize>, Vec<usize>)> = vec![
+        (vec![5], vec![1]),
+        (vec![5], vec![3, 1]),
+        (vec![2, 2], vec![3, 2]),
+        (vec![2, 2], vec![2, 1]),
+        (vec![2, 3, 4], vec![2, 2, 2]),
+        (vec![2, 3, 4], vec![3]),
+        (vec![2, 3, 4], vec![4, 1]),
+        (vec![3, 1, 2, 5], vec![2, 3, 3]),
+        (vec![300, 200], vec![400, 1]),
+    ];
+    for (seed, (shape, ishape)) in cases.into_iter().enumerate() {
+        let c = *ishape.last().unwrap();
+        let tuples = numel(&ishape[..ishape.len() - 1]);
+        let out: Vec<usize> = [&ishape[..ishape.len() - 1], &shape[c..]].concat();
+        let slice = numel(&shape[c..]);
+        for it in INDEX_TYPES {
+            let vals = index_values(numel(&ishape), *shape[..c].iter().max().unwrap(), it, 200 + seed as u64);
+            let mut map = Vec::new();
+            for t in 0..tuples {
+                let coord: Vec<usize> = (0..c).map(|k| fix(vals[t * c + k], shape[k])).collect();
+                for r in 0..slice {
+                    let mut j = coord.clone();
+                    j.extend(unravel(r, &shape[c..]));
+                    map.push(Src::In(0, ravel(&j, &shape)));
+                }
+            }
+            let (d, b) = index_operand(&vals, &ishape, it);
+            for dt in ALL_TYPES {
+                check_maps(OpKind::GatherNd, dt, &[shape.clone(), ishape.clone()], &[(1, d.clone(), b.clone())], Attrs::None, std::slice::from_ref(&out), std::slice::from_ref(&map));
+            }
+        }
+    }
+}
+
+#[test]
+fn scatter_elements_last_write_wins() {
+    let cases: Vec<(Vec<usize>, usize, usize)> = vec![
+        (vec![5], 3, 0),
+        (vec![5], 9, 0),
+        (vec![4, 3], 2, 0),
+        (vec![4, 3], 6, 1),
+        (vec![2, 3, 4], 5, 1),
+        (vec![2, 1, 3, 2], 2, 3),
+        (vec![300, 200], 300, 1),
+        (vec![300, 200], 100, 0),
+    ];
+    for (seed, (shape, ni, axis)) in cases.into_iter().enumerate() {
+        let mut ishape = shape.clone();
+        ishape[axis] = ni;
+        for it in INDEX_TYPES {
+            let vals = index_values(numel(&ishape), shape[axis], it, 300 + seed as u64);
+            // Output element ← input, or the last update (row-major) that lands on it.
+            let mut map: Vec<Src> = (0..numel(&shape)).map(|f| Src::In(0, f)).collect();
+            for (f, &v) in vals.iter().enumerate() {
+                let mut i = unravel(f, &ishape);
+                i[axis] = fix(v, shape[axis]);
+                map[ravel(&i, &shape)] = Src::In(2, f);
+            }
+            let (d, b) = index_operand(&vals, &ishape, it);
+            for dt in ALL_TYPES {
+                let attrs = Attrs::Axis { axis: axis as u32 };
+                let shapes = [shape.clone(), ishape.clone(), ishape.clone()];
+                check_maps(OpKind::ScatterElements, dt, &shapes, &[(1, d.clone(), b.clone())], attrs, std::slice::from_ref(&shape), std::slice::from_ref(&map));
+            }
+        }
+    }
+}
+
+#[test]
+fn scatter_nd_last_write_wins() {
+    let cases: Vec<(Vec<usize>, Vec<usize>)> = vec![
+        (vec![8], vec![4, 1]),
+        (vec![8], vec![20, 1]),
+        (vec![2, 2], vec![2, 2]),
+        (vec![3, 2], vec![2, 1]),
+        (vec![2, 2, 2], vec![2, 2]),
+        (vec![2, 3, 4], vec![2, 3, 3]),
+        (vec![2, 3, 4], vec![1]),
+        (vec![300, 200], vec![500, 1]),
+    ];
+    for (seed, (shape, ishape)) in cases.into_iter().enumerate() {
+        let c = *ishape.last().unwrap();
+        let tuples = numel(&ishape[..ishape.len() - 1]);
+        let ushape: Vec<usize> = [&ishape[..ishape.len() - 1], &shape[c..]].concat();
+        let slice = numel(&shape[c..]);
+        for it in INDEX_TYPES {
+            let vals = index_values(numel(&ishape), *shape[..c].iter().max().unwrap(), it, 400 + seed as u64);
+            let mut map: Vec<Src> = (0..numel(&shape)).map(|f| Src::In(0, f)).collect();
+            for t in 0..tuples {
+                let coord: Vec<usize> = (0..c).map(|k| fix(vals[t * c + k], shape[k])).collect();
+                for r in 0..slice {
+                    let mut j = coord.clone();
+                    j.extend(unravel(r, &shape[c..]));
+                    map[ravel(&j, &shape)] = Src::In(2, t * slice + r);
+                }
+            }
+            let (d, b) = index_operand(&vals, &ishape, it);
+            for dt in ALL_TYPES {
+                let shapes = [shape.clone(), ishape.clone(), ushape.clone()];
+                check_maps(OpKind::ScatterNd, dt, &shapes, &[(1, d.clone(), b.clone())], Attrs::None, std::slice::from_ref(&shape), std::slice::from_ref(&map));
+            }
+        }
+    }
+}
+
+#[test]
+fn spec_examples() {
+    let input: Vec<f32> = vec![0., 1., 2., 10., 11., 12., 20., 21., 22., 30., 31., 32.];
+    let in_desc = OperandDescriptor::new(DataType::Float32, vec![4, 3]);
+    let run = |kind, idx: &[i32], ishape: Vec<u32>, upd: Option<Vec<f32>>, axis, out: Vec<u32>| {
+        let mut slots = vec![
+            Some((in_desc.clone(), bytes_of(&input))),
+            Some((OperandDescriptor::new(DataType::Int32, ishape.clone()), bytes_of(idx))),
+        ];
+        if let Some(u) = upd {
+            slots.push(Some((OperandDescriptor::new(DataType::Float32, ishape), bytes_of(&u))));
+        }
+        let o = run_op(kind, &slots, Attrs::Axis { axis }, &[OperandDescriptor::new(DataType::Float32, out)]);
+        from_bytes::<f32>(&o[0])
+    };
+    assert_eq!(run(OpKind::Gather, &[3, 1], vec![2], None, 0, vec![2, 3]), [30., 31., 32., 10., 11., 12.]);
+    assert_eq!(run(OpKind::Gather, &[2, 1, 1], vec![3], None, 1, vec![4, 3]), [2., 1., 1., 12., 11., 11., 22., 21., 21., 32., 31., 31.]);
+    assert_eq!(run(OpKind::GatherElements, &[3, 1, 1, 2, 0, 3], vec![2, 3], None, 0, vec![2, 3]), [30., 11., 12., 20., 1., 32.]);
+    assert_eq!(
+        run(OpKind::ScatterElements, &[3, 1, 1, 2, 0, 3], vec![2, 3], Some(vec![-1., -2., -3., -4., -5., -6.]), 0, vec![4, 3]),
+        [0., -5., 2., 10., -2., -3., -4., 21., 22., -1., 31., -6.]
+    );
+    assert_eq!(
+        run(OpKind::ScatterElements, &[2, 1, 0, 2], vec![4, 1], Some(vec![-1., -2., -3., -4.]), 1, vec![4, 3]),
+        [0., 1., -1., 10., -2., 12., -3., 21., 22., 30., 31., -4.]
+    );
+    // Negative indices count from the end (D10).
+    assert_eq!(run(OpKind::Gather, &[-1, -4], vec![2], None, 0, vec![2, 3]), [30., 31., 32., 0., 1., 2.]);
+}

@@ -1,0 +1,277 @@
+//! matmul (§8.9.35: batched, batch dimensions broadcast) and gemm (§8.9.24:
+//! `alpha·A'·B' + beta·C`), both on the `gemm` crate through [`sgemm`]. Constant operands are
+//! widened to f32 (and for gemm transposed to row-major) once in `lower`; float16 is computed
+//! in f32 and rounded once.
+
+use super::gemm_backend::{constant_f32, sgemm, FloatElem, Mat, Scratch};
+use super::util::{broadcast_strides, strides};
+use super::{In, Kernel, Out};
+use half::f16;
+use rayon::prelude::*;
+use webnn_core::graph::{Attrs, Operation};
+use webnn_core::{DataType, Error, Graph, Result};
+
+/// Below this many multiply-adds per matrix, batches run in parallel with single-threaded
+/// GEMMs instead of one parallel GEMM after another.
+const SMALL_GEMM: usize = 48 * 48 * 256;
+
+struct MatmulKernel {
+    data_type: DataType,
+    m: usize,
+    k: usize,
+    n: usize,
+    /// (a offset, b offset) in elements for each output matrix; empty when `fold` is set.
+    batches: Vec<(usize, usize)>,
+    /// All output matrices share one `b`: run one GEMM of `batch·m` rows.
+    fold: Option<usize>,
+    a_const: Option<Vec<f32>>,
+    b_const: Option<Vec<f32>>,
+    a_scratch: Scratch,
+    b_scratch: Scratch,
+    out_scratch: Scratch,
+}
+
+/// Lowers matmul.
+pub fn lower_matmul(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
+    let (Some(a_id), Some(b_id)) = (op.input(0), op.input(1)) else {
+        return Err(Error::operation("matmul: missing operand"));
+    };
+    let a = graph.descriptor(a_id);
+    let b = graph.descriptor(b_id);
+    let out = graph.descriptor(op.outputs[0]);
+    let (ra, rb, ro) = (a.shape.len(), b.shape.len(), out.shape.len());
+    if ra < 2 || rb < 2 || ro < 2 {
+        return Err(Error::operation("matmul: operands must have rank 2 or more"));
+    }
+    let m = a.shape[ra - 2] as usize;
+    let k = a.shape[ra - 1] as usize;
+    let n = b.shape[rb - 1] as usize;
+    let batch_shape = &out.shape[..ro - 2];
+    let a_batch = &a.shape[..ra - 2];
+    let b_batch = &b.shape[..rb - 2];
+    let batch_count: usize = batch_shape.iter().map(|&d| d as usize).product();
+    let a_count: usize = a_batch.iter().map(|&d| d as usize).product();
+    let b_count: usize = b_batch.iter().map(|&d| d as usize).product();
+    let fold = (b_count == 1 && a_count == batch_count).then_some(batch_count);
+    let mut batches = Vec::new();
+    if fold.is_none() {
+        let sa = broadcast_strides(a_batch, batch_shape);
+        let sb = broadcast_strides(b_batch, batch_shape);
+        let so = strides(batch_shape);
+        batches.reserve(batch_count);
+        for t in 0..batch_count {
+            let (mut oa, mut ob) = (0, 0);
+            for d in 0..batch_shape.len() {
+                let i = (t / so[d]) % batch_shape[d] as usize;
+                oa += i * sa[d];
+                ob += i * sb[d];
+            }
+            batches.push((oa * m * k, ob * k * n));
+        }
+    }
+    Ok(Box::new(MatmulKernel {
+        data_type: out.data_type,
+        m,
+        k,
+        n,
+        batches,
+        fold,
+        a_const: if out.data_type == DataType::Float16 { constant_f32(graph, a_id) } else { None },
+        b_const: if out.data_type == DataType::Float16 { constant_f32(graph, b_id) } else { None },
+        a_scratch: Scratch::default(),
+        b_scratch: Scratch::default(),
+        out_scratch: Scratch::default(),
+    }))
+}
+
+impl MatmulKernel {
+    fn compute(&self, a: &[f32], b: &[f32], out: &mut [f32]) {
+        let (m, k, n) = (self.m, self.k, self.n);
+        if let Some(batch) = self.fold {
+            sgemm(batch * m, n, k, Mat::rows(a, k), Mat::rows(b, n), out, n, 1, 1.0, None, true);
+            return;
+        }
+        let small = m * n * k < SMALL_GEMM && self.batches.len() > 1;
+        if small {
+            out.par_chunks_mut(m * n).zip(self.batches.par_iter()).for_each(|(o, &(oa, ob))| {
+                sgemm(m, n, k, Mat::rows(&a[oa..], k), Mat::rows(&b[ob..], n), o, n, 1, 1.0, None, false);
+            });
+        } else {
+            for (o, &(oa, ob)) in out.chunks_mut(m * n).zip(&self.batches) {
+                sgemm(m, n, k, Mat::rows(&a[oa..], k), Mat::rows(&b[ob..], n), o, n, 1, 1.0, None, true);
+            }
+        }
+    }
+}
+
+impl Kernel for MatmulKernel {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+        let (Some(a), Some(b)) = (inputs[0], inputs[1]) else { return };
+        let out = &mut outputs[0];
+        match self.data_type {
+            DataType::Float16 => {
+                let mut sa = self.a_scratch.get(if self.a_const.is_some() { 0 } else { a.desc.len() });
+                let mut sb = self.b_scratch.get(if self.b_const.is_some() { 0 } else { b.desc.len() });
+                let a32: &[f32] = match &self.a_const {
+                    Some(c) => c,
+                    None => {
+                        f16::slice_to_f32(a.slice(), &mut sa);
+                        &sa
+                    }
+                };
+                let b32: &[f32] = match &self.b_const {
+                    Some(c) => c,
+                    None => {
+                        f16::slice_to_f32(b.slice(), &mut sb);
+                        &sb
+                    }
+                };
+                let mut o32 = self.out_scratch.get(out.desc.len());
+                self.compute(a32, b32, &mut o32);
+                f16::slice_from_f32(&o32, out.slice_mut());
+            }
+            _ => self.compute(a.slice(), b.slice(), out.slice_mut()),
+        }
+    }
+}
+
+struct GemmKernel {
+    data_type: DataType,
+    m: usize,
+    k: usize,
+    n: usize,
+    alpha: f32,
+    beta: f32,
+    /// A' = (a or aᵀ) as (row stride, column stride) over a's elements.
+    a_view: (usize, usize),
+    b_view: (usize, usize),
+    /// Constant `a`/`b` widened to f32; `b` transposed to row-major k×n.
+    a_const: Option<Vec<f32>>,
+    b_const: Option<Vec<f32>>,
+    /// Strides of `c` broadcast to [m, n]; None when c is absent or beta is 0.
+    c_strides: Option<(usize, usize)>,
+    a_scratch: Scratch,
+    b_scratch: Scratch,
+    out_scratch: Scratch,
+}
+
+/// Lowers gemm.
+pub fn lower_gemm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
+    let Attrs::Gemm { alpha, beta, a_transpose, b_transpose } = op.attrs else {
+        return Err(Error::operation("gemm: missing attributes"));
+    };
+    let (Some(a_id), Some(b_id)) = (op.input(0), op.input(1)) else {
+        return Err(Error::operation("gemm: missing operand"));
+    };
+    let a = graph.descriptor(a_id);
+    let b = graph.descriptor(b_id);
+    let out = graph.descriptor(op.outputs[0]);
+    if a.shape.len() != 2 || b.shape.len() != 2 || out.shape.len() != 2 {
+        return Err(Error::operation("gemm: operands must have rank 2"));
+    }
+    let (m, n) = (out.shape[0] as usize, out.shape[1] as usize);
+    let k = if a_transpose { a.shape[0] } else { a.shape[1] } as usize;
+    let a_view = if a_transpose { (1, m) } else { (k, 1) };
+    let b_view = if b_transpose { (1, k) } else { (n, 1) };
+    // Constant b (weights): f32, row-major k×n, once.
+    let b_const = constant_f32(graph, b_id).map(|w| {
+        if b_transpose {
+            let mut t = vec![0f32; k * n];
+            for (j, row) in w.chunks_exact(k).enumerate() {
+                for (p, &v) in row.iter().enumerate() {
+                    t[p * n + j] = v;
+                }
+            }
+            t
+        } else {
+            w
+        }
+    });
+    let a_const = if out.data_type == DataType::Float16 { constant_f32(graph, a_id) } else { None };
+    // The spec's emulation adds mul(beta, c); beta = 0 leaves the product alone.
+    let c_strides = match op.input(2) {
+        Some(c_id) if beta != 0.0 => {
+            let s = broadcast_strides(&graph.descriptor(c_id).shape, &out.shape);
+            Some((s[0], s[1]))
+        }
+        _ => None,
+    };
+    Ok(Box::new(GemmKernel {
+        data_type: out.data_type,
+        m,
+        k,
+        n,
+        alpha: alpha as f32,
+        beta: beta as f32,
+        a_view,
+        b_view: if b_const.is_some() { (n, 1) } else { b_view },
+        a_const,
+        b_const,
+        c_strides,
+        a_scratch: Scratch::default(),
+        b_scratch: Scratch::default(),
+        out_scratch: Scratch::default(),
+    }))
+}
+
+impl GemmKernel {
+    fn compute<C: FloatElem>(&self, a: &[f32], b: &[f32], c: Option<&[C]>, out: &mut [f32]) {
+        let (m, n, k) = (self.m, self.n, self.k);
+        let acc = match (c, self.c_strides) {
+            (Some(c), Some((rs, cs))) => {
+                for (i, row) in out.chunks_exact_mut(n).enumerate() {
+                    for (j, o) in row.iter_mut().enumerate() {
+                        *o = c[i * rs + j * cs].to_f32();
+                    }
+                }
+                Some(self.beta)
+            }
+            _ => None,
+        };
+        let av = Mat { data: a, rs: self.a_view.0, cs: self.a_view.1 };
+        let bv = Mat { data: b, rs: self.b_view.0, cs: self.b_view.1 };
+        sgemm(m, n, k, av, bv, out, n, 1, self.alpha, acc, true);
+    }
+}
+
+impl Kernel for GemmKernel {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+        let (Some(a), Some(b)) = (inputs[0], inputs[1]) else { return };
+        let c = inputs.get(2).copied().flatten();
+        let out = &mut outputs[0];
+        match self.data_type {
+            DataType::Float16 => {
+                let mut sa = self.a_scratch.get(if self.a_const.is_some() { 0 } else { a.desc.len() });
+                let mut sb = self.b_scratch.get(if self.b_const.is_some() { 0 } else { b.desc.len() });
+                let a32: &[f32] = match &self.a_const {
+                    Some(v) => v,
+                    None => {
+                        f16::slice_to_f32(a.slice(), &mut sa);
+                        &sa
+                    }
+                };
+                let b32: &[f32] = match &self.b_const {
+                    Some(v) => v,
+                    None => {
+                        f16::slice_to_f32(b.slice(), &mut sb);
+                        &sb
+                    }
+                };
+                let mut o32 = self.out_scratch.get(out.desc.len());
+                self.compute::<f16>(a32, b32, c.map(|c| c.slice::<f16>()), &mut o32);
+                f16::slice_from_f32(&o32, out.slice_mut());
+            }
+            _ => {
+                let b32: &[f32] = match &self.b_const {
+                    Some(v) => v,
+                    None => b.slice(),
+                };
+                self.compute::<f32>(a.slice(), b32, c.map(|c| c.slice::<f32>()), out.slice_mut());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "matmul_tests.rs"]
+mod tests;

@@ -1,0 +1,244 @@
+//! Data movement (§8.9.9 concat, §8.9.19 expand, §8.9.42 reshape, §8.9.43 reverse, §8.9.47 slice,
+//! §8.9.51 split, §8.9.53 tile, §8.9.54 transpose, §8.9.55 triangular). All are independent of
+//! the element type except for its size. Transpose, slice, reverse, expand, tile and reshape are
+//! affine views run by [`StridedCopy`]; concat and split copy contiguous runs; triangular copies
+//! row prefixes/suffixes and zero-fills the rest. pad is in `pad.rs`.
+
+use super::strided::{istrides, par_rows, StridedCopy};
+use super::{In, Kernel, Out};
+use smallvec::SmallVec;
+use webnn_core::graph::{Attrs, Operation};
+use webnn_core::{Error, Graph, OpKind, Result};
+
+fn shape_of(s: &[u32]) -> Vec<usize> {
+    s.iter().map(|&d| d as usize).collect()
+}
+
+fn bad_attrs(op: &Operation) -> Error {
+    Error::operation(format!("{}: unexpected attributes {:?}", op.kind, op.attrs))
+}
+
+/// A kernel that runs one [`StridedCopy`] from input 0 to output 0.
+struct ViewKernel(StridedCopy);
+
+impl Kernel for ViewKernel {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+        let Some(Some(a)) = inputs.first() else { return };
+        self.0.run(a.bytes, outputs[0].bytes);
+    }
+}
+
+/// Lowers transpose, slice, reverse, expand, tile and reshape to an affine view.
+pub fn lower_view(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
+    let input = graph.descriptor(op.input(0).ok_or_else(|| Error::operation("missing input"))?);
+    let output = graph.descriptor(op.outputs[0]);
+    let elem = input.data_type.byte_size();
+    let in_shape = shape_of(&input.shape);
+    let out_shape = shape_of(&output.shape);
+    let ist = istrides(&in_shape);
+    let rank = in_shape.len();
+    let copy = match (op.kind, &op.attrs) {
+        // outShape[i] = inShape[perm[i]] (decisions.md D21): output dim i walks input dim perm[i].
+        (OpKind::Transpose, Attrs::Transpose { permutation }) if permutation.len() == rank => {
+            let st: Vec<isize> = permutation.iter().map(|&p| ist[p as usize]).collect();
+            StridedCopy::new(&out_shape, &st, 0, elem)
+        }
+        // output[j] = input[start + j·stride] per dimension.
+        (OpKind::Slice, Attrs::Slice { starts, strides, .. }) if starts.len() == rank && strides.len() == rank => {
+            let st: Vec<isize> = (0..rank).map(|d| ist[d] * strides[d] as isize).collect();
+            let base: isize = (0..rank).map(|d| ist[d] * starts[d] as isize).sum();
+            StridedCopy::new(&out_shape, &st, base, elem)
+        }
+        (OpKind::Reverse, Attrs::Reverse { axes }) => {
+            let mut st = ist.clone();
+            let mut base = 0isize;
+            for &a in axes {
+                let a = a as usize;
+                if a < rank && st[a] > 0 {
+                    base += (in_shape[a] as isize - 1) * ist[a];
+                    st[a] = -ist[a];
+                }
+            }
+            StridedCopy::new(&out_shape, &st, base, elem)
+        }
+        // Numpy broadcasting: stride 0 along broadcast dimensions.
+        (OpKind::Expand, _) => {
+            let pad = out_shape.len() - rank;
+            let st: Vec<isize> =
+                (0..out_shape.len()).map(|i| if i < pad || in_shape[i - pad] == 1 { 0 } else { ist[i - pad] }).collect();
+            StridedCopy::new(&out_shape, &st, 0, elem)
+        }
+        // out dim i = rep × in_i: the view [rep₀, in₀, rep₁, in₁, …] with strides [0, s₀, 0, s₁, …].
+        (OpKind::Tile, Attrs::Tile { repetitions }) if repetitions.len() == rank => {
+            let mut shape = Vec::with_capacity(2 * rank);
+            let mut st = Vec::with_capacity(2 * rank);
+            for d in 0..rank {
+                shape.extend([repetitions[d] as usize, in_shape[d]]);
+                st.extend([0, ist[d]]);
+            }
+            StridedCopy::new(&shape, &st, 0, elem)
+        }
+        (OpKind::Reshape, _) => {
+            let n = output.element_count() as usize;
+            StridedCopy::new(&[n], &[1], 0, elem)
+        }
+        _ => return Err(bad_attrs(op)),
+    };
+    Ok(Box::new(ViewKernel(copy)))
+}
+
+/// concat: every input contributes a contiguous run of `chunks[k]` elements to each of the
+/// `outer` output rows (outer = product of the dimensions before the axis).
+struct ConcatKernel {
+    elem: usize,
+    /// Elements each input contributes per outer row.
+    chunks: Vec<usize>,
+    /// Elements of one output row (sum of `chunks`).
+    row: usize,
+}
+
+/// Lowers concat (any number of inputs, all entries of `op.inputs`).
+pub fn lower_concat(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
+    let Attrs::Axis { axis } = op.attrs else { return Err(bad_attrs(op)) };
+    let output = graph.descriptor(op.outputs[0]);
+    let axis = axis as usize;
+    let inner: usize = output.shape.iter().skip(axis + 1).map(|&d| d as usize).product();
+    let mut chunks = Vec::with_capacity(op.inputs.len());
+    for id in &op.inputs {
+        let d = graph.descriptor(id.ok_or_else(|| Error::operation("concat: missing input"))?);
+        chunks.push(d.shape.get(axis).copied().unwrap_or(1) as usize * inner);
+    }
+    let row = chunks.iter().sum();
+    Ok(Box::new(ConcatKernel { elem: output.data_type.byte_size(), chunks, row }))
+}
+
+impl ConcatKernel {
+    fn go<T: bytemuck::Pod + Send + Sync>(&self, inputs: &[Option<In<'_>>], out: &mut [T]) {
+        let ins: SmallVec<[&[T]; 8]> = inputs.iter().map(|i| i.map_or(&[][..], |i| i.slice::<T>())).collect();
+        par_rows(out, self.row, |first, rows| {
+            for (r, row) in rows.chunks_exact_mut(self.row).enumerate() {
+                let g = first + r;
+                let mut off = 0;
+                for (src, &c) in ins.iter().zip(&self.chunks) {
+                    row[off..off + c].copy_from_slice(&src[g * c..(g + 1) * c]);
+                    off += c;
+                }
+            }
+        });
+    }
+}
+
+impl Kernel for ConcatKernel {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+        let out = &mut outputs[0];
+        crate::with_elem!(self.elem, T => self.go::<T>(inputs, out.slice_mut()))
+    }
+}
+
+/// split: output k takes a contiguous run of `chunks[k]` elements from each input row.
+struct SplitKernel {
+    elem: usize,
+    chunks: Vec<usize>,
+    row: usize,
+}
+
+/// Lowers split (one output per piece).
+pub fn lower_split(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
+    let Attrs::Split { axis, .. } = op.attrs else { return Err(bad_attrs(op)) };
+    let input = graph.descriptor(op.input(0).ok_or_else(|| Error::operation("split: missing input"))?);
+    let axis = axis as usize;
+    let inner: usize = input.shape.iter().skip(axis + 1).map(|&d| d as usize).product();
+    // The output descriptors are authoritative for the piece sizes.
+    let chunks: Vec<usize> =
+        op.outputs.iter().map(|&o| graph.descriptor(o).shape.get(axis).copied().unwrap_or(1) as usize * inner).collect();
+    let row = chunks.iter().sum();
+    Ok(Box::new(SplitKernel { elem: input.data_type.byte_size(), chunks, row }))
+}
+
+impl SplitKernel {
+    fn go<T: bytemuck::Pod + Send + Sync>(&self, src: &[T], outputs: &mut [Out<'_>]) {
+        let mut off = 0;
+        for (out, &c) in outputs.iter_mut().zip(&self.chunks) {
+            par_rows(out.slice_mut::<T>(), c, |first, rows| {
+                for (r, dst) in rows.chunks_exact_mut(c).enumerate() {
+                    let s = (first + r) * self.row + off;
+                    dst.copy_from_slice(&src[s..s + c]);
+                }
+            });
+            off += c;
+        }
+    }
+}
+
+impl Kernel for SplitKernel {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+        let Some(Some(a)) = inputs.first() else { return };
+        crate::with_elem!(self.elem, T => self.go::<T>(a.slice(), outputs))
+    }
+}
+
+/// triangular: over the last two dimensions [rows, cols], keeps `col − row ≥ diagonal`
+/// (upper) or `col − row ≤ diagonal` (lower); the rest is zero (all-zero bits in every type).
+struct TriangularKernel {
+    elem: usize,
+    rows: usize,
+    cols: usize,
+    upper: bool,
+    diagonal: i64,
+}
+
+/// Lowers triangular.
+pub fn lower_triangular(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
+    let Attrs::Triangular { upper, diagonal } = op.attrs else { return Err(bad_attrs(op)) };
+    let output = graph.descriptor(op.outputs[0]);
+    let r = output.shape.len();
+    if r < 2 {
+        return Err(Error::operation("triangular: rank below 2"));
+    }
+    Ok(Box::new(TriangularKernel {
+        elem: output.data_type.byte_size(),
+        rows: output.shape[r - 2] as usize,
+        cols: output.shape[r - 1] as usize,
+        upper,
+        diagonal: diagonal as i64,
+    }))
+}
+
+impl TriangularKernel {
+    /// The kept column range `[lo, hi)` of row `row`.
+    fn kept(&self, row: usize) -> (usize, usize) {
+        let cols = self.cols as i64;
+        let edge = row as i64 + self.diagonal;
+        if self.upper {
+            (edge.clamp(0, cols) as usize, self.cols)
+        } else {
+            (0, (edge + 1).clamp(0, cols) as usize)
+        }
+    }
+
+    fn go<T: bytemuck::Pod + Send + Sync>(&self, src: &[T], out: &mut [T]) {
+        let cols = self.cols;
+        par_rows(out, cols, |first, rows| {
+            for (r, dst) in rows.chunks_exact_mut(cols).enumerate() {
+                let g = first + r;
+                let (lo, hi) = self.kept(g % self.rows);
+                let s = &src[g * cols..(g + 1) * cols];
+                dst[..lo].fill(T::zeroed());
+                dst[lo..hi].copy_from_slice(&s[lo..hi]);
+                dst[hi..].fill(T::zeroed());
+            }
+        });
+    }
+}
+
+impl Kernel for TriangularKernel {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+        let Some(Some(a)) = inputs.first() else { return };
+        let out = &mut outputs[0];
+        crate::with_elem!(self.elem, T => self.go::<T>(a.slice(), out.slice_mut()))
+    }
+}
+
+#[cfg(test)]
+#[path = "movement_tests.rs"]
+mod tests;

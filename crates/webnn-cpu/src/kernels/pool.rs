@@ -1,0 +1,306 @@
+//! averagePool2d, l2Pool2d, maxPool2d (§8.9.37), nchw and nhwc.
+//!
+//! The output size is read from the output descriptor (it may come from ceil rounding or
+//! outputSizes). Only real input elements take part in a window: padded positions, and
+//! positions past the padded input that ceil rounding lets a window reach, are skipped, and
+//! averagePool2d divides by the number of real elements (decisions.md D15; l2Pool2d likewise
+//! ignores padding). A window with no real element gives 0 (average, L2) or the type's
+//! lowest value (max). Average and L2 compute in f32 (float16 rounded once); max works on
+//! any data type, propagating NaN.
+
+use super::conv::span;
+use super::gemm_backend::FloatElem;
+use super::{In, Kernel, Out};
+use half::f16;
+use rayon::prelude::*;
+use webnn_core::graph::{Attrs, Operation};
+use webnn_core::types::InputOperandLayout;
+use webnn_core::{DataType, Error, Graph, OpKind, Result};
+
+/// Channels reduced together in the nhwc inner loop (stack accumulators).
+const LANES: usize = 64;
+
+/// A window reduction over elements of type `T`.
+pub trait Reducer<T>: Sync {
+    /// Accumulator.
+    type Acc: Copy + Send + Sync;
+    /// The empty accumulator.
+    fn init() -> Self::Acc;
+    /// Adds one element.
+    fn add(acc: Self::Acc, x: T) -> Self::Acc;
+    /// The result from the accumulator and the number of real elements.
+    fn finish(acc: Self::Acc, count: usize) -> T;
+}
+
+/// Mean of the real elements (float types).
+pub struct AvgR;
+/// sqrt of the sum of squares (float types).
+pub struct L2R;
+/// Maximum (any type).
+pub struct MaxR;
+
+impl<T: FloatElem> Reducer<T> for AvgR {
+    type Acc = f32;
+    #[inline(always)]
+    fn init() -> f32 {
+        0.0
+    }
+    #[inline(always)]
+    fn add(acc: f32, x: T) -> f32 {
+        acc + x.to_f32()
+    }
+    #[inline(always)]
+    fn finish(acc: f32, count: usize) -> T {
+        T::from_f32(if count == 0 { 0.0 } else { acc / count as f32 })
+    }
+}
+
+impl<T: FloatElem> Reducer<T> for L2R {
+    type Acc = f32;
+    #[inline(always)]
+    fn init() -> f32 {
+        0.0
+    }
+    #[inline(always)]
+    fn add(acc: f32, x: T) -> f32 {
+        let v = x.to_f32();
+        acc + v * v
+    }
+    #[inline(always)]
+    fn finish(acc: f32, _count: usize) -> T {
+        T::from_f32(acc.sqrt())
+    }
+}
+
+/// Ordering for maxPool2d.
+pub trait MaxElem: Copy + Send + Sync + bytemuck::Pod {
+    /// The lowest value (−∞ for floats).
+    const LOWEST: Self;
+    /// max(a, b), NaN-propagating for floats.
+    fn max_of(a: Self, b: Self) -> Self;
+}
+
+macro_rules! int_max {
+    ($($t:ty),*) => {$(
+        impl MaxElem for $t {
+            const LOWEST: $t = <$t>::MIN;
+            #[inline(always)]
+            fn max_of(a: $t, b: $t) -> $t { if b > a { b } else { a } }
+        }
+    )*};
+}
+int_max!(i8, u8, i32, u32, i64, u64);
+
+impl MaxElem for f32 {
+    const LOWEST: f32 = f32::NEG_INFINITY;
+    #[inline(always)]
+    fn max_of(a: f32, b: f32) -> f32 {
+        if b > a || b.is_nan() {
+            b
+        } else {
+            a
+        }
+    }
+}
+
+impl MaxElem for f16 {
+    const LOWEST: f16 = f16::NEG_INFINITY;
+    #[inline(always)]
+    fn max_of(a: f16, b: f16) -> f16 {
+        if b > a || b.is_nan() {
+            b
+        } else {
+            a
+        }
+    }
+}
+
+impl<T: MaxElem> Reducer<T> for MaxR {
+    type Acc = T;
+    #[inline(always)]
+    fn init() -> T {
+        T::LOWEST
+    }
+    #[inline(always)]
+    fn add(acc: T, x: T) -> T {
+        T::max_of(acc, x)
+    }
+    #[inline(always)]
+    fn finish(acc: T, _count: usize) -> T {
+        acc
+    }
+}
+
+/// The pooling geometry, with the window rows/columns that hit real input precomputed per
+/// output row/column.
+#[derive(Debug, Clone)]
+pub struct PoolGeom {
+    /// Batch.
+    pub n: usize,
+    /// Channels.
+    pub c: usize,
+    /// Input height.
+    pub h: usize,
+    /// Input width.
+    pub w: usize,
+    /// Output height.
+    pub oh: usize,
+    /// Output width.
+    pub ow: usize,
+    /// Channels-last.
+    pub nhwc: bool,
+    /// [sH, sW]
+    pub strides: [usize; 2],
+    /// [dH, dW]
+    pub dilations: [usize; 2],
+    /// [beginH, beginW]
+    pub pad_begin: [usize; 2],
+    /// Per output row: the window rows `kh` whose input row is real.
+    pub rows: Vec<(usize, usize)>,
+    /// Per output column: the window columns `kw` whose input column is real.
+    pub cols: Vec<(usize, usize)>,
+}
+
+impl PoolGeom {
+    /// Builds the geometry.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(n: usize, c: usize, h: usize, w: usize, oh: usize, ow: usize, window: [usize; 2], strides: [usize; 2], dilations: [usize; 2], pad_begin: [usize; 2], nhwc: bool) -> Self {
+        let rows = (0..oh).map(|o| span(window[0], dilations[0], o * strides[0], pad_begin[0], h)).collect();
+        let cols = (0..ow).map(|o| span(window[1], dilations[1], o * strides[1], pad_begin[1], w)).collect();
+        PoolGeom { n, c, h, w, oh, ow, nhwc, strides, dilations, pad_begin, rows, cols }
+    }
+
+    #[inline(always)]
+    fn ih(&self, oh: usize, kh: usize) -> usize {
+        oh * self.strides[0] + kh * self.dilations[0] - self.pad_begin[0]
+    }
+
+    #[inline(always)]
+    fn iw(&self, ow: usize, kw: usize) -> usize {
+        ow * self.strides[1] + kw * self.dilations[1] - self.pad_begin[1]
+    }
+}
+
+/// Pools `x` into `out` with reducer `R`.
+pub fn pool<T: Copy + Send + Sync, R: Reducer<T>>(g: &PoolGeom, x: &[T], out: &mut [T]) {
+    let plane = g.h * g.w;
+    if !g.nhwc {
+        out.par_chunks_mut(g.oh * g.ow).enumerate().for_each(|(p, o)| {
+            let xp = &x[p * plane..][..plane];
+            for oh in 0..g.oh {
+                let (h0, h1) = g.rows[oh];
+                for ow in 0..g.ow {
+                    let (w0, w1) = g.cols[ow];
+                    let mut acc = R::init();
+                    for kh in h0..h1 {
+                        if w0 >= w1 {
+                            break;
+                        }
+                        let row = &xp[g.ih(oh, kh) * g.w..][..g.w];
+                        if g.dilations[1] == 1 {
+                            let start = g.iw(ow, w0);
+                            for &v in &row[start..start + (w1 - w0)] {
+                                acc = R::add(acc, v);
+                            }
+                        } else {
+                            for kw in w0..w1 {
+                                acc = R::add(acc, row[g.iw(ow, kw)]);
+                            }
+                        }
+                    }
+                    o[oh * g.ow + ow] = R::finish(acc, (h1 - h0) * (w1 - w0));
+                }
+            }
+        });
+    } else {
+        let c = g.c;
+        out.par_chunks_mut(g.ow * c).enumerate().for_each(|(r, o)| {
+            let (n, oh) = (r / g.oh, r % g.oh);
+            let xn = &x[n * plane * c..][..plane * c];
+            let (h0, h1) = g.rows[oh];
+            for ow in 0..g.ow {
+                let (w0, w1) = g.cols[ow];
+                let count = (h1 - h0) * (w1 - w0);
+                let opx = &mut o[ow * c..][..c];
+                let mut c0 = 0;
+                while c0 < c {
+                    let lanes = LANES.min(c - c0);
+                    let mut acc = [R::init(); LANES];
+                    for kh in h0..h1 {
+                        let ih = g.ih(oh, kh);
+                        for kw in w0..w1 {
+                            let px = &xn[(ih * g.w + g.iw(ow, kw)) * c + c0..][..lanes];
+                            for (a, &v) in acc.iter_mut().zip(px) {
+                                *a = R::add(*a, v);
+                            }
+                        }
+                    }
+                    for (d, &a) in opx[c0..c0 + lanes].iter_mut().zip(&acc) {
+                        *d = R::finish(a, count);
+                    }
+                    c0 += lanes;
+                }
+            }
+        });
+    }
+}
+
+struct PoolKernel {
+    kind: OpKind,
+    data_type: DataType,
+    g: PoolGeom,
+}
+
+/// Lowers averagePool2d, l2Pool2d and maxPool2d.
+pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
+    let Attrs::Pool2d { window, padding, strides, dilations, layout } = op.attrs else {
+        return Err(Error::operation("pooling: missing attributes"));
+    };
+    let Some(x) = op.input(0) else {
+        return Err(Error::operation("pooling: missing input"));
+    };
+    let xd = graph.descriptor(x);
+    let od = graph.descriptor(op.outputs[0]);
+    if xd.shape.len() != 4 || od.shape.len() != 4 {
+        return Err(Error::operation("pooling: operands must have rank 4"));
+    }
+    let s: Vec<usize> = xd.shape.iter().map(|&d| d as usize).collect();
+    let o: Vec<usize> = od.shape.iter().map(|&d| d as usize).collect();
+    let nhwc = layout == InputOperandLayout::Nhwc;
+    let (n, c, h, w) = if nhwc { (s[0], s[3], s[1], s[2]) } else { (s[0], s[1], s[2], s[3]) };
+    let (oh, ow) = if nhwc { (o[1], o[2]) } else { (o[2], o[3]) };
+    let u = |v: u32| v as usize;
+    let g = PoolGeom::new(
+        n,
+        c,
+        h,
+        w,
+        oh,
+        ow,
+        window.map(u),
+        strides.map(u),
+        dilations.map(u),
+        [u(padding[0]), u(padding[2])],
+        nhwc,
+    );
+    Ok(Box::new(PoolKernel { kind: op.kind, data_type: od.data_type, g }))
+}
+
+impl Kernel for PoolKernel {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+        let Some(x) = inputs[0] else { return };
+        let out = &mut outputs[0];
+        let g = &self.g;
+        match (self.kind, self.data_type) {
+            (OpKind::AveragePool2d, DataType::Float16) => pool::<f16, AvgR>(g, x.slice(), out.slice_mut()),
+            (OpKind::AveragePool2d, _) => pool::<f32, AvgR>(g, x.slice(), out.slice_mut()),
+            (OpKind::L2Pool2d, DataType::Float16) => pool::<f16, L2R>(g, x.slice(), out.slice_mut()),
+            (OpKind::L2Pool2d, _) => pool::<f32, L2R>(g, x.slice(), out.slice_mut()),
+            _ => crate::with_type!(self.data_type, T => pool::<T, MaxR>(g, x.slice(), out.slice_mut())),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "pool_tests.rs"]
+mod tests;

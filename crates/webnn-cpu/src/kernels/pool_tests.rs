@@ -1,0 +1,159 @@
+//! Pooling against a naive reference: every kind, both layouts, ceil-rounded outputs,
+//! padding, dilations, every data type of maxPool2d, float16 average/L2.
+
+use super::*;
+use crate::kernels::k2_wpt_tests::{assert_close, pseudo, run_float, run_op_const, via_f16};
+use webnn_core::OperandDescriptor;
+
+#[derive(Clone, Copy, Debug)]
+struct P {
+    n: usize,
+    c: usize,
+    h: usize,
+    w: usize,
+    oh: usize,
+    ow: usize,
+    window: [usize; 2],
+    strides: [usize; 2],
+    dilations: [usize; 2],
+    padding: [usize; 4],
+}
+
+/// Naive nchw pooling: kind 0 average (real elements only, decisions.md D15), 1 L2, 2 max.
+fn pool_ref(p: &P, kind: u8, x: &[f64]) -> Vec<f64> {
+    let mut out = Vec::new();
+    for plane in 0..p.n * p.c {
+        for y in 0..p.oh {
+            for xx in 0..p.ow {
+                let mut vals = Vec::new();
+                for kh in 0..p.window[0] {
+                    for kw in 0..p.window[1] {
+                        let ih = (y * p.strides[0] + kh * p.dilations[0]) as isize - p.padding[0] as isize;
+                        let iw = (xx * p.strides[1] + kw * p.dilations[1]) as isize - p.padding[2] as isize;
+                        if ih >= 0 && iw >= 0 && (ih as usize) < p.h && (iw as usize) < p.w {
+                            vals.push(x[(plane * p.h + ih as usize) * p.w + iw as usize]);
+                        }
+                    }
+                }
+                out.push(match kind {
+                    0 => if vals.is_empty() { 0.0 } else { vals.iter().sum::<f64>() / vals.len() as f64 },
+                    1 => vals.iter().map(|v| v * v).sum::<f64>().sqrt(),
+                    _ => vals.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                });
+            }
+        }
+    }
+    out
+}
+
+fn to_nhwc<T: Copy>(v: &[T], n: usize, c: usize, h: usize, w: usize) -> Vec<T> {
+    let mut out = Vec::with_capacity(v.len());
+    for a in 0..n {
+        for y in 0..h {
+            for x in 0..w {
+                for ch in 0..c {
+                    out.push(v[((a * c + ch) * h + y) * w + x]);
+                }
+            }
+        }
+    }
+    out
+}
+
+const CASES: &[P] = &[
+    P { n: 1, c: 2, h: 5, w: 5, oh: 1, ow: 1, window: [5, 5], strides: [1, 1], dilations: [1, 1], padding: [0; 4] },
+    P { n: 2, c: 3, h: 6, w: 7, oh: 4, ow: 5, window: [3, 3], strides: [1, 1], dilations: [1, 1], padding: [0; 4] },
+    // ceil rounding: the last windows run past the padded input
+    P { n: 1, c: 2, h: 5, w: 5, oh: 3, ow: 3, window: [3, 3], strides: [2, 2], dilations: [1, 1], padding: [1, 0, 0, 1] },
+    P { n: 1, c: 3, h: 4, w: 4, oh: 2, ow: 2, window: [3, 3], strides: [2, 2], dilations: [1, 1], padding: [0; 4] },
+    P { n: 1, c: 2, h: 9, w: 8, oh: 3, ow: 4, window: [3, 2], strides: [2, 2], dilations: [2, 3], padding: [1, 1, 2, 0] },
+    P { n: 2, c: 70, h: 4, w: 5, oh: 2, ow: 3, window: [2, 2], strides: [2, 2], dilations: [1, 1], padding: [0, 0, 0, 1] },
+    // padding larger than the window: windows with no real element
+    P { n: 1, c: 1, h: 2, w: 2, oh: 4, ow: 4, window: [1, 1], strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1] },
+];
+
+fn attrs(p: &P, nhwc: bool) -> Attrs {
+    Attrs::Pool2d {
+        window: p.window.map(|v| v as u32),
+        padding: p.padding.map(|v| v as u32),
+        strides: p.strides.map(|v| v as u32),
+        dilations: p.dilations.map(|v| v as u32),
+        layout: if nhwc { InputOperandLayout::Nhwc } else { InputOperandLayout::Nchw },
+    }
+}
+
+fn shapes(p: &P, nhwc: bool) -> ([u32; 4], [u32; 4]) {
+    let s = |v: [usize; 4]| v.map(|d| d as u32);
+    if nhwc {
+        (s([p.n, p.h, p.w, p.c]), s([p.n, p.oh, p.ow, p.c]))
+    } else {
+        (s([p.n, p.c, p.h, p.w]), s([p.n, p.c, p.oh, p.ow]))
+    }
+}
+
+#[test]
+fn float_pooling_matches_reference() {
+    for (i, p) in CASES.iter().enumerate() {
+        for dt in [DataType::Float32, DataType::Float16] {
+            let mut x = pseudo(p.n * p.c * p.h * p.w, 40 + i as u32);
+            if dt == DataType::Float16 {
+                x = via_f16(&x);
+            }
+            let x64: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+            for (kind, op) in [(0u8, OpKind::AveragePool2d), (1, OpKind::L2Pool2d), (2, OpKind::MaxPool2d)] {
+                let want: Vec<f32> = pool_ref(p, kind, &x64).iter().map(|&v| v as f32).collect();
+                for nhwc in [false, true] {
+                    let (xs, os) = shapes(p, nhwc);
+                    let xd = if nhwc { to_nhwc(&x, p.n, p.c, p.h, p.w) } else { x.clone() };
+                    let wd = if nhwc { to_nhwc(&want, p.n, p.c, p.oh, p.ow) } else { want.clone() };
+                    let got = run_float(op, dt, &[Some((&xs, &xd, false))], attrs(p, nhwc), &os);
+                    let tol = if dt == DataType::Float16 { 1e-3 } else { 1e-6 };
+                    assert_close(&got, &wd, tol, &format!("{op} {p:?} {dt:?} nhwc={nhwc}"));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn max_pool_every_integer_type() {
+    let p = &CASES[4];
+    let count = p.n * p.c * p.h * p.w;
+    let raw: Vec<i64> = pseudo(count, 9).iter().map(|v| (v * 120.0) as i64).collect();
+    let x64: Vec<f64> = raw.iter().map(|&v| v as f64).collect();
+    let want: Vec<i64> = pool_ref(p, 2, &x64).iter().map(|&v| v as i64).collect();
+    macro_rules! check {
+        ($t:ty, $dt:expr, $map:expr) => {{
+            let conv: fn(i64) -> $t = $map;
+            let x: Vec<$t> = raw.iter().map(|&v| conv(v)).collect();
+            let w: Vec<$t> = want.iter().map(|&v| conv(v)).collect();
+            for nhwc in [false, true] {
+                let (xs, os) = shapes(p, nhwc);
+                let xd = if nhwc { to_nhwc(&x, p.n, p.c, p.h, p.w) } else { x.clone() };
+                let wd = if nhwc { to_nhwc(&w, p.n, p.c, p.oh, p.ow) } else { w.clone() };
+                let out = run_op_const(
+                    OpKind::MaxPool2d,
+                    &[Some((OperandDescriptor::new($dt, xs.to_vec()), bytemuck::cast_slice(&xd).to_vec(), false))],
+                    attrs(p, nhwc),
+                    &[OperandDescriptor::new($dt, os.to_vec())],
+                );
+                assert_eq!(bytemuck::pod_collect_to_vec::<u8, $t>(&out[0]), wd, "{:?} nhwc={nhwc}", $dt);
+            }
+        }};
+    }
+    check!(i8, DataType::Int8, |v| v as i8);
+    check!(i32, DataType::Int32, |v| v as i32);
+    check!(i64, DataType::Int64, |v| v);
+    // Unsigned: shift into range, which keeps the ordering.
+    check!(u8, DataType::Uint8, |v| (v + 128) as u8);
+    check!(u32, DataType::Uint32, |v| (v + 1000) as u32);
+    check!(u64, DataType::Uint64, |v| (v + 1000) as u64);
+}
+
+#[test]
+fn max_pool_propagates_nan() {
+    let x = [1.0f32, f32::NAN, 3.0, 2.0];
+    let p = P { n: 1, c: 1, h: 2, w: 2, oh: 1, ow: 1, window: [2, 2], strides: [1, 1], dilations: [1, 1], padding: [0; 4] };
+    let got = run_float(OpKind::MaxPool2d, DataType::Float32, &[Some((&[1, 1, 2, 2], &x, false))], attrs(&p, false), &[1, 1, 1, 1]);
+    assert!(got[0].is_nan());
+}

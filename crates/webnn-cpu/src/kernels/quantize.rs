@@ -1,0 +1,237 @@
+//! quantizeLinear (§8.9.17) and dequantizeLinear (§8.9.16), with `scale` and `zeroPoint`
+//! blockwise broadcast to the input (same rank; each scale element covers a block of
+//! `input.shape[d] / scale.shape[d]` consecutive elements along every dimension d).
+//!
+//! - quantize: `q = saturate(roundHalfEven(x / scale) + zeroPoint)` to the zeroPoint type's range
+//!   (decisions.md D7), computed in f32 (float16 inputs widened), the addition in f64 (exact for
+//!   every zero point). NaN quantizes to 0 (like the spec's emulation, whose final cast maps NaN
+//!   to 0).
+//! - dequantize: `(x − zeroPoint) · scale`, the difference exact in i64, the product in f32,
+//!   rounded once to float16 for float16 scales.
+
+use super::strided::par_rows;
+use super::{In, Kernel, Out};
+use half::f16;
+use webnn_core::graph::Operation;
+use webnn_core::{DataType, Error, Graph, OpKind, Result};
+
+/// float32 or float16 (input of quantize, scale, output of dequantize).
+pub trait QFloat: bytemuck::Pod + Send + Sync {
+    /// Widens to f32.
+    fn to_f32(self) -> f32;
+    /// Rounds from f32 (nearest even).
+    fn from_f32(v: f32) -> Self;
+}
+
+impl QFloat for f32 {
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        self
+    }
+    #[inline(always)]
+    fn from_f32(v: f32) -> f32 {
+        v
+    }
+}
+
+impl QFloat for f16 {
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        f16::to_f32(self)
+    }
+    #[inline(always)]
+    fn from_f32(v: f32) -> f16 {
+        f16::from_f32(v)
+    }
+}
+
+/// uint8, int8, uint32, int32 (quantized values and zero points).
+pub trait QInt: bytemuck::Pod + Send + Sync {
+    /// The value as i64.
+    fn to_i64(self) -> i64;
+    /// Saturating conversion of an integral f64 (NaN → 0).
+    fn saturate(v: f64) -> Self;
+}
+
+macro_rules! qint {
+    ($($t:ty),+) => {$(
+        impl QInt for $t {
+            #[inline(always)]
+            fn to_i64(self) -> i64 { self as i64 }
+            #[inline(always)]
+            // `as` from f64 saturates to the type's range and maps NaN to 0 (decisions.md D7).
+            fn saturate(v: f64) -> $t { v as $t }
+        }
+    )+};
+}
+qint!(u8, i8, u32, i32);
+
+/// quantizeLinear of one element (decisions.md D7).
+#[inline(always)]
+pub fn quantize_one<F: QFloat, Q: QInt>(x: F, scale: F, zero_point: Q) -> Q {
+    let r = (x.to_f32() / scale.to_f32()).round_ties_even();
+    Q::saturate(r as f64 + zero_point.to_i64() as f64)
+}
+
+/// dequantizeLinear of one element.
+#[inline(always)]
+pub fn dequantize_one<Q: QInt, F: QFloat>(x: Q, scale: F, zero_point: Q) -> F {
+    F::from_f32((x.to_i64() - zero_point.to_i64()) as f32 * scale.to_f32())
+}
+
+macro_rules! with_qfloat {
+    ($dt:expr, $F:ident => $body:expr) => {{
+        match $dt {
+            DataType::Float16 => { type $F = f16; $body }
+            _ => { type $F = f32; $body }
+        }
+    }};
+}
+
+macro_rules! with_qint {
+    ($dt:expr, $Q:ident => $body:expr) => {{
+        match $dt {
+            DataType::Uint8 => { type $Q = u8; $body }
+            DataType::Int8 => { type $Q = i8; $body }
+            DataType::Uint32 => { type $Q = u32; $body }
+            _ => { type $Q = i32; $body }
+        }
+    }};
+}
+
+/// The blockwise broadcast, merged: input dims `x`, block sizes `b` (x / scale dim) and the
+/// scale's row-major strides `s`. Never empty (a scalar is `[1]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Blockwise {
+    /// Input dimensions.
+    pub x: Vec<usize>,
+    /// Block size along every dimension.
+    pub b: Vec<usize>,
+    /// Scale strides.
+    pub s: Vec<usize>,
+}
+
+impl Blockwise {
+    /// Merges the dimensions of `input` with the blockwise-broadcastable `scale` shape.
+    pub fn new(input: &[u32], scale: &[u32]) -> Self {
+        // (x, scale dim) pairs without the size-1 input dims.
+        let mut dims: Vec<(usize, usize)> = Vec::new();
+        for (&x, &s) in input.iter().zip(scale) {
+            let (x, s) = (x as usize, (s as usize).max(1));
+            if x == 1 {
+                continue;
+            }
+            if let Some(p) = dims.last_mut() {
+                let pb = p.0 / p.1;
+                // Inner dim fully broadcast: (p·x + q) / (pb·x) = p / pb, so the merged dim keeps
+                // the outer scale count and its blocks grow by x.
+                if s == 1 {
+                    *p = (p.0 * x, p.1);
+                    continue;
+                }
+                // Both per-element: one per-element dim.
+                if pb == 1 && x == s {
+                    *p = (p.0 * x, p.1 * s);
+                    continue;
+                }
+            }
+            dims.push((x, s));
+        }
+        if dims.is_empty() {
+            dims.push((1, 1));
+        }
+        let x: Vec<usize> = dims.iter().map(|d| d.0).collect();
+        let b = dims.iter().map(|d| d.0 / d.1).collect();
+        let sc: Vec<u32> = dims.iter().map(|d| d.1 as u32).collect();
+        Blockwise { x, b, s: super::util::strides(&sc) }
+    }
+
+    /// Calls `f(range, scale_index)` for the runs of consecutive elements from `start` to
+    /// `start + len` that share one scale element.
+    #[inline]
+    pub fn for_each_run(&self, start: usize, len: usize, mut f: impl FnMut(std::ops::Range<usize>, usize)) {
+        let n = self.x.len();
+        let (xl, bl) = (self.x[n - 1], self.b[n - 1]);
+        let end = start + len;
+        let mut e = start;
+        while e < end {
+            let mut rest = e;
+            let mut soff = 0;
+            for d in (0..n).rev() {
+                let p = rest % self.x[d];
+                rest /= self.x[d];
+                soff += (p / self.b[d]) * self.s[d];
+            }
+            let last = e % xl;
+            let run = (bl - last % bl).min(end - e);
+            f(e..e + run, soff);
+            e += run;
+        }
+    }
+}
+
+/// Elements per task on the pool.
+const CHUNK: usize = 1 << 13;
+
+struct QuantizeKernel {
+    dequantize: bool,
+    float_type: DataType,
+    int_type: DataType,
+    blocks: Blockwise,
+}
+
+/// Lowers quantizeLinear and dequantizeLinear.
+pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
+    let get = |slot: usize| {
+        op.input(slot)
+            .map(|id| graph.descriptor(id).clone())
+            .ok_or_else(|| Error::operation(format!("{}: missing operand {slot}", op.kind)))
+    };
+    let (input, scale, zero_point) = (get(0)?, get(1)?, get(2)?);
+    if scale.shape.len() != input.shape.len() || zero_point.shape != scale.shape {
+        return Err(Error::operation(format!("{}: scale/zeroPoint shapes do not match the input", op.kind)));
+    }
+    Ok(Box::new(QuantizeKernel {
+        dequantize: op.kind == OpKind::DequantizeLinear,
+        float_type: scale.data_type,
+        int_type: zero_point.data_type,
+        blocks: Blockwise::new(&input.shape, &scale.shape),
+    }))
+}
+
+impl QuantizeKernel {
+    fn go<A: bytemuck::Pod + Send + Sync, F: QFloat, Q: QInt, B: bytemuck::Pod + Send + Sync>(
+        &self,
+        x: &[A],
+        scale: &[F],
+        zp: &[Q],
+        out: &mut [B],
+        f: impl Fn(A, F, Q) -> B + Sync,
+    ) {
+        par_rows(out, CHUNK, |first, chunk| {
+            let start = first * CHUNK;
+            self.blocks.for_each_run(start, chunk.len(), |r, s| {
+                let (sc, z) = (scale[s], zp[s]);
+                for (o, &v) in chunk[r.start - start..r.end - start].iter_mut().zip(&x[r]) {
+                    *o = f(v, sc, z);
+                }
+            });
+        });
+    }
+}
+
+impl Kernel for QuantizeKernel {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+        let (Some(Some(x)), Some(Some(s)), Some(Some(z))) = (inputs.first(), inputs.get(1), inputs.get(2)) else {
+            return;
+        };
+        let out = &mut outputs[0];
+        with_qfloat!(self.float_type, F => with_qint!(self.int_type, Q => {
+            if self.dequantize {
+                self.go::<Q, F, Q, F>(x.slice(), s.slice(), z.slice(), out.slice_mut(), dequantize_one::<Q, F>)
+            } else {
+                self.go::<F, F, Q, Q>(x.slice(), s.slice(), z.slice(), out.slice_mut(), quantize_one::<F, Q>)
+            }
+        }))
+    }
+}
