@@ -50,13 +50,16 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             let a = imp.operand(x)?;
             let b = imp.operand(c.req(1)?)?;
             let fmod = c.attrs.int("fmod", 0)? != 0;
-            if ty.is_float() && !fmod {
-                return Err(invalid("Mod on floating-point inputs requires fmod=1"));
-            }
             // Truncated remainder r = a - b * trunc(a / b).
             let q = bld(imp.b.div(&a, &b, &o))?;
             let q = if ty.is_float() { imp.trunc(&q, c)? } else { q };
-            let bq = bld(imp.b.mul(&b, &q, &o))?;
+            let mut bq = bld(imp.b.mul(&b, &q, &o))?;
+            if ty.is_float() {
+                // x mod ±inf is x (before the sign fix-up): b * trunc(x / inf) would be NaN.
+                let inf = bld(imp.b.is_infinite(&b, &o))?;
+                let zero = imp.scalar(webnn(ty)?, 0.0)?;
+                bq = bld(imp.b.where_(&inf, &zero, &bq, &o))?;
+            }
             let r = bld(imp.b.sub(&a, &bq, &o))?;
             if fmod {
                 return done(r, ty);

@@ -26,16 +26,18 @@ use crate::error::{NodeError, NodeErrorKind, OnnxError, Result};
 use crate::model::{input_info, OnnxModel};
 use crate::proto::{FunctionProto, NodeProto, TensorProto};
 use crate::shape::resolve_input_shape;
-use crate::tensor::{decode_tensor, ElemType};
+use crate::tensor::{decode_tensor, ElemType, TensorData};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
 use webnn_core::{DataType, GraphBuilder, MLNumber, Operand, OperandDescriptor, OperandId, OperatorOptions};
 
-/// Oldest and newest default-domain opset versions accepted. Versions 22–25 only added data
-/// types (bfloat16, float8, int4...) to the operators mapped here, so they import like 21.
+/// Oldest and newest default-domain opset versions accepted. For the operators mapped here,
+/// versions 22–28 only added data types (bfloat16, float8, int4...) or attributes that apply
+/// to those types (Cast `round_mode`, Range `stash_type`...), plus SpaceToDepth's `mode`, so
+/// they import like 21.
 pub const MIN_OPSET: i64 = 7;
 /// See [`MIN_OPSET`].
-pub const MAX_OPSET: i64 = 25;
+pub const MAX_OPSET: i64 = 28;
 
 /// Options of [`import`].
 #[derive(Debug, Clone)]
@@ -51,11 +53,20 @@ pub struct ImportOptions {
     /// Largest element count of a tensor computed at import time by constant folding
     /// (default 2^22). Larger computations on constants are built as WebNN ops instead.
     pub fold_limit: usize,
+    /// Graph inputs replaced by constant values (the type must match the declared one): a
+    /// model that takes shapes, axes or pads as inputs gets static parameters this way. These
+    /// inputs do not appear in [`ImportedGraph::inputs`].
+    pub constant_inputs: HashMap<String, TensorData>,
 }
 
 impl Default for ImportOptions {
     fn default() -> Self {
-        ImportOptions { shape_overrides: HashMap::new(), default_batch_size: 1, fold_limit: 1 << 22 }
+        ImportOptions {
+            shape_overrides: HashMap::new(),
+            default_batch_size: 1,
+            fold_limit: 1 << 22,
+            constant_inputs: HashMap::new(),
+        }
     }
 }
 
@@ -227,9 +238,18 @@ struct FlatNode {
 /// builder may hold a partial graph; discard it.
 pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOptions) -> Result<ImportedGraph> {
     let graph = model.proto.graph.as_ref().ok_or_else(|| OnnxError::Invalid("the model has no graph".into()))?;
-    let opset = model.opset_version("").ok_or_else(|| {
-        OnnxError::Invalid("the model imports no version of the default operator set (ai.onnx)".into())
-    })?;
+    let uses_default_domain = graph.node.iter().any(|n| matches!(n.domain.as_deref().unwrap_or(""), "" | "ai.onnx"));
+    let opset = match model.opset_version("") {
+        Some(v) => v,
+        // Nodes of other domains are reported as unsupported one by one below.
+        None if !uses_default_domain => MAX_OPSET,
+        None => {
+            return Err(OnnxError::Invalid(
+                "the model uses default-domain operators but imports no version of the default operator set (ai.onnx)"
+                    .into(),
+            ))
+        }
+    };
     if !(MIN_OPSET..=MAX_OPSET).contains(&opset) {
         return Err(OnnxError::Unsupported(format!(
             "default-domain opset {opset} is outside the supported range {MIN_OPSET}..={MAX_OPSET}"
@@ -269,6 +289,23 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
         if info.name.is_empty() || !seen.insert(info.name.clone()) {
             return Err(OnnxError::Invalid(format!("graph input name '{}' is empty or repeated", info.name)));
         }
+        if let Some(data) = options.constant_inputs.get(&info.name) {
+            let declared = info.elem();
+            let compatible = declared == Some(data.elem_type)
+                || (declared == Some(ElemType::Bool) && data.elem_type == ElemType::U8);
+            if !compatible {
+                return Err(OnnxError::Invalid(format!(
+                    "constant for input '{}' is {} but the input is declared {}",
+                    info.name,
+                    data.elem_type,
+                    info.elem().map(|e| e.name()).unwrap_or("a non-tensor type")
+                )));
+            }
+            let mut k = Const::from_tensor(data.clone());
+            k.ty = declared.unwrap_or(data.elem_type);
+            values.insert(info.name.clone(), Value::konst(k));
+            continue;
+        }
         let code = info.elem_type.ok_or_else(|| {
             OnnxError::Unsupported(format!("graph input '{}' is not a tensor (sequence, map or optional)", info.name))
         })?;
@@ -288,6 +325,11 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
         imp.input_ids.insert(operand.id());
         values.insert(info.name.clone(), Value::dynamic(operand, elem));
         inputs.push(ImportedInput { name: info.name, descriptor, elem_type: elem });
+    }
+    for name in options.constant_inputs.keys() {
+        if !seen.contains(name) {
+            return Err(OnnxError::Invalid(format!("constant input '{name}' is not a graph input")));
+        }
     }
     for name in options.shape_overrides.keys() {
         let used = seen.contains(name)

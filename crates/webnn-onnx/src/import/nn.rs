@@ -130,6 +130,11 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             let a = imp.operand(x)?;
             let options = ReduceOptions { label: c.label.clone(), axes: Some(vec![axis as u32]), keep_dimensions: true };
             let n = bld(imp.b.reduce(kind, &a, &options))?;
+            // A zero norm divides by 1 (the ONNX reference leaves zero vectors at zero).
+            let dt = webnn(x.ty())?;
+            let (zero, one) = (imp.scalar(dt, 0.0)?, imp.scalar(dt, 1.0)?);
+            let is_zero = bld(imp.b.equal(&n, &zero, &c.opts()))?;
+            let n = bld(imp.b.where_(&is_zero, &one, &n, &c.opts()))?;
             bld(imp.b.div(&a, &n, &c.opts()))?
         }
         "MeanVarianceNormalization" => {
@@ -394,6 +399,7 @@ fn pool(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
     };
     let mut input = as_4d(imp, x, &c.label)?;
     let in_sp = &shape[2..];
+    let out = pool_sizes(in_sp, &sp, ceil);
     // count_include_pad: the declared pads become real zeros.
     if kind == OpKind::AveragePool2d && c.attrs.int("count_include_pad", 0)? != 0 && sp.pads.iter().any(|&(b, e)| b + e > 0) {
         let mut begin = vec![0u32, 0];
@@ -408,17 +414,15 @@ fn pool(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
         }
         input = bld(imp.b.pad(&input, &begin, &end, &PadOptions { label: c.label.clone(), ..Default::default() }))?;
         let padded: Vec<usize> = (0..in_sp.len()).map(|i| in_sp[i] + sp.pads[i].0 + sp.pads[i].1).collect();
-        let out = pool_sizes(&padded, &sp, ceil, true);
         sp.pads = vec![(0, 0); in_sp.len()];
         return finish_pool(imp, c, kind, &input, &padded, sp, out, one_d);
     }
-    let out = pool_sizes(in_sp, &sp, ceil, false);
     finish_pool(imp, c, kind, &input, in_sp, sp, out, one_d)
 }
 
 /// ONNX pooling output sizes (with ceil_mode's rule that the last window starts inside the
 /// input or its begin padding).
-fn pool_sizes(input: &[usize], sp: &Spatial, ceil: bool, pads_in_input: bool) -> Vec<i64> {
+fn pool_sizes(input: &[usize], sp: &Spatial, ceil: bool) -> Vec<i64> {
     (0..input.len())
         .map(|i| {
             let eff = ((sp.kernel[i] - 1) * sp.dilations[i] + 1) as i64;
@@ -428,8 +432,7 @@ fn pool_sizes(input: &[usize], sp: &Spatial, ceil: bool, pads_in_input: bool) ->
                 return 0;
             }
             let mut out = if ceil { (span + s - 1) / s + 1 } else { span / s + 1 };
-            let begin = if pads_in_input { 0 } else { sp.pads[i].0 as i64 };
-            if ceil && (out - 1) * s >= input[i] as i64 + begin {
+            if ceil && (out - 1) * s >= input[i] as i64 + sp.pads[i].0 as i64 {
                 out -= 1;
             }
             out

@@ -411,7 +411,8 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
                 if h % b != 0 || w % b != 0 {
                     return Err(invalid("SpaceToDepth spatial size is not divisible by blocksize"));
                 }
-                (vec![n, ch, h / b, b, w / b, b], vec![0, 3, 5, 1, 2, 4], vec![n, ch * b * b, h / b, w / b])
+                let perm = if c.attrs.string("mode", "DCR")? == "CRD" { vec![0, 1, 3, 5, 2, 4] } else { vec![0, 3, 5, 1, 2, 4] };
+                (vec![n, ch, h / b, b, w / b, b], perm, vec![n, ch * b * b, h / b, w / b])
             };
             let r = imp.reshape_op(&op, &s1, label)?;
             let t = imp.transpose_op(&r, &perm, label)?;

@@ -29,7 +29,7 @@ pub(crate) fn known_attributes(op: &str) -> Option<&'static [&'static str]> {
         | "Softplus" | "Softsign" | "Erf" | "Sqrt" | "Exp" | "Log" | "Abs" | "Neg" | "Reciprocal" | "Floor"
         | "Ceil" | "Round" | "Sign" | "Sin" | "Cos" | "Tan" | "Sinh" | "Cosh" | "Not" | "And" | "Or" | "Xor"
         | "Equal" | "Greater" | "GreaterOrEqual" | "Less" | "LessOrEqual" | "IsNaN" | "Identity" | "HardSwish"
-        | "Mish" | "PRelu" | "Where" | "Size" | "Range" | "Expand" | "Tile" | "NonZero" | "MatMul"
+        | "Mish" | "PRelu" | "Where" | "Size" | "Expand" | "Tile" | "NonZero" | "MatMul"
         | "GlobalAveragePool" | "GlobalMaxPool" => &[],
         "Mod" => &["fmod"],
         "Clip" => &["min", "max"],
@@ -46,6 +46,7 @@ pub(crate) fn known_attributes(op: &str) -> Option<&'static [&'static str]> {
         "Dropout" => &["ratio", "seed", "is_test"],
         "Shape" => &["start", "end"],
         "ConstantOfShape" => &["value"],
+        "Range" => &["stash_type"],
         "Constant" => &["value", "value_float", "value_floats", "value_int", "value_ints", "sparse_value", "value_string", "value_strings"],
         "EyeLike" => &["dtype", "k"],
         // Softmax family, reductions.
@@ -83,7 +84,7 @@ pub(crate) fn known_attributes(op: &str) -> Option<&'static [&'static str]> {
         "Squeeze" | "Unsqueeze" => &["axes"],
         "Pad" => &["mode", "pads", "value"],
         "DepthToSpace" => &["blocksize", "mode"],
-        "SpaceToDepth" => &["blocksize"],
+        "SpaceToDepth" => &["blocksize", "mode"],
         "Trilu" => &["upper"],
         "Resize" => &[
             "antialias",
