@@ -80,6 +80,14 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             }
             return single(Const::from_i64s(ty, shape, &vals));
         }
+        // Only the type of CastLike's second input matters.
+        "CastLike" => {
+            if let Some(Value::Const(x)) = c.input(0) {
+                if x.len() <= imp.fold_limit {
+                    return single(cast(x, c.req(1)?.ty()));
+                }
+            }
+        }
         _ => {}
     }
     if c.inputs.iter().flatten().next().is_none() || !imp.all_const(c) {

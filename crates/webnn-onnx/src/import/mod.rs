@@ -224,6 +224,12 @@ pub(crate) struct Importer<'b> {
     pub b: &'b mut GraphBuilder,
     pub fold_limit: usize,
     input_ids: HashSet<OperandId>,
+    /// Every ONNX value imported so far.
+    values: HashMap<String, Value>,
+    /// For each value name, the op type and inputs of the node producing it.
+    producers: HashMap<String, (String, Vec<String>)>,
+    /// Names of the graph inputs that are WebNN inputs.
+    graph_inputs: HashSet<String>,
 }
 
 /// A node after local functions are inlined: the node and the default-domain opset it runs
@@ -275,8 +281,14 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
         initializers.insert(name, t);
     }
 
-    let mut imp = Importer { b: builder, fold_limit: options.fold_limit, input_ids: HashSet::new() };
-    let mut values: HashMap<String, Value> = HashMap::new();
+    let mut imp = Importer {
+        b: builder,
+        fold_limit: options.fold_limit,
+        input_ids: HashSet::new(),
+        values: HashMap::new(),
+        producers: HashMap::new(),
+        graph_inputs: HashSet::new(),
+    };
 
     // Graph inputs.
     let mut inputs = Vec::new();
@@ -303,7 +315,7 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
             }
             let mut k = Const::from_tensor(data.clone());
             k.ty = declared.unwrap_or(data.elem_type);
-            values.insert(info.name.clone(), Value::konst(k));
+            imp.values.insert(info.name.clone(), Value::konst(k));
             continue;
         }
         let code = info.elem_type.ok_or_else(|| {
@@ -323,7 +335,8 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
             OnnxError::Invalid(format!("graph input '{}' {descriptor}: {}", info.name, e.message))
         })?;
         imp.input_ids.insert(operand.id());
-        values.insert(info.name.clone(), Value::dynamic(operand, elem));
+        imp.graph_inputs.insert(info.name.clone());
+        imp.values.insert(info.name.clone(), Value::dynamic(operand, elem));
         inputs.push(ImportedInput { name: info.name, descriptor, elem_type: elem });
     }
     for name in options.constant_inputs.keys() {
@@ -354,8 +367,13 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
     let mut counter = 0usize;
     flatten(&graph.node, opset, &functions, 0, &mut counter, &mut flat)?;
     let available: HashSet<&str> =
-        values.keys().map(|s| s.as_str()).chain(initializers.keys().copied()).collect();
+        imp.values.keys().map(|s| s.as_str()).chain(initializers.keys().copied()).collect();
     let (order, mut errors) = topological_order(&flat, &available);
+    for f in &flat {
+        for o in &f.node.output {
+            imp.producers.insert(o.clone(), (f.node.op_type.clone().unwrap_or_default(), f.node.input.clone()));
+        }
+    }
 
     for idx in order {
         let FlatNode { node, opset } = &flat[idx];
@@ -381,21 +399,21 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
                 node_inputs.push(None);
                 continue;
             }
-            if !values.contains_key(name) {
+            if !imp.values.contains_key(name) {
                 if let Some(t) = initializers.get(name.as_str()) {
                     match decode_tensor(t, model.base_dir()) {
                         Ok(data) => {
-                            values.insert(name.clone(), Value::konst(Const::from_tensor(data)));
+                            imp.values.insert(name.clone(), Value::konst(Const::from_tensor(data)));
                         }
                         Err(e @ (OnnxError::Malformed(_) | OnnxError::Io { .. })) => return Err(e),
                         Err(e) => {
                             failed = Some(e.to_string());
-                            values.insert(name.clone(), Value::Poison);
+                            imp.values.insert(name.clone(), Value::Poison);
                         }
                     }
                 }
             }
-            match values.get(name) {
+            match imp.values.get(name) {
                 Some(Value::Poison) => {
                     poisoned = true;
                     node_inputs.push(None);
@@ -409,16 +427,16 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
         }
         if let Some(msg) = failed {
             record(NodeErrorKind::Unsupported, msg, &mut errors);
-            poison(&mut values);
+            poison(&mut imp.values);
             continue;
         }
         if poisoned {
-            poison(&mut values);
+            poison(&mut imp.values);
             continue;
         }
         if let Err(e) = support::check(op_type, domain, &node.attribute) {
             record(e.kind, e.msg, &mut errors);
-            poison(&mut values);
+            poison(&mut imp.values);
             continue;
         }
         let ctx = Ctx {
@@ -439,11 +457,11 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
                     }
                     match outs.get(i) {
                         Some(v) => {
-                            values.insert(name.clone(), v.clone());
+                            imp.values.insert(name.clone(), v.clone());
                         }
                         None => {
                             missing.get_or_insert(i);
-                            values.insert(name.clone(), Value::Poison);
+                            imp.values.insert(name.clone(), Value::Poison);
                         }
                     }
                 }
@@ -453,7 +471,7 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
             }
             Err(e) => {
                 record(e.kind, e.msg, &mut errors);
-                poison(&mut values);
+                poison(&mut imp.values);
             }
         }
     }
@@ -465,12 +483,13 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
     let mut outputs = Vec::new();
     for vi in &graph.output {
         let name = vi.name.clone().unwrap_or_default();
-        if !values.contains_key(&name) {
+        if !imp.values.contains_key(&name) {
             if let Some(t) = initializers.get(name.as_str()) {
-                values.insert(name.clone(), Value::konst(Const::from_tensor(decode_tensor(t, model.base_dir())?)));
+                imp.values.insert(name.clone(), Value::konst(Const::from_tensor(decode_tensor(t, model.base_dir())?)));
             }
         }
-        let value = values
+        let value = imp
+            .values
             .get(&name)
             .ok_or_else(|| OnnxError::Invalid(format!("graph output '{name}' is not produced by any node")))?
             .clone();
@@ -680,11 +699,42 @@ impl Importer<'_> {
         match c.input(i) {
             None => Ok(None),
             Some(Value::Const(k)) => Ok(Some(k)),
-            Some(_) => Err(unsupported(format!(
-                "input {i} ('{}') must be known at import time, but it is computed at run time from the graph inputs",
-                c.input_name(i)
-            ))),
+            Some(_) => {
+                let sources = self.upstream_inputs(c.input_name(i));
+                Err(unsupported(format!(
+                    "input {i} ('{}') must be known at import time, but it is computed at run time from graph input(s) {} \
+                     (bind them with ImportOptions::constant_inputs)",
+                    c.input_name(i),
+                    sources.iter().map(|s| format!("'{s}'")).collect::<Vec<_>>().join(", ")
+                )))
+            }
         }
+    }
+
+    /// The graph inputs whose values (not only shapes) `name` depends on.
+    fn upstream_inputs(&self, name: &str) -> Vec<String> {
+        let mut found = Vec::new();
+        let mut seen = HashSet::new();
+        let mut stack = vec![name.to_string()];
+        while let Some(v) = stack.pop() {
+            if v.is_empty() || !seen.insert(v.clone()) {
+                continue;
+            }
+            if self.graph_inputs.contains(&v) {
+                found.push(v);
+                continue;
+            }
+            if matches!(self.values.get(&v), Some(Value::Const(_))) {
+                continue;
+            }
+            if let Some((op, inputs)) = self.producers.get(&v) {
+                if !matches!(op.as_str(), "Shape" | "Size") {
+                    stack.extend(inputs.iter().cloned());
+                }
+            }
+        }
+        found.sort();
+        found
     }
 
     /// Input `i` as constant integers (`None` if absent).

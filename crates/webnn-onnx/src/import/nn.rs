@@ -394,7 +394,11 @@ fn pool(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
         "AveragePool" => OpKind::AveragePool2d,
         _ => match c.attrs.int("p", 2)? {
             2 => OpKind::L2Pool2d,
-            p => return Err(unsupported(format!("LpPool with p={p} (only p=2 maps to l2Pool2d)"))),
+            p if p >= 1 => {
+                let out = pool_sizes(&shape[2..], &sp, ceil);
+                return lp_pool(imp, c, x, p as f64, sp, out, one_d);
+            }
+            p => return Err(invalid(format!("LpPool p={p}"))),
         },
     };
     let mut input = as_4d(imp, x, &c.label)?;
@@ -440,6 +444,54 @@ fn pool_sizes(input: &[usize], sp: &Spatial, ceil: bool) -> Vec<i64> {
         .collect()
 }
 
+/// End pads that make floor rounding give ONNX's output size `out`.
+fn pads_for(in_sp: &[usize], sp: &Spatial, out: &[i64]) -> NResult<Vec<(usize, usize)>> {
+    if out.iter().any(|&o| o <= 0) {
+        return Err(unsupported("the pooling output is empty"));
+    }
+    let mut pads = sp.pads.clone();
+    for i in 0..in_sp.len() {
+        let eff = (sp.kernel[i] - 1) * sp.dilations[i] + 1;
+        let need = (out[i] as usize - 1) * sp.strides[i] + eff;
+        let have = in_sp[i] + pads[i].0 + pads[i].1;
+        if need > have {
+            pads[i].1 += need - have;
+        }
+    }
+    Ok(pads)
+}
+
+/// LpPool for p != 2: (sum of |x|^p over the window)^(1/p), the window sum being a
+/// convolution of every channel with a ones filter (padding adds zeros, as in ONNX).
+fn lp_pool(imp: &mut Importer, c: &Ctx, x: &Value, p: f64, sp: Spatial, out: Vec<i64>, one_d: bool) -> NResult<Operand> {
+    let shape = x.shape();
+    let in_sp: Vec<usize> = if one_d { vec![shape[2], 1] } else { shape[2..].to_vec() };
+    let pads = pads_for(&shape[2..], &sp, &out)?;
+    let dt = webnn(x.ty())?;
+    let o = c.opts();
+    let a = imp.operand(x)?;
+    let a = bld(imp.b.abs(&a, &o))?;
+    let pw = imp.scalar(dt, p)?;
+    let a = bld(imp.b.pow(&a, &pw, &o))?;
+    let a = imp.reshape_op(&a, &[shape[0] * shape[1], 1, in_sp[0], in_sp[1]], &c.label)?;
+    let k = to_2d(sp.kernel.clone(), one_d, 1);
+    let ones = Const::from_f64s(x.ty(), vec![1, 1, k[0] as usize, k[1] as usize], &vec![1.0; (k[0] * k[1]) as usize]);
+    let filter = imp.operand(&Value::konst(ones))?;
+    let options = Conv2dOptions {
+        label: c.label.clone(),
+        padding: Some(pads_2d(&pads, one_d)),
+        strides: Some(to_2d(sp.strides, one_d, 1)),
+        dilations: Some(to_2d(sp.dilations, one_d, 1)),
+        ..Conv2dOptions::new()
+    };
+    let sum = bld(imp.b.conv2d(&a, &filter, &options))?;
+    let mut out_shape = vec![shape[0], shape[1]];
+    out_shape.extend(out.iter().map(|&v| v as usize));
+    let sum = imp.reshape_op(&sum, &out_shape, &c.label)?;
+    let inv = imp.scalar(dt, 1.0 / p)?;
+    bld(imp.b.pow(&sum, &inv, &o))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn finish_pool(
     imp: &mut Importer,
@@ -451,19 +503,8 @@ fn finish_pool(
     out: Vec<i64>,
     one_d: bool,
 ) -> NResult<Operand> {
-    if out.iter().any(|&o| o <= 0) {
-        return Err(unsupported("the pooling output is empty"));
-    }
     // Extra end padding so that floor rounding yields ONNX's size.
-    let mut pads = sp.pads.clone();
-    for i in 0..in_sp.len() {
-        let eff = (sp.kernel[i] - 1) * sp.dilations[i] + 1;
-        let need = (out[i] as usize - 1) * sp.strides[i] + eff;
-        let have = in_sp[i] + pads[i].0 + pads[i].1;
-        if need > have {
-            pads[i].1 += need - have;
-        }
-    }
+    let pads = pads_for(in_sp, &sp, &out)?;
     let options = Pool2dOptions {
         label: c.label.clone(),
         window_dimensions: Some(to_2d(sp.kernel, one_d, 1)),

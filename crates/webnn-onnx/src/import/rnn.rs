@@ -49,8 +49,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         input = imp.transpose_op(&input, &[1, 0, 2], &label)?;
     }
     let steps = input.shape().first().copied().unwrap_or(0);
-    if let Some(lens) = c.input(4) {
-        let lens = lens.as_const().ok_or_else(|| unsupported("sequence_lens computed at run time"))?;
+    if let Some(lens) = imp.const_input(c, 4)? {
         if lens.i64s().iter().any(|&l| l != steps as i64) {
             return Err(unsupported("sequence_lens shorter than the sequence"));
         }
@@ -80,7 +79,18 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     let steps = steps as u32;
     let (sequence, hidden_out, cell_out) = if lstm {
         let initial_c = state(imp, 6)?;
-        let peephole = c.input(7).map(|p| imp.operand(p)).transpose()?;
+        // WebNN's lstm applies the output gate's peephole to the previous cell state, ONNX to
+        // the updated one: only all-zero peepholes map.
+        let peephole = match c.input(7) {
+            Some(Value::Const(p)) if p.f64s().iter().all(|&v| v == 0.0) => None,
+            Some(_) => {
+                return Err(unsupported(
+                    "LSTM peepholes (WebNN applies the output-gate peephole to the previous cell state, \
+                     ONNX to the updated one)",
+                ))
+            }
+            None => None,
+        };
         let options = LstmOptions {
             label: label.clone(),
             bias,

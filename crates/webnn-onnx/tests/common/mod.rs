@@ -132,9 +132,10 @@ pub fn run_model(model: &OnnxModel, inputs: &[TensorData]) -> Result<Vec<TensorD
             Err(e) => {
                 let msg = e.to_string();
                 let wanted: Vec<String> = msg
-                    .split("('")
+                    .split("computed at run time from graph input(s) ")
                     .skip(1)
-                    .filter_map(|rest| rest.split_once("') must be known at import time").map(|(n, _)| n.to_string()))
+                    .filter_map(|rest| rest.split_once(" (bind them").map(|(list, _)| list))
+                    .flat_map(|list| list.split(", ").map(|n| n.trim_matches('\'').to_string()))
                     .filter(|n| declared.iter().any(|d| &d.name == n) && !options.constant_inputs.contains_key(n))
                     .collect();
                 if wanted.is_empty() {
