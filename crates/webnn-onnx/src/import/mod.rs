@@ -434,7 +434,7 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
             poison(&mut imp.values);
             continue;
         }
-        if let Err(e) = support::check(op_type, domain, &node.attribute) {
+        if let Err(e) = support::check(op_type, domain, &node.attribute, node.input.len()) {
             record(e.kind, e.msg, &mut errors);
             poison(&mut imp.values);
             continue;

@@ -103,8 +103,36 @@ pub(crate) fn known_attributes(op: &str) -> Option<&'static [&'static str]> {
     })
 }
 
-/// Checks the operator and attribute names of a node.
-pub(crate) fn check(op: &str, domain: &str, attributes: &[AttributeProto]) -> NResult<()> {
+/// How many inputs (present or empty-named optional ones) `op` takes: (min, max).
+fn input_count(op: &str) -> (usize, usize) {
+    match op {
+        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Mod" | "And" | "Or" | "Xor" | "Equal" | "Greater" | "GreaterOrEqual"
+        | "Less" | "LessOrEqual" | "PRelu" | "MatMul" | "Expand" | "Tile" | "GatherElements" | "GatherND"
+        | "CastLike" | "Gather" => (2, 2),
+        "Max" | "Min" | "Sum" | "Mean" | "Concat" => (1, usize::MAX),
+        "Where" | "Range" | "OneHot" | "ScatterElements" | "Scatter" | "ScatterND" => (3, 3),
+        "Constant" => (0, 0),
+        "Conv" | "ConvTranspose" | "Gemm" | "QuantizeLinear" | "DequantizeLinear" | "LayerNormalization"
+        | "InstanceNormalization" | "GroupNormalization" => (2, 3),
+        "BatchNormalization" => (5, 5),
+        "RMSNormalization" => (2, 2),
+        "Reshape" | "Trilu" | "Squeeze" | "Unsqueeze" | "Split" | "ReduceMean" | "ReduceSum" | "ReduceMax"
+        | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp"
+        | "ReduceSumSquare" | "ConstantOfShape" | "Upsample" => (1, 2),
+        "CumSum" => (2, 2),
+        "Clip" | "Dropout" => (1, 3),
+        "Slice" => (1, 5),
+        "Pad" => (1, 4),
+        "Resize" => (1, 4),
+        "LSTM" => (3, 8),
+        "GRU" => (3, 6),
+        "Einsum" => (1, usize::MAX),
+        _ => (1, 1),
+    }
+}
+
+/// Checks the operator and attribute names of a node and its input count.
+pub(crate) fn check(op: &str, domain: &str, attributes: &[AttributeProto], inputs: usize) -> NResult<()> {
     if !(domain.is_empty() || domain == "ai.onnx") {
         return Err(unsupported(format!("operator domain '{domain}' is not supported (only the default ai.onnx domain)")));
     }
@@ -118,6 +146,10 @@ pub(crate) fn check(op: &str, domain: &str, attributes: &[AttributeProto]) -> NR
         .collect();
     if !unknown.is_empty() {
         return Err(unsupported(format!("attribute(s) {} of {op} are not supported", unknown.join(", "))));
+    }
+    let (min, max) = input_count(op);
+    if inputs < min || inputs > max {
+        return Err(super::invalid(format!("{op} takes {min}..={max} inputs, not {inputs}")));
     }
     Ok(())
 }
