@@ -3,7 +3,7 @@
 
 use super::fold::elem_type;
 use super::shape_ops::number_of;
-use super::{bld, invalid, norm_axis, unsupported, Const, Ctx, Importer, NResult, Value};
+use super::{bld, invalid, unsupported, Const, Ctx, Importer, NResult, Value};
 use crate::tensor::ElemType;
 use webnn_core::{
     ClampOptions, DataType, EluOptions, HardSigmoidOptions, LeakyReluOptions, MLNumber, OpKind, Operand,
@@ -293,6 +293,15 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             let s = bld(imp.b.sigmoid(&s, &o))?;
             done(bld(imp.b.mul(&a, &s, &o))?, ty)
         }
+        "SwiGLU" => {
+            let a = imp.operand(x)?;
+            let b = imp.operand(c.req(1)?)?;
+            let alpha = imp.scalar(webnn(ty)?, c.attrs.float("alpha", 1.0)? as f64)?;
+            let s = bld(imp.b.mul(&a, &alpha, &o))?;
+            let s = bld(imp.b.sigmoid(&s, &o))?;
+            let g = bld(imp.b.mul(&a, &s, &o))?;
+            done(bld(imp.b.mul(&g, &b, &o))?, ty)
+        }
         "Mish" => {
             let a = imp.operand(x)?;
             let s = bld(imp.b.softplus(&a, &o))?;
@@ -304,7 +313,6 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             let s = imp.operand(c.req(1)?)?;
             done(bld(imp.b.prelu(&a, &s, &o))?, ty)
         }
-        "QuantizeLinear" | "DequantizeLinear" => quantize(imp, c, x),
         "NonZero" => Err(unsupported("NonZero of a value computed at run time (its output shape is data-dependent)")),
         "Range" | "Size" | "Shape" | "ConstantOfShape" => {
             Err(unsupported(format!("{} needs inputs known at import time", c.op)))
@@ -345,64 +353,5 @@ impl Importer<'_> {
         let f = bld(self.b.floor(&a, &o))?;
         let s = bld(self.b.sign(x, &o))?;
         bld(self.b.mul(&f, &s, &o))
-    }
-}
-
-/// QuantizeLinear / DequantizeLinear: per-tensor, per-axis (`axis`) and blocked
-/// (`block_size`) scales become WebNN's blockwise-broadcast scale of the input's rank.
-fn quantize(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Vec<Value>> {
-    let quantize = c.op == "QuantizeLinear";
-    let shape = x.shape();
-    let rank = shape.len();
-    let scale = c.req(1)?;
-    let s_shape = scale.shape();
-    let block = c.attrs.int("block_size", 0)?;
-    // The scale's shape as WebNN needs it (the input's rank).
-    let target: Vec<usize> = if s_shape.iter().product::<usize>() == 1 && block == 0 {
-        vec![1; rank]
-    } else if block == 0 {
-        if s_shape.len() != 1 {
-            return Err(invalid("a per-axis scale must be 1-D"));
-        }
-        let axis = norm_axis(c.attrs.int("axis", 1)?, rank, "axis")?;
-        let mut t = vec![1; rank];
-        t[axis] = s_shape[0];
-        t
-    } else {
-        if s_shape.len() != rank {
-            return Err(invalid("a blocked scale must have the input's rank"));
-        }
-        let axis = norm_axis(c.attrs.int("axis", 1)?, rank, "axis")?;
-        if (block as usize).checked_mul(s_shape[axis]) != Some(shape[axis]) {
-            return Err(unsupported("blocked quantization whose last block is partial"));
-        }
-        s_shape.clone()
-    };
-    let label = c.label.clone();
-    let scale_v = imp.reshape_value(scale, &target, &label)?;
-    let zp_ty = match c.input(2) {
-        Some(z) => z.ty(),
-        None if quantize => match c.attrs.opt_int("output_dtype")? {
-            Some(code) if code != 0 => elem_type(code)?,
-            _ => ElemType::U8,
-        },
-        None => x.ty(),
-    };
-    let zp_v = match c.input(2) {
-        Some(z) => imp.reshape_value(z, &target, &label)?,
-        None => Value::konst(Const::from_i64s(zp_ty, target.clone(), &vec![0; target.iter().product()])),
-    };
-    let input = imp.operand(x)?;
-    let (s, z) = (imp.operand(&scale_v)?, imp.operand(&zp_v)?);
-    let o = c.opts();
-    if quantize {
-        if matches!(zp_ty, ElemType::Bool) {
-            return Err(unsupported("quantizing to bool"));
-        }
-        let out = bld(imp.b.quantize_linear(&input, &s, &z, &o))?;
-        Ok(vec![Value::dynamic(out, zp_ty)])
-    } else {
-        let out = bld(imp.b.dequantize_linear(&input, &s, &z, &o))?;
-        Ok(vec![Value::dynamic(out, scale.ty())])
     }
 }

@@ -80,6 +80,28 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             }
             return single(Const::from_i64s(ty, shape, &vals));
         }
+        "HannWindow" | "HammingWindow" | "BlackmanWindow" => {
+            let size = scalar_input(imp, c, 0)?.i64_at(0);
+            if !(0..=1 << 24).contains(&size) {
+                return Err(invalid(format!("window size {size}")));
+            }
+            let n = size as usize;
+            let periodic = c.attrs.int("periodic", 1)? != 0;
+            let denom = if periodic { n as f64 } else { (n as f64 - 1.0).max(1.0) };
+            let ty = elem_type(c.attrs.int("output_datatype", 1)?)?;
+            let tau = 2.0 * std::f64::consts::PI;
+            let vals: Vec<f64> = (0..n)
+                .map(|i| {
+                    let x = tau * i as f64 / denom;
+                    match c.op {
+                        "HannWindow" => 0.5 - 0.5 * x.cos(),
+                        "HammingWindow" => 25.0 / 46.0 - (21.0 / 46.0) * x.cos(),
+                        _ => 0.42 - 0.5 * x.cos() + 0.08 * (2.0 * x).cos(),
+                    }
+                })
+                .collect();
+            return single(Const::from_f64s(ty, vec![n], &vals));
+        }
         // Only the type of CastLike's second input matters.
         "CastLike" => {
             if let Some(Value::Const(x)) = c.input(0) {

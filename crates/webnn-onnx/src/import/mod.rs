@@ -13,6 +13,7 @@ mod elementwise;
 mod fold;
 mod konst;
 mod nn;
+mod quant;
 mod reduce;
 mod resize;
 mod rnn;
@@ -768,11 +769,15 @@ impl Importer<'_> {
             | "LogSoftmax" | "Hardmax" | "CumSum" | "Einsum" => reduce::import(self, c),
             "Reshape" | "Transpose" | "Concat" | "Split" | "Slice" | "Gather" | "GatherElements"
             | "GatherND" | "ScatterElements" | "Scatter" | "ScatterND" | "Squeeze" | "Unsqueeze" | "Flatten"
-            | "Expand" | "Tile" | "Pad" | "DepthToSpace" | "SpaceToDepth" | "Trilu" | "OneHot" => {
+            | "Expand" | "Tile" | "Pad" | "DepthToSpace" | "SpaceToDepth" | "Trilu" | "OneHot" | "CenterCropPad"
+            | "Compress" => {
                 shape_ops::import(self, c)
             }
             "Resize" | "Upsample" => resize::import(self, c),
+            "QuantizeLinear" | "DequantizeLinear" | "DynamicQuantizeLinear" | "QLinearMatMul" | "QLinearConv"
+            | "MatMulInteger" | "ConvInteger" => quant::import(self, c),
             "LSTM" | "GRU" => rnn::import(self, c),
+            "RNN" => rnn::simple_rnn(self, c),
             _ => elementwise::import(self, c),
         }
     }

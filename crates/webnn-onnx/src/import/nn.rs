@@ -258,10 +258,15 @@ fn as_4d(imp: &mut Importer, v: &Value, label: &str) -> NResult<Operand> {
 }
 
 fn conv(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
+    let bias = c.input(2).map(|b| imp.operand(b)).transpose()?;
+    conv_with(imp, c, x, c.req(1)?, bias)
+}
+
+/// Conv of `x` with filter `w` and the node's attributes (also used by the quantized convs).
+pub(crate) fn conv_with(imp: &mut Importer, c: &Ctx, x: &Value, w: &Value, bias: Option<Operand>) -> NResult<Operand> {
     let shape = x.shape();
-    spatial_2d("Conv", &shape)?;
+    spatial_2d(c.op, &shape)?;
     let one_d = shape.len() == 3;
-    let w = c.req(1)?;
     let w_shape = w.shape();
     if w_shape.len() != shape.len() {
         return Err(invalid(format!("Conv weight rank {} differs from the input's {}", w_shape.len(), shape.len())));
@@ -273,7 +278,7 @@ fn conv(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
         strides: Some(to_2d(sp.strides, one_d, 1)),
         dilations: Some(to_2d(sp.dilations, one_d, 1)),
         groups: c.attrs.int("group", 1)?.clamp(0, u32::MAX as i64) as u32,
-        bias: c.input(2).map(|b| imp.operand(b)).transpose()?,
+        bias,
         ..Conv2dOptions::new()
     };
     let input = as_4d(imp, x, &c.label)?;

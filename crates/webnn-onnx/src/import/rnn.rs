@@ -6,9 +6,9 @@
 //! `linear_before_reset` is WebNN's `resetAfter`; `layout=1` (batch-major) is transposed.
 
 use super::shape_ops::SliceParam;
-use super::{bld, invalid, unsupported, Ctx, Importer, NResult, Value};
+use super::{bld, invalid, unsupported, Const, Ctx, Importer, NResult, Value};
 use webnn_core::{
-    GruOptions, GruWeightLayout, LstmOptions, LstmWeightLayout, Operand, RecurrentNetworkActivation,
+    GruOptions, OpKind, GruWeightLayout, LstmOptions, LstmWeightLayout, Operand, RecurrentNetworkActivation,
     RecurrentNetworkDirection,
 };
 
@@ -166,4 +166,118 @@ fn activations(c: &Ctx, per_dir: usize, dirs: usize) -> NResult<Vec<RecurrentNet
             other => Err(unsupported(format!("recurrent activation '{other}'"))),
         })
         .collect()
+}
+
+/// The simple RNN, unrolled over its (static) steps: `H_t = f(X_t W^T + H_{t-1} R^T + Wb + Rb)`.
+/// WebNN has no plain RNN op; each step is a matmul, an add and the activation.
+pub(crate) fn simple_rnn(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
+    let x = c.req(0)?;
+    let ty = x.ty();
+    let label = c.label.clone();
+    let o = c.opts();
+    if c.attrs.has("clip") || c.attrs.has("activation_alpha") || c.attrs.has("activation_beta") {
+        return Err(unsupported("RNN with clip or activation_alpha/beta"));
+    }
+    let batch_major = c.attrs.int("layout", 0)? != 0;
+    let dirs = match c.attrs.string("direction", "forward")?.as_str() {
+        "forward" => vec![false],
+        "reverse" => vec![true],
+        "bidirectional" => vec![false, true],
+        d => return Err(invalid(format!("direction '{d}'"))),
+    };
+    let names = c.attrs.strings("activations")?.unwrap_or_else(|| vec!["Tanh".into(); dirs.len()]);
+    if names.len() != dirs.len() {
+        return Err(invalid("RNN needs one activation per direction"));
+    }
+    let kinds = names
+        .iter()
+        .map(|n| match n.to_ascii_lowercase().as_str() {
+            "tanh" => Ok(OpKind::Tanh),
+            "relu" => Ok(OpKind::Relu),
+            "sigmoid" => Ok(OpKind::Sigmoid),
+            other => Err(unsupported(format!("RNN activation '{other}'"))),
+        })
+        .collect::<NResult<Vec<_>>>()?;
+    let mut input = imp.operand(x)?;
+    if batch_major {
+        input = imp.transpose_op(&input, &[1, 0, 2], &label)?;
+    }
+    let xs: Vec<usize> = input.shape().iter().map(|&d| d as usize).collect();
+    let (steps, batch, in_size) = (xs[0], xs[1], xs[2]);
+    if let Some(lens) = imp.const_input(c, 4)? {
+        if lens.i64s().iter().any(|&l| l != steps as i64) {
+            return Err(unsupported("sequence_lens shorter than the sequence"));
+        }
+    }
+    let w_shape = c.req(1)?.shape();
+    if w_shape.len() != 3 || w_shape[0] != dirs.len() || w_shape[2] != in_size {
+        return Err(invalid(format!("RNN W shape {w_shape:?}")));
+    }
+    let hidden = w_shape[1];
+    let w = imp.operand(c.req(1)?)?;
+    let r = imp.operand(c.req(2)?)?;
+    let b = c.input(3).map(|v| imp.operand(v)).transpose()?;
+    let h0 = match c.input(5) {
+        Some(v) => {
+            let op = imp.operand(v)?;
+            Some(if batch_major { imp.transpose_op(&op, &[1, 0, 2], &label)? } else { op })
+        }
+        None => None,
+    };
+    let full = |d: usize| SliceParam { start: 0, count: d, step: 1 };
+    let one = |i: usize| SliceParam { start: i as i64, count: 1, step: 1 };
+    let flat_x = imp.reshape_op(&input, &[steps * batch, in_size], &label)?;
+    let mut ys = Vec::new();
+    let mut finals = Vec::new();
+    for (d, &reverse) in dirs.iter().enumerate() {
+        let wd = imp.slice_op(&w, &[one(d), full(hidden), full(in_size)], &label)?;
+        let wd = imp.reshape_op(&wd, &[hidden, in_size], &label)?;
+        let wd = imp.transpose_op(&wd, &[1, 0], &label)?;
+        let rd = imp.slice_op(&r, &[one(d), full(hidden), full(hidden)], &label)?;
+        let rd = imp.reshape_op(&rd, &[hidden, hidden], &label)?;
+        let rd = imp.transpose_op(&rd, &[1, 0], &label)?;
+        let mut xw = bld(imp.b.matmul(&flat_x, &wd, &o))?;
+        if let Some(b) = &b {
+            let wb = imp.slice_op(b, &[one(d), full(hidden)], &label)?;
+            let rb = imp.slice_op(b, &[one(d), SliceParam { start: hidden as i64, count: hidden, step: 1 }], &label)?;
+            let bias = bld(imp.b.add(&wb, &rb, &o))?;
+            xw = bld(imp.b.add(&xw, &bias, &o))?;
+        }
+        let xw = imp.reshape_op(&xw, &[steps, batch, hidden], &label)?;
+        let mut h = match &h0 {
+            Some(h0) => {
+                let hd = imp.slice_op(h0, &[one(d), full(batch), full(hidden)], &label)?;
+                imp.reshape_op(&hd, &[batch, hidden], &label)?
+            }
+            None => imp.operand(&Value::konst(Const::from_f64s(ty, vec![batch, hidden], &vec![0.0; batch * hidden])))?,
+        };
+        let mut per_step: Vec<Option<Operand>> = vec![None; steps];
+        for k in 0..steps {
+            let t = if reverse { steps - 1 - k } else { k };
+            let xt = imp.slice_op(&xw, &[one(t), full(batch), full(hidden)], &label)?;
+            let xt = imp.reshape_op(&xt, &[batch, hidden], &label)?;
+            let hr = bld(imp.b.matmul(&h, &rd, &o))?;
+            let pre = bld(imp.b.add(&xt, &hr, &o))?;
+            h = bld(imp.b.activation(kinds[d], &pre, &o))?;
+            per_step[t] = Some(imp.reshape_op(&h, &[1, 1, batch, hidden], &label)?);
+        }
+        let seq: Vec<Operand> = per_step.into_iter().flatten().collect();
+        let refs: Vec<&Operand> = seq.iter().collect();
+        ys.push(if refs.len() == 1 { seq[0].clone() } else { bld(imp.b.concat(&refs, 0, &o))? });
+        finals.push(imp.reshape_op(&h, &[1, batch, hidden], &label)?);
+    }
+    let cat = |imp: &mut Importer, v: Vec<Operand>, axis: u32| -> NResult<Operand> {
+        if let [single] = v.as_slice() {
+            return Ok(single.clone());
+        }
+        let refs: Vec<&Operand> = v.iter().collect();
+        bld(imp.b.concat(&refs, axis, &o))
+    };
+    let mut y = cat(imp, ys, 1)?;
+    let mut yh = cat(imp, finals, 0)?;
+    if batch_major {
+        y = imp.transpose_op(&y, &[2, 0, 1, 3], &label)?;
+        yh = imp.transpose_op(&yh, &[1, 0, 2], &label)?;
+    }
+    Ok(vec![Value::dynamic(y, ty), Value::dynamic(yh, ty)])
 }

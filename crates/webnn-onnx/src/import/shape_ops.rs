@@ -433,6 +433,46 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             dynamic(bld(imp.b.triangular(&op, &options))?, x.ty())
         }
         "OneHot" => one_hot(imp, c, x),
+        "CenterCropPad" => {
+            let target = imp.const_ints(c, 1)?.ok_or_else(|| invalid("CenterCropPad requires shape"))?;
+            let axes = norm_axes(&c.attrs.ints("axes")?.unwrap_or_else(|| (0..rank as i64).collect()), rank, "axes")?;
+            if target.len() != axes.len() || target.iter().any(|&t| t <= 0) {
+                return Err(invalid(format!("CenterCropPad shape {target:?} does not fit axes {axes:?}")));
+            }
+            let (mut begin, mut end) = (vec![0u32; rank], vec![0u32; rank]);
+            let mut params: Vec<SliceParam> = shape.iter().map(|&d| SliceParam { start: 0, count: d, step: 1 }).collect();
+            for (&a, &t) in axes.iter().zip(&target) {
+                let (t, d) = (t as usize, shape[a]);
+                if t > d {
+                    begin[a] = ((t - d) / 2) as u32;
+                    end[a] = (t - d - (t - d) / 2) as u32;
+                    params[a].count = t;
+                } else {
+                    params[a] = SliceParam { start: ((d - t) / 2) as i64, count: t, step: 1 };
+                }
+            }
+            let mut op = imp.operand(x)?;
+            if begin.iter().chain(&end).any(|&p| p > 0) {
+                op = bld(imp.b.pad(&op, &begin, &end, &PadOptions { label: label.into(), ..Default::default() }))?;
+            }
+            dynamic(imp.slice_op(&op, &params, label)?, x.ty())
+        }
+        "Compress" => {
+            let cond = imp.const_ints(c, 1)?.ok_or_else(|| invalid("Compress requires condition"))?;
+            let (v, axis) = match c.attrs.opt_int("axis")? {
+                Some(a) => (x.clone(), norm_axis(a, rank, "axis")?),
+                None => (imp.reshape_value(x, &[shape.iter().product()], label)?, 0),
+            };
+            let dim = v.shape()[axis];
+            let picked: Vec<i64> = cond.iter().take(dim).enumerate().filter(|(_, &b)| b != 0).map(|(i, _)| i as i64).collect();
+            if picked.is_empty() {
+                return Err(unsupported("Compress selects nothing; WebNN has no empty tensors"));
+            }
+            let op = imp.operand(&v)?;
+            let idx = imp.operand(&Value::konst(Const::i64_vec(&picked)))?;
+            let options = GatherOptions { label: label.into(), axis: axis as u32 };
+            dynamic(bld(imp.b.gather(&op, &idx, &options))?, x.ty())
+        }
         other => Err(unsupported(format!("operator {other} has no WebNN mapping"))),
     }
 }

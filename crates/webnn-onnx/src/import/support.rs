@@ -59,7 +59,8 @@ pub(crate) fn known_attributes(op: &str) -> Option<&'static [&'static str]> {
         "CumSum" => &["exclusive", "reverse"],
         "Einsum" => &["equation"],
         // Convolution, pooling, normalization.
-        "Conv" => CONV,
+        "Conv" | "QLinearConv" | "ConvInteger" => CONV,
+        "QLinearMatMul" | "MatMulInteger" | "DynamicQuantizeLinear" => &[],
         "ConvTranspose" => CONV_TRANSPOSE,
         "MaxPool" => &["auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"],
         "AveragePool" => &["auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"],
@@ -99,6 +100,11 @@ pub(crate) fn known_attributes(op: &str) -> Option<&'static [&'static str]> {
         ],
         "Upsample" => &["mode", "scales"],
         "LSTM" | "GRU" => RNN,
+        "RNN" => &["activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size", "layout"],
+        "HannWindow" | "HammingWindow" | "BlackmanWindow" => &["periodic", "output_datatype"],
+        "CenterCropPad" => &["axes"],
+        "Compress" => &["axis"],
+        "SwiGLU" => &["alpha"],
         _ => return None,
     })
 }
@@ -120,12 +126,16 @@ fn input_count(op: &str) -> (usize, usize) {
         | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp"
         | "ReduceSumSquare" | "ConstantOfShape" | "Upsample" => (1, 2),
         "CumSum" => (2, 2),
+        "QLinearMatMul" => (8, 8),
+        "QLinearConv" => (8, 9),
+        "MatMulInteger" | "ConvInteger" => (2, 4),
         "Clip" | "Dropout" => (1, 3),
         "Slice" => (1, 5),
         "Pad" => (1, 4),
         "Resize" => (1, 4),
         "LSTM" => (3, 8),
-        "GRU" => (3, 6),
+        "GRU" | "RNN" => (3, 6),
+        "CenterCropPad" | "Compress" | "SwiGLU" => (2, 2),
         "Einsum" => (1, usize::MAX),
         _ => (1, 1),
     }
