@@ -53,7 +53,9 @@ mod shape;
 mod tensor;
 
 pub use error::{NodeError, NodeErrorKind, OnnxError, Result};
-pub use import::{import, ImportOptions, ImportedGraph, ImportedInput, ImportedOutput, MAX_OPSET, MIN_OPSET};
+pub use import::{
+    import, ImportOptions, ImportedGraph, ImportedInput, ImportedOutput, MAX_OPSET, MIN_OPSET,
+};
 pub use model::{Dim, InputInfo, OnnxModel};
 pub use shape::parse_shape_override;
 pub use tensor::{ElemType, TensorData};

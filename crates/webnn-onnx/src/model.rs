@@ -1,7 +1,7 @@
 //! [`OnnxModel`]: a parsed `.onnx` file and what can be asked of it before importing.
 
 use crate::error::{OnnxError, Result};
-use crate::proto::{type_proto, tensor_shape_proto::dimension, ModelProto, ValueInfoProto};
+use crate::proto::{tensor_shape_proto::dimension, type_proto, ModelProto, ValueInfoProto};
 use crate::tensor::ElemType;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -58,9 +58,17 @@ impl OnnxModel {
     /// Reads and parses an `.onnx` file; external data files are looked up next to it.
     pub fn load(path: impl AsRef<Path>) -> Result<OnnxModel> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path)
-            .map_err(|e| OnnxError::Io { path: path.display().to_string(), message: e.to_string() })?;
-        let base = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
+        let bytes = std::fs::read(path).map_err(|e| OnnxError::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        let base = path.parent().map(|p| {
+            if p.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                p
+            }
+        });
         OnnxModel::from_bytes(&bytes, base)
     }
 
@@ -69,7 +77,10 @@ impl OnnxModel {
     pub fn from_bytes(bytes: &[u8], base_dir: Option<&Path>) -> Result<OnnxModel> {
         let proto: ModelProto = prost::Message::decode(bytes)
             .map_err(|e| OnnxError::Malformed(format!("not an ONNX ModelProto: {e}")))?;
-        let model = OnnxModel { proto, base_dir: base_dir.map(Path::to_path_buf) };
+        let model = OnnxModel {
+            proto,
+            base_dir: base_dir.map(Path::to_path_buf),
+        };
         let Some(graph) = &model.proto.graph else {
             return Err(OnnxError::Invalid("the model has no graph".into()));
         };
@@ -114,8 +125,14 @@ impl OnnxModel {
 
     /// The graph's real inputs (those not also given as initializers), in order.
     pub fn inputs(&self) -> Vec<InputInfo> {
-        let Some(graph) = &self.proto.graph else { return Vec::new() };
-        let inits: HashSet<&str> = graph.initializer.iter().filter_map(|t| t.name.as_deref()).collect();
+        let Some(graph) = &self.proto.graph else {
+            return Vec::new();
+        };
+        let inits: HashSet<&str> = graph
+            .initializer
+            .iter()
+            .filter_map(|t| t.name.as_deref())
+            .collect();
         graph
             .input
             .iter()
@@ -126,8 +143,14 @@ impl OnnxModel {
 
     /// The names of the graph's outputs, in order.
     pub fn output_names(&self) -> Vec<String> {
-        let Some(graph) = &self.proto.graph else { return Vec::new() };
-        graph.output.iter().map(|o| o.name.clone().unwrap_or_default()).collect()
+        let Some(graph) = &self.proto.graph else {
+            return Vec::new();
+        };
+        graph
+            .output
+            .iter()
+            .map(|o| o.name.clone().unwrap_or_default())
+            .collect()
     }
 }
 
@@ -136,7 +159,13 @@ pub(crate) fn input_info(v: &ValueInfoProto) -> InputInfo {
     let name = v.name.clone().unwrap_or_default();
     let tensor = match v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
         Some(type_proto::Value::TensorType(t)) => t,
-        _ => return InputInfo { name, elem_type: None, dims: None },
+        _ => {
+            return InputInfo {
+                name,
+                elem_type: None,
+                dims: None,
+            }
+        }
     };
     let dims = tensor.shape.as_ref().map(|s| {
         s.dim
@@ -148,5 +177,9 @@ pub(crate) fn input_info(v: &ValueInfoProto) -> InputInfo {
             })
             .collect()
     });
-    InputInfo { name, elem_type: Some(tensor.elem_type.unwrap_or(0)), dims }
+    InputInfo {
+        name,
+        elem_type: Some(tensor.elem_type.unwrap_or(0)),
+        dims,
+    }
 }

@@ -129,7 +129,10 @@ impl ElemType {
 
     /// True for the signed integer types.
     pub fn is_signed_int(self) -> bool {
-        matches!(self, ElemType::I8 | ElemType::I16 | ElemType::I32 | ElemType::I64)
+        matches!(
+            self,
+            ElemType::I8 | ElemType::I16 | ElemType::I32 | ElemType::I64
+        )
     }
 }
 
@@ -161,8 +164,8 @@ impl TensorData {
     /// Decodes a serialized `TensorProto` (e.g. the `input_0.pb` files of the ONNX backend
     /// tests). External data is rejected: there is no base directory.
     pub fn decode(bytes: &[u8]) -> Result<TensorData> {
-        let proto: TensorProto =
-            prost::Message::decode(bytes).map_err(|e| OnnxError::Malformed(format!("TensorProto: {e}")))?;
+        let proto: TensorProto = prost::Message::decode(bytes)
+            .map_err(|e| OnnxError::Malformed(format!("TensorProto: {e}")))?;
         decode_tensor(&proto, None)
     }
 }
@@ -177,11 +180,15 @@ pub(crate) fn checked_shape(dims: &[i64], what: &str) -> Result<Vec<usize>> {
     let mut shape = Vec::with_capacity(dims.len());
     for &d in dims {
         if d < 0 {
-            return Err(OnnxError::Malformed(format!("{what}: negative dimension {d} in {dims:?}")));
+            return Err(OnnxError::Malformed(format!(
+                "{what}: negative dimension {d} in {dims:?}"
+            )));
         }
         count = count.saturating_mul(d as u64);
         if count > MAX_ELEMENTS {
-            return Err(OnnxError::Malformed(format!("{what}: shape {dims:?} has too many elements")));
+            return Err(OnnxError::Malformed(format!(
+                "{what}: shape {dims:?} has too many elements"
+            )));
         }
         shape.push(d as usize);
     }
@@ -195,10 +202,15 @@ pub(crate) fn decode_tensor(t: &TensorProto, base_dir: Option<&Path>) -> Result<
     let what = format!("tensor '{name}'");
     let code = t.data_type.unwrap_or(dt::UNDEFINED);
     let elem_type = ElemType::from_onnx(code).ok_or_else(|| {
-        OnnxError::Unsupported(format!("{what} has data type {} which the importer cannot hold", dt::name(code)))
+        OnnxError::Unsupported(format!(
+            "{what} has data type {} which the importer cannot hold",
+            dt::name(code)
+        ))
     })?;
     if t.segment.is_some() {
-        return Err(OnnxError::Unsupported(format!("{what} is segmented (TensorProto.segment)")));
+        return Err(OnnxError::Unsupported(format!(
+            "{what} is segmented (TensorProto.segment)"
+        )));
     }
     let shape = checked_shape(&t.dims, &what)?;
     let count: usize = shape.iter().product();
@@ -221,38 +233,76 @@ pub(crate) fn decode_tensor(t: &TensorProto, base_dir: Option<&Path>) -> Result<
     } else {
         typed_field_bytes(t, elem_type, count, &what)?
     };
-    Ok(TensorData { elem_type, shape, bytes, name })
+    Ok(TensorData {
+        elem_type,
+        shape,
+        bytes,
+        name,
+    })
 }
 
 fn count_mismatch(what: &str, field: &str, got: usize, count: usize) -> OnnxError {
-    OnnxError::Malformed(format!("{what}: {field} has {got} values but the shape needs {count}"))
+    OnnxError::Malformed(format!(
+        "{what}: {field} has {got} values but the shape needs {count}"
+    ))
 }
 
 /// Reads the typed repeated field that holds the data of `elem_type`.
-fn typed_field_bytes(t: &TensorProto, elem_type: ElemType, count: usize, what: &str) -> Result<Vec<u8>> {
+fn typed_field_bytes(
+    t: &TensorProto,
+    elem_type: ElemType,
+    count: usize,
+    what: &str,
+) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(count * elem_type.size());
     match elem_type {
         ElemType::F32 => {
             if t.float_data.len() != count {
-                return Err(count_mismatch(what, "float_data", t.float_data.len(), count));
+                return Err(count_mismatch(
+                    what,
+                    "float_data",
+                    t.float_data.len(),
+                    count,
+                ));
             }
-            t.float_data.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
+            t.float_data
+                .iter()
+                .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
         }
         ElemType::F64 => {
             if t.double_data.len() != count {
-                return Err(count_mismatch(what, "double_data", t.double_data.len(), count));
+                return Err(count_mismatch(
+                    what,
+                    "double_data",
+                    t.double_data.len(),
+                    count,
+                ));
             }
-            t.double_data.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
+            t.double_data
+                .iter()
+                .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
         }
         ElemType::I64 => {
             if t.int64_data.len() != count {
-                return Err(count_mismatch(what, "int64_data", t.int64_data.len(), count));
+                return Err(count_mismatch(
+                    what,
+                    "int64_data",
+                    t.int64_data.len(),
+                    count,
+                ));
             }
-            t.int64_data.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
+            t.int64_data
+                .iter()
+                .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
         }
         ElemType::U32 | ElemType::U64 => {
             if t.uint64_data.len() != count {
-                return Err(count_mismatch(what, "uint64_data", t.uint64_data.len(), count));
+                return Err(count_mismatch(
+                    what,
+                    "uint64_data",
+                    t.uint64_data.len(),
+                    count,
+                ));
             }
             for &v in &t.uint64_data {
                 if elem_type == ElemType::U32 {
@@ -266,12 +316,19 @@ fn typed_field_bytes(t: &TensorProto, elem_type: ElemType, count: usize, what: &
             // int32_data holds every type of 32 bits or fewer, one value per entry (float16 as
             // its bit pattern).
             if t.int32_data.len() != count {
-                return Err(count_mismatch(what, "int32_data", t.int32_data.len(), count));
+                return Err(count_mismatch(
+                    what,
+                    "int32_data",
+                    t.int32_data.len(),
+                    count,
+                ));
             }
             for &v in &t.int32_data {
                 match elem_type {
                     ElemType::I32 => out.extend_from_slice(&v.to_le_bytes()),
-                    ElemType::I16 | ElemType::U16 | ElemType::F16 => out.extend_from_slice(&(v as u16).to_le_bytes()),
+                    ElemType::I16 | ElemType::U16 | ElemType::F16 => {
+                        out.extend_from_slice(&(v as u16).to_le_bytes())
+                    }
                     ElemType::Bool => out.push((v != 0) as u8),
                     _ => out.push(v as u8),
                 }
@@ -282,16 +339,23 @@ fn typed_field_bytes(t: &TensorProto, elem_type: ElemType, count: usize, what: &
 }
 
 /// Reads the bytes of a tensor stored in an external file (`location`, `offset`, `length`).
-fn read_external(t: &TensorProto, base_dir: Option<&Path>, byte_len: usize, what: &str) -> Result<Vec<u8>> {
+fn read_external(
+    t: &TensorProto,
+    base_dir: Option<&Path>,
+    byte_len: usize,
+    what: &str,
+) -> Result<Vec<u8>> {
     let mut location = None;
     let mut offset: u64 = 0;
     let mut length: Option<u64> = None;
     for entry in &t.external_data {
         let value = entry.value.as_deref().unwrap_or("");
         let parse = |v: &str| {
-            v.trim()
-                .parse::<u64>()
-                .map_err(|_| OnnxError::Malformed(format!("{what}: external data field has a bad number '{v}'")))
+            v.trim().parse::<u64>().map_err(|_| {
+                OnnxError::Malformed(format!(
+                    "{what}: external data field has a bad number '{v}'"
+                ))
+            })
         };
         match entry.key.as_deref().unwrap_or("") {
             "location" => location = Some(value.to_string()),
@@ -300,8 +364,9 @@ fn read_external(t: &TensorProto, base_dir: Option<&Path>, byte_len: usize, what
             _ => {}
         }
     }
-    let location =
-        location.ok_or_else(|| OnnxError::Malformed(format!("{what}: external data without a 'location'")))?;
+    let location = location.ok_or_else(|| {
+        OnnxError::Malformed(format!("{what}: external data without a 'location'"))
+    })?;
     let base = base_dir.ok_or_else(|| {
         OnnxError::Invalid(format!(
             "{what} is stored in external file '{location}' but the model was not loaded from a file \
@@ -309,13 +374,20 @@ fn read_external(t: &TensorProto, base_dir: Option<&Path>, byte_len: usize, what
         ))
     })?;
     let rel = Path::new(&location);
-    if rel.is_absolute() || rel.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
+    if rel.is_absolute()
+        || rel
+            .components()
+            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+    {
         return Err(OnnxError::Invalid(format!(
             "{what}: external data location '{location}' must be a relative path inside the model's directory"
         )));
     }
     let path = base.join(rel);
-    let io_err = |e: std::io::Error| OnnxError::Io { path: path.display().to_string(), message: e.to_string() };
+    let io_err = |e: std::io::Error| OnnxError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    };
     let mut file = std::fs::File::open(&path).map_err(io_err)?;
     let file_len = file.metadata().map_err(io_err)?.len();
     let length = length.unwrap_or(byte_len as u64);
@@ -324,7 +396,10 @@ fn read_external(t: &TensorProto, base_dir: Option<&Path>, byte_len: usize, what
             "{what}: external data length {length} does not match the {byte_len} bytes of its shape"
         )));
     }
-    if offset.checked_add(length).map_or(true, |end| end > file_len) {
+    if offset
+        .checked_add(length)
+        .map_or(true, |end| end > file_len)
+    {
         return Err(OnnxError::Malformed(format!(
             "{what}: external data [{offset}, {offset}+{length}) is beyond the end of '{location}' ({file_len} bytes)"
         )));
@@ -383,7 +458,15 @@ pub(crate) fn push_f64(ty: ElemType, v: f64, out: &mut Vec<u8>) {
         ElemType::F64 => out.extend_from_slice(&v.to_le_bytes()),
         ElemType::Bool => out.push((v != 0.0) as u8),
         _ => {
-            let i = if v.is_nan() { 0 } else if v >= 9.2e18 { i64::MAX } else if v <= -9.2e18 { i64::MIN } else { v as i64 };
+            let i = if v.is_nan() {
+                0
+            } else if v >= 9.2e18 {
+                i64::MAX
+            } else if v <= -9.2e18 {
+                i64::MIN
+            } else {
+                v as i64
+            };
             push_i64(ty, i, out)
         }
     }
@@ -408,7 +491,11 @@ mod tests {
     use super::*;
 
     fn proto(code: i32, dims: Vec<i64>) -> TensorProto {
-        TensorProto { data_type: Some(code), dims, ..Default::default() }
+        TensorProto {
+            data_type: Some(code),
+            dims,
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -422,23 +509,41 @@ mod tests {
         assert_eq!(decode_tensor(&t, None).unwrap().bytes, vec![0, 1, 1]);
         let mut t = proto(dt::UINT32, vec![1]);
         t.uint64_data = vec![7];
-        assert_eq!(decode_tensor(&t, None).unwrap().bytes, 7u32.to_le_bytes().to_vec());
+        assert_eq!(
+            decode_tensor(&t, None).unwrap().bytes,
+            7u32.to_le_bytes().to_vec()
+        );
     }
 
     #[test]
     fn inconsistent_sizes_are_malformed() {
         let mut t = proto(dt::FLOAT, vec![2, 2]);
         t.float_data = vec![1.0];
-        assert!(matches!(decode_tensor(&t, None), Err(OnnxError::Malformed(_))));
+        assert!(matches!(
+            decode_tensor(&t, None),
+            Err(OnnxError::Malformed(_))
+        ));
         let mut t = proto(dt::FLOAT, vec![2]);
         t.raw_data = Some(vec![0; 7]);
-        assert!(matches!(decode_tensor(&t, None), Err(OnnxError::Malformed(_))));
+        assert!(matches!(
+            decode_tensor(&t, None),
+            Err(OnnxError::Malformed(_))
+        ));
         let t = proto(dt::FLOAT, vec![-1]);
-        assert!(matches!(decode_tensor(&t, None), Err(OnnxError::Malformed(_))));
+        assert!(matches!(
+            decode_tensor(&t, None),
+            Err(OnnxError::Malformed(_))
+        ));
         let t = proto(dt::FLOAT, vec![1 << 30, 1 << 30, 1 << 30]);
-        assert!(matches!(decode_tensor(&t, None), Err(OnnxError::Malformed(_))));
+        assert!(matches!(
+            decode_tensor(&t, None),
+            Err(OnnxError::Malformed(_))
+        ));
         let t = proto(dt::STRING, vec![1]);
-        assert!(matches!(decode_tensor(&t, None), Err(OnnxError::Unsupported(_))));
+        assert!(matches!(
+            decode_tensor(&t, None),
+            Err(OnnxError::Unsupported(_))
+        ));
     }
 
     #[test]

@@ -9,7 +9,8 @@ use common::{builder, run_model, value};
 use webnn_core::{DataType, ErrorKind};
 use webnn_onnx::proto::data_type as dt;
 use webnn_onnx::{
-    import, parse_shape_override, ElemType, ImportOptions, NodeErrorKind, OnnxError, OnnxModel, TensorData,
+    import, parse_shape_override, ElemType, ImportOptions, NodeErrorKind, OnnxError, OnnxModel,
+    TensorData,
 };
 
 fn load(m: &webnn_onnx::proto::ModelProto) -> OnnxModel {
@@ -37,7 +38,13 @@ fn every_unsupported_node_is_reported_at_once() {
             node("Relu", "r", &["x"], &["a"], vec![]),
             node("FancyOp", "fancy1", &["a"], &["b"], vec![]),
             node("Relu", "r2", &["b"], &["c"], vec![]),
-            node("Softmax", "sm", &["a"], &["d"], vec![attr_i("axis", 1), attr_i("mystery", 3)]),
+            node(
+                "Softmax",
+                "sm",
+                &["a"],
+                &["d"],
+                vec![attr_i("axis", 1), attr_i("mystery", 3)],
+            ),
             node("TopK", "", &["a"], &["e"], vec![]),
             node("Add", "sum", &["c", "d"], &["y"], vec![]),
         ],
@@ -46,26 +53,56 @@ fn every_unsupported_node_is_reported_at_once() {
         vec![],
     );
     let err = import(&load(&m), &mut builder(), &ImportOptions::default()).unwrap_err();
-    let OnnxError::Nodes(nodes) = &err else { panic!("{err}") };
-    let names: Vec<(&str, &str)> = nodes.iter().map(|n| (n.op_type.as_str(), n.node.as_str())).collect();
-    assert_eq!(names, vec![("FancyOp", "fancy1"), ("Softmax", "sm"), ("TopK", "#4")], "{err}");
+    let OnnxError::Nodes(nodes) = &err else {
+        panic!("{err}")
+    };
+    let names: Vec<(&str, &str)> = nodes
+        .iter()
+        .map(|n| (n.op_type.as_str(), n.node.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        vec![("FancyOp", "fancy1"), ("Softmax", "sm"), ("TopK", "#4")],
+        "{err}"
+    );
     assert!(nodes.iter().all(|n| n.kind == NodeErrorKind::Unsupported));
     assert!(err.is_unsupported());
     let text = err.to_string();
-    assert!(text.contains("mystery") && text.contains("FancyOp") && text.contains("TopK"), "{text}");
+    assert!(
+        text.contains("mystery") && text.contains("FancyOp") && text.contains("TopK"),
+        "{text}"
+    );
     let core: webnn_core::Error = err.into();
     assert_eq!(core.kind, ErrorKind::NotSupported);
 }
 
 #[test]
 fn other_domains_and_opsets_are_unsupported() {
-    let mut m = model(17, vec![node("Relu", "r", &["x"], &["y"], vec![])], vec![f32_info("x", &[2])], vec![f32_info("y", &[2])], vec![]);
+    let mut m = model(
+        17,
+        vec![node("Relu", "r", &["x"], &["y"], vec![])],
+        vec![f32_info("x", &[2])],
+        vec![f32_info("y", &[2])],
+        vec![],
+    );
     m.graph.as_mut().unwrap().node[0].domain = Some("com.microsoft".into());
     let err = import(&load(&m), &mut builder(), &ImportOptions::default()).unwrap_err();
-    assert!(err.is_unsupported() && err.to_string().contains("com.microsoft"), "{err}");
-    let m = model(6, vec![node("Relu", "r", &["x"], &["y"], vec![])], vec![f32_info("x", &[2])], vec![f32_info("y", &[2])], vec![]);
+    assert!(
+        err.is_unsupported() && err.to_string().contains("com.microsoft"),
+        "{err}"
+    );
+    let m = model(
+        6,
+        vec![node("Relu", "r", &["x"], &["y"], vec![])],
+        vec![f32_info("x", &[2])],
+        vec![f32_info("y", &[2])],
+        vec![],
+    );
     let err = import(&load(&m), &mut builder(), &ImportOptions::default()).unwrap_err();
-    assert!(matches!(err, OnnxError::Unsupported(_)) && err.to_string().contains("opset 6"), "{err}");
+    assert!(
+        matches!(err, OnnxError::Unsupported(_)) && err.to_string().contains("opset 6"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -80,7 +117,10 @@ fn symbolic_dims_use_overrides_and_the_batch_default() {
     let model = load(&m);
     // seq is unbound: error names it.
     let err = import(&model, &mut builder(), &ImportOptions::default()).unwrap_err();
-    assert!(matches!(err, OnnxError::Invalid(_)) && err.to_string().contains("seq"), "{err}");
+    assert!(
+        matches!(err, OnnxError::Invalid(_)) && err.to_string().contains("seq"),
+        "{err}"
+    );
     let mut options = ImportOptions::default();
     let (k, v) = parse_shape_override("seq=16").unwrap();
     options.shape_overrides.insert(k, v);
@@ -105,15 +145,31 @@ fn shape_subgraphs_fold_to_static_reshapes() {
         13,
         vec![
             node("Shape", "shape", &["x"], &["s"], vec![]),
-            node("Gather", "g", &["s", "zero"], &["n"], vec![attr_i("axis", 0)]),
+            node(
+                "Gather",
+                "g",
+                &["s", "zero"],
+                &["n"],
+                vec![attr_i("axis", 0)],
+            ),
             node("Unsqueeze", "u", &["n", "axes0"], &["n1"], vec![]),
-            node("Concat", "c", &["n1", "minus1"], &["shape"], vec![attr_i("axis", 0)]),
+            node(
+                "Concat",
+                "c",
+                &["n1", "minus1"],
+                &["shape"],
+                vec![attr_i("axis", 0)],
+            ),
             node("Reshape", "reshape", &["x", "shape"], &["r"], vec![]),
             node("Relu", "relu", &["r"], &["y"], vec![]),
         ],
         vec![f32_info("x", &[2, 3, 4])],
         vec![f32_info("y", &[2, 12])],
-        vec![i64_tensor("zero", &[], &[0]), i64_tensor("axes0", &[1], &[0]), i64_tensor("minus1", &[1], &[-1])],
+        vec![
+            i64_tensor("zero", &[], &[0]),
+            i64_tensor("axes0", &[1], &[0]),
+            i64_tensor("minus1", &[1], &[-1]),
+        ],
     );
     let mut b = builder();
     let g = import(&load(&m), &mut b, &ImportOptions::default()).unwrap();
@@ -127,12 +183,27 @@ fn runs_with_initializers_and_external_data() {
     let dir = std::env::temp_dir().join(format!("webnn-onnx-ext-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let w: Vec<f32> = vec![10.0, 20.0, 30.0];
-    std::fs::write(dir.join("weights.bin"), [vec![0u8; 16], w.iter().flat_map(|v| v.to_le_bytes()).collect()].concat()).unwrap();
+    std::fs::write(
+        dir.join("weights.bin"),
+        [
+            vec![0u8; 16],
+            w.iter().flat_map(|v| v.to_le_bytes()).collect(),
+        ]
+        .concat(),
+    )
+    .unwrap();
     let mut ext = f32_tensor("w", &[3], &[]);
     ext.raw_data = None;
     ext.data_location = Some(webnn_onnx::proto::DATA_LOCATION_EXTERNAL);
-    let kv = |k: &str, v: &str| webnn_onnx::proto::StringStringEntryProto { key: Some(k.into()), value: Some(v.into()) };
-    ext.external_data = vec![kv("location", "weights.bin"), kv("offset", "16"), kv("length", "12")];
+    let kv = |k: &str, v: &str| webnn_onnx::proto::StringStringEntryProto {
+        key: Some(k.into()),
+        value: Some(v.into()),
+    };
+    ext.external_data = vec![
+        kv("location", "weights.bin"),
+        kv("offset", "16"),
+        kv("length", "12"),
+    ];
     let m = model(
         17,
         vec![node("Add", "add", &["x", "w"], &["y"], vec![])],
@@ -142,16 +213,30 @@ fn runs_with_initializers_and_external_data() {
     );
     std::fs::write(dir.join("model.onnx"), bytes(&m)).unwrap();
     let model = OnnxModel::load(dir.join("model.onnx")).unwrap();
-    let out = run_model(&model, &[f32_data("x", &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])]).unwrap();
+    let out = run_model(
+        &model,
+        &[f32_data("x", &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])],
+    )
+    .unwrap();
     assert_eq!(values(&out[0]), vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0]);
     // Without a base directory, the external file cannot be found.
-    let err = import(&OnnxModel::from_bytes(&bytes(&m), None).unwrap(), &mut builder(), &ImportOptions::default()).unwrap_err();
+    let err = import(
+        &OnnxModel::from_bytes(&bytes(&m), None).unwrap(),
+        &mut builder(),
+        &ImportOptions::default(),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("base directory"), "{err}");
     // A length that does not match the shape is malformed.
     let mut bad = m.clone();
     bad.graph.as_mut().unwrap().initializer[0].external_data[2] = kv("length", "8");
     std::fs::write(dir.join("bad.onnx"), bytes(&bad)).unwrap();
-    let err = import(&OnnxModel::load(dir.join("bad.onnx")).unwrap(), &mut builder(), &ImportOptions::default()).unwrap_err();
+    let err = import(
+        &OnnxModel::load(dir.join("bad.onnx")).unwrap(),
+        &mut builder(),
+        &ImportOptions::default(),
+    )
+    .unwrap_err();
     assert!(matches!(err, OnnxError::Malformed(_)), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -186,7 +271,12 @@ fn bool_values_are_uint8() {
     assert_eq!(g.inputs[0].descriptor.data_type, DataType::Uint8);
     assert_eq!(g.inputs[0].elem_type, ElemType::Bool);
     assert_eq!(g.outputs[0].elem_type, ElemType::Bool);
-    let x = TensorData { elem_type: ElemType::Bool, shape: vec![3], bytes: vec![1, 0, 1], name: "x".into() };
+    let x = TensorData {
+        elem_type: ElemType::Bool,
+        shape: vec![3],
+        bytes: vec![1, 0, 1],
+        name: "x".into(),
+    };
     let out = run_model(&load(&m), &[x]).unwrap();
     assert_eq!(out[0].bytes, vec![0, 1, 0]);
 }
@@ -201,20 +291,31 @@ fn unsupported_input_types_and_constant_inputs() {
         vec![],
     );
     let err = import(&load(&m), &mut builder(), &ImportOptions::default()).unwrap_err();
-    assert!(err.is_unsupported() && err.to_string().contains("DOUBLE"), "{err}");
+    assert!(
+        err.is_unsupported() && err.to_string().contains("DOUBLE"),
+        "{err}"
+    );
 
     // A shape taken as a graph input must be bound.
     let m = model(
         17,
         vec![node("Reshape", "reshape", &["x", "shape"], &["y"], vec![])],
-        vec![f32_info("x", &[2, 3]), value_info("shape", dt::INT64, &[Ok(1)])],
+        vec![
+            f32_info("x", &[2, 3]),
+            value_info("shape", dt::INT64, &[Ok(1)]),
+        ],
         vec![f32_info("y", &[6])],
         vec![],
     );
     let err = import(&load(&m), &mut builder(), &ImportOptions::default()).unwrap_err();
     assert!(err.to_string().contains("graph input(s) 'shape'"), "{err}");
     let mut options = ImportOptions::default();
-    let shape = TensorData { elem_type: ElemType::I64, shape: vec![1], bytes: 6i64.to_le_bytes().to_vec(), name: "shape".into() };
+    let shape = TensorData {
+        elem_type: ElemType::I64,
+        shape: vec![1],
+        bytes: 6i64.to_le_bytes().to_vec(),
+        name: "shape".into(),
+    };
     options.constant_inputs.insert("shape".into(), shape);
     let g = import(&load(&m), &mut builder(), &options).unwrap();
     assert_eq!(g.inputs.len(), 1);
@@ -232,7 +333,9 @@ fn builder_failures_are_node_errors() {
         vec![],
     );
     let err = import(&load(&m), &mut builder(), &ImportOptions::default()).unwrap_err();
-    let OnnxError::Nodes(nodes) = &err else { panic!("{err}") };
+    let OnnxError::Nodes(nodes) = &err else {
+        panic!("{err}")
+    };
     assert_eq!(nodes[0].kind, NodeErrorKind::Builder(ErrorKind::Type));
     assert!(nodes[0].message.contains("[mm]"), "{err}");
     assert!(!err.is_unsupported());
@@ -252,7 +355,10 @@ fn dangling_values_and_cycles_are_invalid() {
     assert!(err.to_string().contains("nowhere"), "{err}");
     let m = model(
         17,
-        vec![node("Relu", "r1", &["b"], &["a"], vec![]), node("Relu", "r2", &["a"], &["b"], vec![])],
+        vec![
+            node("Relu", "r1", &["b"], &["a"], vec![]),
+            node("Relu", "r2", &["a"], &["b"], vec![]),
+        ],
         vec![f32_info("x", &[2])],
         vec![f32_info("a", &[2])],
         vec![],
@@ -265,7 +371,10 @@ fn dangling_values_and_cycles_are_invalid() {
 fn unsorted_nodes_are_ordered() {
     let m = model(
         17,
-        vec![node("Relu", "second", &["a"], &["y"], vec![]), node("Neg", "first", &["x"], &["a"], vec![])],
+        vec![
+            node("Relu", "second", &["a"], &["y"], vec![]),
+            node("Neg", "first", &["x"], &["a"], vec![]),
+        ],
         vec![f32_info("x", &[2])],
         vec![f32_info("y", &[2])],
         vec![],
@@ -279,7 +388,12 @@ fn local_functions_are_inlined() {
     use webnn_onnx::proto::{AttributeProto, FunctionProto, OperatorSetIdProto};
     // f(a) = LeakyRelu(a, alpha = <alpha>)
     let mut body = node("LeakyRelu", "inner", &["a"], &["b"], vec![]);
-    body.attribute.push(AttributeProto { name: Some("alpha".into()), ref_attr_name: Some("alpha".into()), r#type: Some(1), ..Default::default() });
+    body.attribute.push(AttributeProto {
+        name: Some("alpha".into()),
+        ref_attr_name: Some("alpha".into()),
+        r#type: Some(1),
+        ..Default::default()
+    });
     let f = FunctionProto {
         name: Some("MyAct".into()),
         domain: Some("local".into()),
@@ -287,12 +401,21 @@ fn local_functions_are_inlined() {
         output: vec!["b".into()],
         attribute: vec!["alpha".into()],
         node: vec![body],
-        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(17) }],
+        opset_import: vec![OperatorSetIdProto {
+            domain: Some(String::new()),
+            version: Some(17),
+        }],
         ..Default::default()
     };
     let mut call = node("MyAct", "call", &["x"], &["y"], vec![attr_f("alpha", 0.5)]);
     call.domain = Some("local".into());
-    let mut m = model(17, vec![call], vec![f32_info("x", &[2])], vec![f32_info("y", &[2])], vec![]);
+    let mut m = model(
+        17,
+        vec![call],
+        vec![f32_info("x", &[2])],
+        vec![f32_info("y", &[2])],
+        vec![],
+    );
     m.functions.push(f);
     let out = run_model(&load(&m), &[f32_data("x", &[2], &[-2.0, 3.0])]).unwrap();
     assert_eq!(values(&out[0]), vec![-1.0, 3.0]);
@@ -304,13 +427,44 @@ fn conv_ceil_mode_pool_and_resize_map_to_webnn() {
     let m = model(
         13,
         vec![
-            node("Conv", "conv", &["x", "w"], &["c"], vec![attr_s("auto_pad", "SAME_UPPER"), attr_ints("strides", &[2, 2])]),
-            node("MaxPool", "pool", &["c"], &["p"], vec![attr_ints("kernel_shape", &[2, 2]), attr_ints("strides", &[2, 2]), attr_i("ceil_mode", 1)]),
-            node("Resize", "resize", &["p", "", "scales"], &["y"], vec![attr_s("coordinate_transformation_mode", "asymmetric"), attr_s("nearest_mode", "floor")]),
+            node(
+                "Conv",
+                "conv",
+                &["x", "w"],
+                &["c"],
+                vec![
+                    attr_s("auto_pad", "SAME_UPPER"),
+                    attr_ints("strides", &[2, 2]),
+                ],
+            ),
+            node(
+                "MaxPool",
+                "pool",
+                &["c"],
+                &["p"],
+                vec![
+                    attr_ints("kernel_shape", &[2, 2]),
+                    attr_ints("strides", &[2, 2]),
+                    attr_i("ceil_mode", 1),
+                ],
+            ),
+            node(
+                "Resize",
+                "resize",
+                &["p", "", "scales"],
+                &["y"],
+                vec![
+                    attr_s("coordinate_transformation_mode", "asymmetric"),
+                    attr_s("nearest_mode", "floor"),
+                ],
+            ),
         ],
         vec![f32_info("x", &[1, 1, 5, 5])],
         vec![f32_info("y", &[1, 1, 4, 4])],
-        vec![f32_tensor("w", &[1, 1, 3, 3], &[1.0; 9]), f32_tensor("scales", &[4], &[1.0, 1.0, 2.0, 2.0])],
+        vec![
+            f32_tensor("w", &[1, 1, 3, 3], &[1.0; 9]),
+            f32_tensor("scales", &[4], &[1.0, 1.0, 2.0, 2.0]),
+        ],
     );
     let mut b = builder();
     let g = import(&load(&m), &mut b, &ImportOptions::default()).unwrap();
@@ -321,7 +475,10 @@ fn conv_ceil_mode_pool_and_resize_map_to_webnn() {
     assert_eq!(out[0].shape, vec![1, 1, 4, 4]);
     // Top-left conv output (SAME_UPPER pads 1 at begin): sum of x[0..2, 0..2] = 0+1+5+6 = 12;
     // the pool's first window holds conv outputs at (0,0),(0,1),(1,0),(1,1): max is at (1,1).
-    let conv11: f32 = [6, 7, 8, 11, 12, 13, 16, 17, 18].iter().map(|&v| v as f32).sum();
+    let conv11: f32 = [6, 7, 8, 11, 12, 13, 16, 17, 18]
+        .iter()
+        .map(|&v| v as f32)
+        .sum();
     assert_eq!(value(&out[0], 0), conv11 as f64);
     assert_eq!(value(&out[0], 1), conv11 as f64);
 }

@@ -27,14 +27,38 @@ fn sample() -> Vec<u8> {
     let m = model(
         13,
         vec![
-            node("Conv", "conv", &["x", "w", "b"], &["c"], vec![attr_ints("pads", &[1, 1, 1, 1])]),
+            node(
+                "Conv",
+                "conv",
+                &["x", "w", "b"],
+                &["c"],
+                vec![attr_ints("pads", &[1, 1, 1, 1])],
+            ),
             node("Relu", "relu", &["c"], &["r"], vec![]),
             node("Shape", "shape", &["r"], &["s"], vec![]),
-            node("Gather", "gather", &["s", "zero"], &["n"], vec![attr_i("axis", 0)]),
+            node(
+                "Gather",
+                "gather",
+                &["s", "zero"],
+                &["n"],
+                vec![attr_i("axis", 0)],
+            ),
             node("Unsqueeze", "unsq", &["n", "axes"], &["n1"], vec![]),
-            node("Concat", "concat", &["n1", "minus1"], &["shape2"], vec![attr_i("axis", 0)]),
+            node(
+                "Concat",
+                "concat",
+                &["n1", "minus1"],
+                &["shape2"],
+                vec![attr_i("axis", 0)],
+            ),
             node("Reshape", "reshape", &["r", "shape2"], &["flat"], vec![]),
-            node("Gemm", "fc", &["flat", "fw"], &["y"], vec![attr_i("transB", 1)]),
+            node(
+                "Gemm",
+                "fc",
+                &["flat", "fw"],
+                &["y"],
+                vec![attr_i("transB", 1)],
+            ),
         ],
         vec![value_info("x", dt::FLOAT, &[Err("N"), Ok(2), Ok(4), Ok(4)])],
         vec![f32_info("y", &[1, 3])],
@@ -71,13 +95,17 @@ fn truncated_files_are_errors() {
     let full = sample();
     let mut errors = 0;
     for len in 0..full.len() {
-        match try_import(&full[..len]) {
-            Err(_) => errors += 1,
-            Ok(()) => {} // a cut at a field boundary can leave a valid (smaller) message
+        // A cut at a field boundary can leave a valid (smaller) message.
+        if try_import(&full[..len]).is_err() {
+            errors += 1;
         }
     }
-    assert!(errors > full.len() / 2, "{errors} of {} truncations rejected", full.len());
-    assert!(matches!(try_import(&full[..full.len() / 2]), Err(_)));
+    assert!(
+        errors > full.len() / 2,
+        "{errors} of {} truncations rejected",
+        full.len()
+    );
+    assert!(try_import(&full[..full.len() / 2]).is_err());
 }
 
 #[test]
@@ -89,7 +117,10 @@ fn random_bytes_are_errors() {
             let _ = try_import(&bytes);
         }
     }
-    assert!(matches!(try_import(&[0xff; 16]), Err(OnnxError::Malformed(_))));
+    assert!(matches!(
+        try_import(&[0xff; 16]),
+        Err(OnnxError::Malformed(_))
+    ));
     assert!(matches!(try_import(b""), Err(OnnxError::Invalid(_))));
 }
 
@@ -125,20 +156,71 @@ fn inconsistent_models_are_errors() {
     // Initializer whose raw data is too short.
     let mut w = f32_tensor("w", &[2, 2], &[1.0, 2.0, 3.0]);
     w.name = Some("w".into());
-    let m = model(17, vec![node("Add", "add", &["x", "w"], &["y"], vec![])], vec![f32_info("x", &[2, 2])], vec![f32_info("y", &[2, 2])], vec![w]);
-    assert!(matches!(try_import(&bytes(&m)), Err(OnnxError::Malformed(_))));
+    let m = model(
+        17,
+        vec![node("Add", "add", &["x", "w"], &["y"], vec![])],
+        vec![f32_info("x", &[2, 2])],
+        vec![f32_info("y", &[2, 2])],
+        vec![w],
+    );
+    assert!(matches!(
+        try_import(&bytes(&m)),
+        Err(OnnxError::Malformed(_))
+    ));
     // Negative and huge dims.
     let mut w = f32_tensor("w", &[-2], &[]);
     w.raw_data = Some(vec![]);
-    let m = model(17, vec![node("Add", "add", &["x", "w"], &["y"], vec![])], vec![f32_info("x", &[2])], vec![f32_info("y", &[2])], vec![w]);
-    assert!(matches!(try_import(&bytes(&m)), Err(OnnxError::Malformed(_))));
+    let m = model(
+        17,
+        vec![node("Add", "add", &["x", "w"], &["y"], vec![])],
+        vec![f32_info("x", &[2])],
+        vec![f32_info("y", &[2])],
+        vec![w],
+    );
+    assert!(matches!(
+        try_import(&bytes(&m)),
+        Err(OnnxError::Malformed(_))
+    ));
     let w = f32_tensor("w", &[1 << 40, 1 << 40], &[]);
-    let m = model(17, vec![node("Add", "add", &["x", "w"], &["y"], vec![])], vec![f32_info("x", &[2])], vec![f32_info("y", &[2])], vec![w]);
-    assert!(matches!(try_import(&bytes(&m)), Err(OnnxError::Malformed(_))));
+    let m = model(
+        17,
+        vec![node("Add", "add", &["x", "w"], &["y"], vec![])],
+        vec![f32_info("x", &[2])],
+        vec![f32_info("y", &[2])],
+        vec![w],
+    );
+    assert!(matches!(
+        try_import(&bytes(&m)),
+        Err(OnnxError::Malformed(_))
+    ));
     // Attribute of the wrong type; axis out of range; bad reshape.
-    let m = model(17, vec![node("Softmax", "sm", &["x"], &["y"], vec![attr_s("axis", "one")])], vec![f32_info("x", &[2])], vec![f32_info("y", &[2])], vec![]);
+    let m = model(
+        17,
+        vec![node(
+            "Softmax",
+            "sm",
+            &["x"],
+            &["y"],
+            vec![attr_s("axis", "one")],
+        )],
+        vec![f32_info("x", &[2])],
+        vec![f32_info("y", &[2])],
+        vec![],
+    );
     assert!(try_import(&bytes(&m)).is_err());
-    let m = model(17, vec![node("Softmax", "sm", &["x"], &["y"], vec![attr_i("axis", 5)])], vec![f32_info("x", &[2])], vec![f32_info("y", &[2])], vec![]);
+    let m = model(
+        17,
+        vec![node(
+            "Softmax",
+            "sm",
+            &["x"],
+            &["y"],
+            vec![attr_i("axis", 5)],
+        )],
+        vec![f32_info("x", &[2])],
+        vec![f32_info("y", &[2])],
+        vec![],
+    );
     assert!(try_import(&bytes(&m)).is_err());
     let m = model(
         17,
@@ -149,11 +231,23 @@ fn inconsistent_models_are_errors() {
     );
     assert!(try_import(&bytes(&m)).is_err());
     // Missing inputs of a node, a graph without outputs, a huge input dimension.
-    let m = model(17, vec![node("Add", "add", &["x"], &["y"], vec![])], vec![f32_info("x", &[2])], vec![f32_info("y", &[2])], vec![]);
+    let m = model(
+        17,
+        vec![node("Add", "add", &["x"], &["y"], vec![])],
+        vec![f32_info("x", &[2])],
+        vec![f32_info("y", &[2])],
+        vec![],
+    );
     assert!(try_import(&bytes(&m)).is_err());
     let m = model(17, vec![], vec![f32_info("x", &[2])], vec![], vec![]);
     assert!(matches!(try_import(&bytes(&m)), Err(OnnxError::Invalid(_))));
-    let m = model(17, vec![node("Relu", "r", &["x"], &["y"], vec![])], vec![f32_info("x", &[1 << 40])], vec![f32_info("y", &[2])], vec![]);
+    let m = model(
+        17,
+        vec![node("Relu", "r", &["x"], &["y"], vec![])],
+        vec![f32_info("x", &[1 << 40])],
+        vec![f32_info("y", &[2])],
+        vec![],
+    );
     assert!(try_import(&bytes(&m)).is_err());
 }
 

@@ -5,7 +5,8 @@
 
 use super::konst::{broadcast_indices, broadcast_shapes, for_each_index, strides, Const, Vals};
 use super::shape_ops::{
-    flatten_shape, reshape_shape, slice_params, split_sizes, squeeze_shape, transpose_perm, unsqueeze_shape,
+    flatten_shape, reshape_shape, slice_params, split_sizes, squeeze_shape, transpose_perm,
+    unsqueeze_shape,
 };
 use super::{invalid, norm_axes, norm_axis, unsupported, Ctx, Importer, NResult, Value};
 use crate::tensor::{decode_tensor, ElemType};
@@ -22,7 +23,12 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             let clamp = |v: i64| (if v < 0 { v + r } else { v }).clamp(0, r) as usize;
             let start = clamp(c.attrs.int("start", 0)?);
             let end = clamp(c.attrs.int("end", r)?);
-            let dims: Vec<i64> = shape.get(start..end.max(start)).unwrap_or(&[]).iter().map(|&d| d as i64).collect();
+            let dims: Vec<i64> = shape
+                .get(start..end.max(start))
+                .unwrap_or(&[])
+                .iter()
+                .map(|&d| d as i64)
+                .collect();
             return single(Const::i64_vec(&dims));
         }
         "Size" => {
@@ -30,7 +36,9 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             return single(Const::from_i64s(ElemType::I64, vec![], &[n as i64]));
         }
         "ConstantOfShape" => {
-            let dims = imp.const_ints(c, 0)?.ok_or_else(|| invalid("ConstantOfShape requires its shape input"))?;
+            let dims = imp
+                .const_ints(c, 0)?
+                .ok_or_else(|| invalid("ConstantOfShape requires its shape input"))?;
             let shape = dims_to_shape(&dims)?;
             let (ty, elem) = match c.attrs.tensor("value")? {
                 Some(t) => {
@@ -45,19 +53,33 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             return single(Const::splat(ty, shape, elem));
         }
         "Range" => {
-            let (start, limit, delta) = (scalar_input(imp, c, 0)?, scalar_input(imp, c, 1)?, scalar_input(imp, c, 2)?);
+            let (start, limit, delta) = (
+                scalar_input(imp, c, 0)?,
+                scalar_input(imp, c, 1)?,
+                scalar_input(imp, c, 2)?,
+            );
             let ty = start.ty;
             let out = if ty.is_float() {
                 let (s, l, d) = (start.f64_at(0), limit.f64_at(0), delta.f64_at(0));
                 let n = range_count(((l - s) / d).ceil())?;
-                Const::from_f64s(ty, vec![n], &(0..n).map(|i| s + i as f64 * d).collect::<Vec<_>>())
+                Const::from_f64s(
+                    ty,
+                    vec![n],
+                    &(0..n).map(|i| s + i as f64 * d).collect::<Vec<_>>(),
+                )
             } else {
                 let (s, l, d) = (start.i64_at(0), limit.i64_at(0), delta.i64_at(0));
                 if d == 0 {
                     return Err(invalid("Range delta is 0"));
                 }
                 let n = range_count(((l as f64 - s as f64) / d as f64).ceil())?;
-                Const::from_i64s(ty, vec![n], &(0..n as i64).map(|i| s.wrapping_add(i.wrapping_mul(d))).collect::<Vec<_>>())
+                Const::from_i64s(
+                    ty,
+                    vec![n],
+                    &(0..n as i64)
+                        .map(|i| s.wrapping_add(i.wrapping_mul(d)))
+                        .collect::<Vec<_>>(),
+                )
             };
             return single(out);
         }
@@ -87,7 +109,11 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             }
             let n = size as usize;
             let periodic = c.attrs.int("periodic", 1)? != 0;
-            let denom = if periodic { n as f64 } else { (n as f64 - 1.0).max(1.0) };
+            let denom = if periodic {
+                n as f64
+            } else {
+                (n as f64 - 1.0).max(1.0)
+            };
             let ty = elem_type(c.attrs.int("output_datatype", 1)?)?;
             let tau = 2.0 * std::f64::consts::PI;
             let vals: Vec<f64> = (0..n)
@@ -115,11 +141,22 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
     if c.inputs.iter().flatten().next().is_none() || !imp.all_const(c) {
         return Ok(None);
     }
-    let k = |i: usize| -> NResult<&Const> { c.req(i)?.as_const().ok_or_else(|| invalid("internal: not a constant")) };
+    let k = |i: usize| -> NResult<&Const> {
+        c.req(i)?
+            .as_const()
+            .ok_or_else(|| invalid("internal: not a constant"))
+    };
     let limit = imp.fold_limit;
     let out = match c.op {
         "Identity" => k(0)?.clone(),
-        "Cast" => cast(k(0)?, elem_type(c.attrs.opt_int("to")?.ok_or_else(|| invalid("Cast requires 'to'"))?)?),
+        "Cast" => cast(
+            k(0)?,
+            elem_type(
+                c.attrs
+                    .opt_int("to")?
+                    .ok_or_else(|| invalid("Cast requires 'to'"))?,
+            )?,
+        ),
         "CastLike" => cast(k(0)?, k(1)?.ty),
         "Reshape" => {
             let x = k(0)?;
@@ -127,7 +164,11 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
                 o if o < 5 => return Ok(None),
                 _ => k(1)?.i64s(),
             };
-            x.reshaped(reshape_shape(&x.shape, &shape, c.attrs.int("allowzero", 0)? != 0)?)
+            x.reshaped(reshape_shape(
+                &x.shape,
+                &shape,
+                c.attrs.int("allowzero", 0)? != 0,
+            )?)
         }
         "Flatten" => {
             let x = k(0)?;
@@ -135,11 +176,18 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
         }
         "Squeeze" | "Unsqueeze" => {
             let x = k(0)?;
-            let axes = if c.opset >= 13 { c.input(1).and_then(|v| v.as_const()).map(|a| a.i64s()) } else { c.attrs.ints("axes")? };
+            let axes = if c.opset >= 13 {
+                c.input(1).and_then(|v| v.as_const()).map(|a| a.i64s())
+            } else {
+                c.attrs.ints("axes")?
+            };
             let shape = if c.op == "Squeeze" {
                 squeeze_shape(&x.shape, axes.as_deref())?
             } else {
-                unsqueeze_shape(&x.shape, &axes.ok_or_else(|| invalid("Unsqueeze requires axes"))?)?
+                unsqueeze_shape(
+                    &x.shape,
+                    &axes.ok_or_else(|| invalid("Unsqueeze requires axes"))?,
+                )?
             };
             x.reshaped(shape)
         }
@@ -149,15 +197,28 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             transpose(x, &perm)
         }
         "Concat" => {
-            let parts: Vec<&Const> = (0..c.n_inputs()).filter_map(|i| c.input(i).and_then(|v| v.as_const())).collect();
-            concat(&parts, c.attrs.opt_int("axis")?.ok_or_else(|| invalid("Concat requires 'axis'"))?)?
+            let parts: Vec<&Const> = (0..c.n_inputs())
+                .filter_map(|i| c.input(i).and_then(|v| v.as_const()))
+                .collect();
+            concat(
+                &parts,
+                c.attrs
+                    .opt_int("axis")?
+                    .ok_or_else(|| invalid("Concat requires 'axis'"))?,
+            )?
         }
         "Gather" => gather(k(0)?, k(1)?, c.attrs.int("axis", 0)?)?,
         "Slice" => {
             let x = k(0)?;
             let (starts, ends, axes, steps) = if c.opset < 10 {
-                let starts = c.attrs.ints("starts")?.ok_or_else(|| invalid("Slice requires starts"))?;
-                let ends = c.attrs.ints("ends")?.ok_or_else(|| invalid("Slice requires ends"))?;
+                let starts = c
+                    .attrs
+                    .ints("starts")?
+                    .ok_or_else(|| invalid("Slice requires starts"))?;
+                let ends = c
+                    .attrs
+                    .ints("ends")?
+                    .ok_or_else(|| invalid("Slice requires ends"))?;
                 (starts, ends, c.attrs.ints("axes")?, None)
             } else {
                 let opt = |i| c.input(i).and_then(|v| v.as_const()).map(|a| a.i64s());
@@ -168,39 +229,73 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             let st = strides(&x.shape);
             let mut idx = Vec::with_capacity(shape.iter().product());
             for_each_index(&shape, |i| {
-                idx.push(i.iter().enumerate().map(|(d, &j)| (params[d].start + j as i64 * params[d].step) as usize * st[d]).sum())
+                idx.push(
+                    i.iter()
+                        .enumerate()
+                        .map(|(d, &j)| {
+                            (params[d].start + j as i64 * params[d].step) as usize * st[d]
+                        })
+                        .sum(),
+                )
             });
             x.pick(shape, idx.into_iter())
         }
         "Expand" => {
             let x = k(0)?;
             let target = dims_to_shape(&k(1)?.i64s())?;
-            let shape = broadcast_shapes(&x.shape, &target).ok_or_else(|| invalid("Expand shapes do not broadcast"))?;
+            let shape = broadcast_shapes(&x.shape, &target)
+                .ok_or_else(|| invalid("Expand shapes do not broadcast"))?;
             if shape.iter().product::<usize>() > limit {
                 return Ok(None);
             }
-            x.pick(shape.clone(), broadcast_indices(&x.shape, &shape).into_iter())
+            x.pick(
+                shape.clone(),
+                broadcast_indices(&x.shape, &shape).into_iter(),
+            )
         }
         "Tile" => {
             let x = k(0)?;
             let reps = k(1)?.i64s();
             if reps.len() != x.shape.len() || reps.iter().any(|&r| r < 0) {
-                return Err(invalid("Tile repeats must be non-negative, one per dimension"));
+                return Err(invalid(
+                    "Tile repeats must be non-negative, one per dimension",
+                ));
             }
-            let shape: Vec<usize> = x.shape.iter().zip(&reps).map(|(&d, &r)| d * r as usize).collect();
+            let shape: Vec<usize> = x
+                .shape
+                .iter()
+                .zip(&reps)
+                .map(|(&d, &r)| d * r as usize)
+                .collect();
             if shape.iter().product::<usize>() > limit {
                 return Ok(None);
             }
             let st = strides(&x.shape);
             let mut idx = Vec::new();
-            for_each_index(&shape, |i| idx.push(i.iter().enumerate().map(|(d, &j)| (j % x.shape[d]) * st[d]).sum()));
+            for_each_index(&shape, |i| {
+                idx.push(
+                    i.iter()
+                        .enumerate()
+                        .map(|(d, &j)| (j % x.shape[d]) * st[d])
+                        .sum(),
+                )
+            });
             x.pick(shape, idx.into_iter())
         }
         "Split" => {
             let x = k(0)?;
             let axis = norm_axis(c.attrs.int("axis", 0)?, x.shape.len(), "Split axis")?;
-            let split = if c.opset >= 13 { c.input(1).and_then(|v| v.as_const()).map(|s| s.i64s()) } else { c.attrs.ints("split")? };
-            let sizes = split_sizes(x.shape[axis], split.as_deref(), c.wanted.len(), c.attrs.opt_int("num_outputs")?)?;
+            let split = if c.opset >= 13 {
+                c.input(1).and_then(|v| v.as_const()).map(|s| s.i64s())
+            } else {
+                c.attrs.ints("split")?
+            };
+            let sizes = split_sizes(
+                x.shape[axis],
+                split.as_deref(),
+                c.wanted.len(),
+                c.attrs.opt_int("num_outputs")?,
+            )?;
             let mut outs = Vec::new();
             let mut start = 0;
             let st = strides(&x.shape);
@@ -209,17 +304,33 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
                 shape[axis] = size;
                 let mut idx = Vec::new();
                 for_each_index(&shape, |i| {
-                    idx.push(i.iter().enumerate().map(|(d, &j)| if d == axis { (j + start) * st[d] } else { j * st[d] }).sum())
+                    idx.push(
+                        i.iter()
+                            .enumerate()
+                            .map(|(d, &j)| {
+                                if d == axis {
+                                    (j + start) * st[d]
+                                } else {
+                                    j * st[d]
+                                }
+                            })
+                            .sum(),
+                    )
                 });
                 outs.push(Value::konst(x.pick(shape, idx.into_iter())));
                 start += size;
             }
             return Ok(Some(outs));
         }
-        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Max" | "Min" | "Sum" | "Mean" | "Mod" | "Equal" | "Less"
-        | "LessOrEqual" | "Greater" | "GreaterOrEqual" | "And" | "Or" | "Xor" => {
-            let parts: Vec<&Const> = (0..c.n_inputs()).filter_map(|i| c.input(i).and_then(|v| v.as_const())).collect();
-            let Some(first) = parts.first() else { return Ok(None) };
+        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Max" | "Min" | "Sum" | "Mean" | "Mod"
+        | "Equal" | "Less" | "LessOrEqual" | "Greater" | "GreaterOrEqual" | "And" | "Or"
+        | "Xor" => {
+            let parts: Vec<&Const> = (0..c.n_inputs())
+                .filter_map(|i| c.input(i).and_then(|v| v.as_const()))
+                .collect();
+            let Some(first) = parts.first() else {
+                return Ok(None);
+            };
             let op = match c.op {
                 "Sum" | "Mean" => "Add",
                 o => o,
@@ -241,8 +352,8 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             }
             acc
         }
-        "Neg" | "Abs" | "Floor" | "Ceil" | "Round" | "Sqrt" | "Reciprocal" | "Sign" | "Not" | "Relu" | "Exp"
-        | "Log" | "IsNaN" => unary(c.op, k(0)?),
+        "Neg" | "Abs" | "Floor" | "Ceil" | "Round" | "Sqrt" | "Reciprocal" | "Sign" | "Not"
+        | "Relu" | "Exp" | "Log" | "IsNaN" => unary(c.op, k(0)?),
         "Where" => {
             let (cond, a, b) = (k(0)?, k(1)?, k(2)?);
             let shape = broadcast_shapes(&cond.shape, &a.shape)
@@ -251,11 +362,18 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             if shape.iter().product::<usize>() > limit {
                 return Ok(None);
             }
-            let (ci, ai, bi) =
-                (broadcast_indices(&cond.shape, &shape), broadcast_indices(&a.shape, &shape), broadcast_indices(&b.shape, &shape));
+            let (ci, ai, bi) = (
+                broadcast_indices(&cond.shape, &shape),
+                broadcast_indices(&a.shape, &shape),
+                broadcast_indices(&b.shape, &shape),
+            );
             let mut bytes = Vec::new();
             for j in 0..ci.len() {
-                let src = if cond.i64_at(ci[j]) != 0 { a.elem_bytes(ai[j]) } else { b.elem_bytes(bi[j]) };
+                let src = if cond.i64_at(ci[j]) != 0 {
+                    a.elem_bytes(ai[j])
+                } else {
+                    b.elem_bytes(bi[j])
+                };
                 bytes.extend_from_slice(src);
             }
             Const::dense(a.ty, shape, bytes)
@@ -271,7 +389,18 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             let noop = c.attrs.int("noop_with_empty_axes", 0)? != 0;
             match axes {
                 Some(a) if a.is_empty() && noop => x.clone(),
-                a => reduce(c.op, x, &norm_axes(a.as_deref().filter(|a| !a.is_empty()).unwrap_or(&(0..x.shape.len() as i64).collect::<Vec<_>>()), x.shape.len(), "axes")?, keep),
+                a => reduce(
+                    c.op,
+                    x,
+                    &norm_axes(
+                        a.as_deref()
+                            .filter(|a| !a.is_empty())
+                            .unwrap_or(&(0..x.shape.len() as i64).collect::<Vec<_>>()),
+                        x.shape.len(),
+                        "axes",
+                    )?,
+                    keep,
+                ),
             }
         }
         "NonZero" => {
@@ -298,13 +427,19 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
 /// `Constant`: one of its value attributes.
 fn constant(c: &Ctx) -> NResult<Const> {
     if let Some(t) = c.attrs.tensor("value")? {
-        return Ok(Const::from_tensor(decode_tensor(t, None).map_err(|e| unsupported(e.to_string()))?));
+        return Ok(Const::from_tensor(
+            decode_tensor(t, None).map_err(|e| unsupported(e.to_string()))?,
+        ));
     }
     if let Some(v) = c.attrs.opt_float("value_float")? {
         return Ok(Const::from_f64s(ElemType::F32, vec![], &[v as f64]));
     }
     if let Some(v) = c.attrs.floats("value_floats")? {
-        return Ok(Const::from_f64s(ElemType::F32, vec![v.len()], &v.iter().map(|&x| x as f64).collect::<Vec<_>>()));
+        return Ok(Const::from_f64s(
+            ElemType::F32,
+            vec![v.len()],
+            &v.iter().map(|&x| x as f64).collect::<Vec<_>>(),
+        ));
     }
     if let Some(v) = c.attrs.opt_int("value_int")? {
         return Ok(Const::from_i64s(ElemType::I64, vec![], &[v]));
@@ -323,13 +458,21 @@ pub(crate) fn elem_type(code: i64) -> NResult<ElemType> {
     i32::try_from(code)
         .ok()
         .and_then(ElemType::from_onnx)
-        .ok_or_else(|| unsupported(format!("data type {} is not supported", crate::proto::data_type::name(code as i32))))
+        .ok_or_else(|| {
+            unsupported(format!(
+                "data type {} is not supported",
+                crate::proto::data_type::name(code as i32)
+            ))
+        })
 }
 
 /// A constant shape: every dimension non-negative.
 pub(crate) fn dims_to_shape(dims: &[i64]) -> NResult<Vec<usize>> {
     dims.iter()
-        .map(|&d| usize::try_from(d).map_err(|_| invalid(format!("shape {dims:?} has a negative dimension"))))
+        .map(|&d| {
+            usize::try_from(d)
+                .map_err(|_| invalid(format!("shape {dims:?} has a negative dimension")))
+        })
         .collect()
 }
 
@@ -341,7 +484,9 @@ fn range_count(n: f64) -> NResult<usize> {
 }
 
 fn scalar_input<'c>(imp: &Importer, c: &'c Ctx, i: usize) -> NResult<&'c Const> {
-    let k = imp.const_input(c, i)?.ok_or_else(|| invalid(format!("{} requires input {i}", c.op)))?;
+    let k = imp
+        .const_input(c, i)?
+        .ok_or_else(|| invalid(format!("{} requires input {i}", c.op)))?;
     if k.len() != 1 {
         return Err(invalid(format!("{} input {i} must be a scalar", c.op)));
     }
@@ -356,7 +501,14 @@ pub(crate) fn cast(x: &Const, to: ElemType) -> Const {
     if x.ty.is_float() {
         Const::from_f64s(to, x.shape.clone(), &x.f64s())
     } else if to.is_float() && matches!(x.ty, ElemType::U64) {
-        Const::from_f64s(to, x.shape.clone(), &x.i64s().iter().map(|&v| v as u64 as f64).collect::<Vec<_>>())
+        Const::from_f64s(
+            to,
+            x.shape.clone(),
+            &x.i64s()
+                .iter()
+                .map(|&v| v as u64 as f64)
+                .collect::<Vec<_>>(),
+        )
     } else {
         Const::from_i64s(to, x.shape.clone(), &x.i64s())
     }
@@ -366,18 +518,25 @@ fn transpose(x: &Const, perm: &[usize]) -> Const {
     let shape: Vec<usize> = perm.iter().map(|&p| x.shape[p]).collect();
     let st = strides(&x.shape);
     let mut idx = Vec::with_capacity(x.len());
-    for_each_index(&shape, |i| idx.push(i.iter().enumerate().map(|(d, &j)| j * st[perm[d]]).sum()));
+    for_each_index(&shape, |i| {
+        idx.push(i.iter().enumerate().map(|(d, &j)| j * st[perm[d]]).sum())
+    });
     x.pick(shape, idx.into_iter())
 }
 
 fn concat(parts: &[&Const], axis: i64) -> NResult<Const> {
-    let first = parts.first().ok_or_else(|| invalid("Concat has no inputs"))?;
+    let first = parts
+        .first()
+        .ok_or_else(|| invalid("Concat has no inputs"))?;
     let rank = first.shape.len();
     let axis = norm_axis(axis, rank, "Concat axis")?;
     let mut shape = first.shape.clone();
     shape[axis] = 0;
     for p in parts {
-        if p.ty != first.ty || p.shape.len() != rank || (0..rank).any(|d| d != axis && p.shape[d] != first.shape[d]) {
+        if p.ty != first.ty
+            || p.shape.len() != rank
+            || (0..rank).any(|d| d != axis && p.shape[d] != first.shape[d])
+        {
             return Err(invalid("Concat inputs differ in type or shape"));
         }
         shape[axis] += p.shape[axis];
@@ -406,7 +565,9 @@ fn gather(x: &Const, indices: &Const, axis: i64) -> NResult<Const> {
             if (0..dim).contains(&j) {
                 Ok(j as usize)
             } else {
-                Err(invalid(format!("Gather index {i} is out of range for dimension {dim}")))
+                Err(invalid(format!(
+                    "Gather index {i} is out of range for dimension {dim}"
+                )))
             }
         })
         .collect::<NResult<_>>()?;
@@ -427,16 +588,36 @@ fn gather(x: &Const, indices: &Const, axis: i64) -> NResult<Const> {
 }
 
 /// Element-wise binary op with numpy broadcasting; `None` if the output is too large.
-pub(crate) fn binary(op: &str, a: &Const, b: &Const, fmod: bool, limit: usize) -> NResult<Option<Const>> {
-    let shape = broadcast_shapes(&a.shape, &b.shape)
-        .ok_or_else(|| invalid(format!("{op}: shapes {:?} and {:?} do not broadcast", a.shape, b.shape)))?;
+pub(crate) fn binary(
+    op: &str,
+    a: &Const,
+    b: &Const,
+    fmod: bool,
+    limit: usize,
+) -> NResult<Option<Const>> {
+    let shape = broadcast_shapes(&a.shape, &b.shape).ok_or_else(|| {
+        invalid(format!(
+            "{op}: shapes {:?} and {:?} do not broadcast",
+            a.shape, b.shape
+        ))
+    })?;
     if shape.iter().product::<usize>() > limit {
         return Ok(None);
     }
-    let (ai, bi) = (broadcast_indices(&a.shape, &shape), broadcast_indices(&b.shape, &shape));
-    let compare = matches!(op, "Equal" | "Less" | "LessOrEqual" | "Greater" | "GreaterOrEqual");
+    let (ai, bi) = (
+        broadcast_indices(&a.shape, &shape),
+        broadcast_indices(&b.shape, &shape),
+    );
+    let compare = matches!(
+        op,
+        "Equal" | "Less" | "LessOrEqual" | "Greater" | "GreaterOrEqual"
+    );
     let logical = matches!(op, "And" | "Or" | "Xor");
-    let out_ty = if compare || logical { ElemType::Bool } else { a.ty };
+    let out_ty = if compare || logical {
+        ElemType::Bool
+    } else {
+        a.ty
+    };
     let float = a.ty.is_float() || (op == "Pow" && b.ty.is_float());
     let vals = if float {
         let f = |x: f64, y: f64| -> f64 {
@@ -457,7 +638,12 @@ pub(crate) fn binary(op: &str, a: &Const, b: &Const, fmod: bool, limit: usize) -
                 _ => f64::NAN,
             }
         };
-        Vals::F(ai.iter().zip(&bi).map(|(&i, &j)| f(a.f64_at(i), b.f64_at(j))).collect())
+        Vals::F(
+            ai.iter()
+                .zip(&bi)
+                .map(|(&i, &j)| f(a.f64_at(i), b.f64_at(j)))
+                .collect(),
+        )
     } else {
         let f = |x: i64, y: i64| -> i64 {
             match op {
@@ -487,17 +673,36 @@ pub(crate) fn binary(op: &str, a: &Const, b: &Const, fmod: bool, limit: usize) -
                 _ => 0,
             }
         };
-        Vals::I(ai.iter().zip(&bi).map(|(&i, &j)| f(a.i64_at(i), b.i64_at(j))).collect())
+        Vals::I(
+            ai.iter()
+                .zip(&bi)
+                .map(|(&i, &j)| f(a.i64_at(i), b.i64_at(j)))
+                .collect(),
+        )
     };
     Ok(Some(Const::from_vals(out_ty, shape, &vals)))
 }
 
 fn unary(op: &str, x: &Const) -> Const {
     if op == "IsNaN" {
-        return Const::from_i64s(ElemType::Bool, x.shape.clone(), &x.f64s().iter().map(|v| v.is_nan() as i64).collect::<Vec<_>>());
+        return Const::from_i64s(
+            ElemType::Bool,
+            x.shape.clone(),
+            &x.f64s()
+                .iter()
+                .map(|v| v.is_nan() as i64)
+                .collect::<Vec<_>>(),
+        );
     }
     if op == "Not" {
-        return Const::from_i64s(x.ty, x.shape.clone(), &x.i64s().iter().map(|&v| (v == 0) as i64).collect::<Vec<_>>());
+        return Const::from_i64s(
+            x.ty,
+            x.shape.clone(),
+            &x.i64s()
+                .iter()
+                .map(|&v| (v == 0) as i64)
+                .collect::<Vec<_>>(),
+        );
     }
     let vals = match x.vals() {
         Vals::F(v) => Vals::F(
@@ -550,7 +755,12 @@ fn unary(op: &str, x: &Const) -> Const {
 }
 
 fn reduce(op: &str, x: &Const, axes: &[usize], keep: bool) -> Const {
-    let out_keep: Vec<usize> = x.shape.iter().enumerate().map(|(d, &s)| if axes.contains(&d) { 1 } else { s }).collect();
+    let out_keep: Vec<usize> = x
+        .shape
+        .iter()
+        .enumerate()
+        .map(|(d, &s)| if axes.contains(&d) { 1 } else { s })
+        .collect();
     let n_out: usize = out_keep.iter().product();
     let count: usize = axes.iter().map(|&a| x.shape[a]).product();
     let init = match op {
@@ -563,7 +773,11 @@ fn reduce(op: &str, x: &Const, axes: &[usize], keep: bool) -> Const {
     let ost = strides(&out_keep);
     let mut flat = 0;
     for_each_index(&x.shape.clone(), |i| {
-        let o: usize = i.iter().enumerate().map(|(d, &j)| if axes.contains(&d) { 0 } else { j * ost[d] }).sum();
+        let o: usize = i
+            .iter()
+            .enumerate()
+            .map(|(d, &j)| if axes.contains(&d) { 0 } else { j * ost[d] })
+            .sum();
         let v = x.f64_at(flat);
         acc[o] = match op {
             "ReduceProd" => acc[o] * v,
@@ -579,7 +793,12 @@ fn reduce(op: &str, x: &Const, axes: &[usize], keep: bool) -> Const {
     let shape = if keep {
         out_keep
     } else {
-        x.shape.iter().enumerate().filter(|(d, _)| !axes.contains(d)).map(|(_, &s)| s).collect()
+        x.shape
+            .iter()
+            .enumerate()
+            .filter(|(d, _)| !axes.contains(d))
+            .map(|(_, &s)| s)
+            .collect()
     };
     Const::from_f64s(x.ty, shape, &acc)
 }

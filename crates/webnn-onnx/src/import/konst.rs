@@ -28,7 +28,12 @@ pub(crate) struct Const {
 
 impl Clone for Const {
     fn clone(&self) -> Self {
-        Const { ty: self.ty, shape: self.shape.clone(), data: self.data.clone(), operand: OnceCell::new() }
+        Const {
+            ty: self.ty,
+            shape: self.shape.clone(),
+            data: self.data.clone(),
+            operand: OnceCell::new(),
+        }
     }
 }
 
@@ -41,11 +46,21 @@ pub(crate) enum Vals {
 
 impl Const {
     pub fn dense(ty: ElemType, shape: Vec<usize>, bytes: Vec<u8>) -> Const {
-        Const { ty, shape, data: ConstData::Dense(bytes.into()), operand: OnceCell::new() }
+        Const {
+            ty,
+            shape,
+            data: ConstData::Dense(bytes.into()),
+            operand: OnceCell::new(),
+        }
     }
 
     pub fn splat(ty: ElemType, shape: Vec<usize>, element: Vec<u8>) -> Const {
-        Const { ty, shape, data: ConstData::Splat(element.into()), operand: OnceCell::new() }
+        Const {
+            ty,
+            shape,
+            data: ConstData::Splat(element.into()),
+            operand: OnceCell::new(),
+        }
     }
 
     pub fn from_tensor(t: TensorData) -> Const {
@@ -137,13 +152,23 @@ impl Const {
 
     /// The same data with another shape of the same element count.
     pub fn reshaped(&self, shape: Vec<usize>) -> Const {
-        Const { ty: self.ty, shape, data: self.data.clone(), operand: OnceCell::new() }
+        Const {
+            ty: self.ty,
+            shape,
+            data: self.data.clone(),
+            operand: OnceCell::new(),
+        }
     }
 
     /// A constant made of the elements at `indices` (row-major over `shape`).
     pub fn pick(&self, shape: Vec<usize>, indices: impl Iterator<Item = usize>) -> Const {
         if let ConstData::Splat(b) = &self.data {
-            return Const { ty: self.ty, shape, data: ConstData::Splat(b.clone()), operand: OnceCell::new() };
+            return Const {
+                ty: self.ty,
+                shape,
+                data: ConstData::Splat(b.clone()),
+                operand: OnceCell::new(),
+            };
         }
         let mut bytes = Vec::with_capacity(shape.iter().product::<usize>() * self.ty.size());
         for i in indices {
@@ -167,8 +192,16 @@ pub(crate) fn broadcast_shapes(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     let rank = a.len().max(b.len());
     let mut out = vec![0; rank];
     for i in 0..rank {
-        let da = if i + a.len() >= rank { a[i + a.len() - rank] } else { 1 };
-        let db = if i + b.len() >= rank { b[i + b.len() - rank] } else { 1 };
+        let da = if i + a.len() >= rank {
+            a[i + a.len() - rank]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= rank {
+            b[i + b.len() - rank]
+        } else {
+            1
+        };
         out[i] = if da == db || db == 1 {
             da
         } else if da == 1 {

@@ -30,7 +30,9 @@ use crate::shape::resolve_input_shape;
 use crate::tensor::{decode_tensor, ElemType, TensorData};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
-use webnn_core::{DataType, GraphBuilder, MLNumber, Operand, OperandDescriptor, OperandId, OperatorOptions};
+use webnn_core::{
+    DataType, GraphBuilder, MLNumber, Operand, OperandDescriptor, OperandId, OperatorOptions,
+};
 
 /// Oldest and newest default-domain opset versions accepted. For the operators mapped here,
 /// versions 22–28 only added data types (bfloat16, float8, int4...) or attributes that apply
@@ -108,7 +110,10 @@ pub struct ImportedGraph {
 impl ImportedGraph {
     /// `(name, operand)` pairs of the outputs, ready for `GraphBuilder::build`.
     pub fn named_outputs(&self) -> Vec<(&str, &Operand)> {
-        self.outputs.iter().map(|o| (o.name.as_str(), &o.operand)).collect()
+        self.outputs
+            .iter()
+            .map(|o| (o.name.as_str(), &o.operand))
+            .collect()
     }
 }
 
@@ -174,11 +179,17 @@ pub(crate) struct NErr {
 pub(crate) type NResult<T> = std::result::Result<T, NErr>;
 
 pub(crate) fn unsupported(msg: impl Into<String>) -> NErr {
-    NErr { kind: NodeErrorKind::Unsupported, msg: msg.into() }
+    NErr {
+        kind: NodeErrorKind::Unsupported,
+        msg: msg.into(),
+    }
 }
 
 pub(crate) fn invalid(msg: impl Into<String>) -> NErr {
-    NErr { kind: NodeErrorKind::Invalid, msg: msg.into() }
+    NErr {
+        kind: NodeErrorKind::Invalid,
+        msg: msg.into(),
+    }
 }
 
 /// One node being imported: its inputs (resolved), attributes and opset.
@@ -200,7 +211,8 @@ impl Ctx<'_> {
     }
     /// Input `i`, which the operator requires.
     pub fn req(&self, i: usize) -> NResult<&Value> {
-        self.input(i).ok_or_else(|| invalid(format!("{} requires input {i}", self.op)))
+        self.input(i)
+            .ok_or_else(|| invalid(format!("{} requires input {i}", self.op)))
     }
     /// Number of input slots (including absent optional ones).
     pub fn n_inputs(&self) -> usize {
@@ -243,9 +255,20 @@ struct FlatNode {
 /// Imports `model` into `builder`: creates the graph inputs (static shapes from `options`),
 /// appends the operations, and returns the inputs and output operands. On failure the
 /// builder may hold a partial graph; discard it.
-pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOptions) -> Result<ImportedGraph> {
-    let graph = model.proto.graph.as_ref().ok_or_else(|| OnnxError::Invalid("the model has no graph".into()))?;
-    let uses_default_domain = graph.node.iter().any(|n| matches!(n.domain.as_deref().unwrap_or(""), "" | "ai.onnx"));
+pub fn import(
+    model: &OnnxModel,
+    builder: &mut GraphBuilder,
+    options: &ImportOptions,
+) -> Result<ImportedGraph> {
+    let graph = model
+        .proto
+        .graph
+        .as_ref()
+        .ok_or_else(|| OnnxError::Invalid("the model has no graph".into()))?;
+    let uses_default_domain = graph
+        .node
+        .iter()
+        .any(|n| matches!(n.domain.as_deref().unwrap_or(""), "" | "ai.onnx"));
     let opset = match model.opset_version("") {
         Some(v) => v,
         // Nodes of other domains are reported as unsupported one by one below.
@@ -269,7 +292,9 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
         )));
     }
     if options.default_batch_size == 0 {
-        return Err(OnnxError::Invalid("default_batch_size must be positive".into()));
+        return Err(OnnxError::Invalid(
+            "default_batch_size must be positive".into(),
+        ));
     }
 
     // Initializers, decoded on first use.
@@ -300,7 +325,10 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
             continue;
         }
         if info.name.is_empty() || !seen.insert(info.name.clone()) {
-            return Err(OnnxError::Invalid(format!("graph input name '{}' is empty or repeated", info.name)));
+            return Err(OnnxError::Invalid(format!(
+                "graph input name '{}' is empty or repeated",
+                info.name
+            )));
         }
         if let Some(data) = options.constant_inputs.get(&info.name) {
             let declared = info.elem();
@@ -320,7 +348,10 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
             continue;
         }
         let code = info.elem_type.ok_or_else(|| {
-            OnnxError::Unsupported(format!("graph input '{}' is not a tensor (sequence, map or optional)", info.name))
+            OnnxError::Unsupported(format!(
+                "graph input '{}' is not a tensor (sequence, map or optional)",
+                info.name
+            ))
         })?;
         let elem = ElemType::from_onnx(code).and_then(|e| e.webnn().map(|d| (e, d)));
         let (elem, data_type) = elem.ok_or_else(|| {
@@ -330,25 +361,39 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
                 crate::proto::data_type::name(code)
             ))
         })?;
-        let shape = resolve_input_shape(&info, &options.shape_overrides, options.default_batch_size)?;
+        let shape =
+            resolve_input_shape(&info, &options.shape_overrides, options.default_batch_size)?;
         let descriptor = OperandDescriptor::new(data_type, shape);
         let operand = imp.b.input(&info.name, &descriptor).map_err(|e| {
-            OnnxError::Invalid(format!("graph input '{}' {descriptor}: {}", info.name, e.message))
+            OnnxError::Invalid(format!(
+                "graph input '{}' {descriptor}: {}",
+                info.name, e.message
+            ))
         })?;
         imp.input_ids.insert(operand.id());
         imp.graph_inputs.insert(info.name.clone());
-        imp.values.insert(info.name.clone(), Value::dynamic(operand, elem));
-        inputs.push(ImportedInput { name: info.name, descriptor, elem_type: elem });
+        imp.values
+            .insert(info.name.clone(), Value::dynamic(operand, elem));
+        inputs.push(ImportedInput {
+            name: info.name,
+            descriptor,
+            elem_type: elem,
+        });
     }
     for name in options.constant_inputs.keys() {
         if !seen.contains(name) {
-            return Err(OnnxError::Invalid(format!("constant input '{name}' is not a graph input")));
+            return Err(OnnxError::Invalid(format!(
+                "constant input '{name}' is not a graph input"
+            )));
         }
     }
     for name in options.shape_overrides.keys() {
         let used = seen.contains(name)
             || model.inputs().iter().any(|i| {
-                i.dims.iter().flatten().any(|d| matches!(d, crate::model::Dim::Symbolic(s) if s == name))
+                i.dims
+                    .iter()
+                    .flatten()
+                    .any(|d| matches!(d, crate::model::Dim::Symbolic(s) if s == name))
             });
         if !used {
             return Err(OnnxError::Invalid(format!(
@@ -362,17 +407,35 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
         .proto
         .functions
         .iter()
-        .map(|f| ((f.domain.clone().unwrap_or_default(), f.name.clone().unwrap_or_default()), f))
+        .map(|f| {
+            (
+                (
+                    f.domain.clone().unwrap_or_default(),
+                    f.name.clone().unwrap_or_default(),
+                ),
+                f,
+            )
+        })
         .collect();
     let mut flat = Vec::new();
     let mut counter = 0usize;
     flatten(&graph.node, opset, &functions, 0, &mut counter, &mut flat)?;
-    let available: HashSet<&str> =
-        imp.values.keys().map(|s| s.as_str()).chain(initializers.keys().copied()).collect();
+    let available: HashSet<&str> = imp
+        .values
+        .keys()
+        .map(|s| s.as_str())
+        .chain(initializers.keys().copied())
+        .collect();
     let (order, mut errors) = topological_order(&flat, &available);
     for f in &flat {
         for o in &f.node.output {
-            imp.producers.insert(o.clone(), (f.node.op_type.clone().unwrap_or_default(), f.node.input.clone()));
+            imp.producers.insert(
+                o.clone(),
+                (
+                    f.node.op_type.clone().unwrap_or_default(),
+                    f.node.input.clone(),
+                ),
+            );
         }
     }
 
@@ -380,10 +443,23 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
         let FlatNode { node, opset } = &flat[idx];
         let op_type = node.op_type.as_deref().unwrap_or("");
         let domain = node.domain.as_deref().unwrap_or("");
-        let label = node.name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| format!("#{idx}"));
-        let full_op = if domain.is_empty() || domain == "ai.onnx" { op_type.to_string() } else { format!("{domain}.{op_type}") };
+        let label = node
+            .name
+            .clone()
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| format!("#{idx}"));
+        let full_op = if domain.is_empty() || domain == "ai.onnx" {
+            op_type.to_string()
+        } else {
+            format!("{domain}.{op_type}")
+        };
         let record = |kind, msg: String, errors: &mut Vec<NodeError>| {
-            errors.push(NodeError { op_type: full_op.clone(), node: label.clone(), kind, message: msg })
+            errors.push(NodeError {
+                op_type: full_op.clone(),
+                node: label.clone(),
+                kind,
+                message: msg,
+            })
         };
         let poison = |values: &mut HashMap<String, Value>| {
             for o in node.output.iter().filter(|o| !o.is_empty()) {
@@ -404,7 +480,8 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
                 if let Some(t) = initializers.get(name.as_str()) {
                     match decode_tensor(t, model.base_dir()) {
                         Ok(data) => {
-                            imp.values.insert(name.clone(), Value::konst(Const::from_tensor(data)));
+                            imp.values
+                                .insert(name.clone(), Value::konst(Const::from_tensor(data)));
                         }
                         Err(e @ (OnnxError::Malformed(_) | OnnxError::Io { .. })) => return Err(e),
                         Err(e) => {
@@ -421,7 +498,9 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
                 }
                 Some(v) => node_inputs.push(Some(v.clone())),
                 None => {
-                    failed.get_or_insert_with(|| format!("input '{name}' is not produced by any node"));
+                    failed.get_or_insert_with(|| {
+                        format!("input '{name}' is not produced by any node")
+                    });
                     node_inputs.push(None);
                 }
             }
@@ -467,7 +546,11 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
                     }
                 }
                 if let Some(i) = missing {
-                    record(NodeErrorKind::Unsupported, format!("output {i} ('{}') is not supported", node.output[i]), &mut errors);
+                    record(
+                        NodeErrorKind::Unsupported,
+                        format!("output {i} ('{}') is not supported", node.output[i]),
+                        &mut errors,
+                    );
                 }
             }
             Err(e) => {
@@ -486,21 +569,39 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
         let name = vi.name.clone().unwrap_or_default();
         if !imp.values.contains_key(&name) {
             if let Some(t) = initializers.get(name.as_str()) {
-                imp.values.insert(name.clone(), Value::konst(Const::from_tensor(decode_tensor(t, model.base_dir())?)));
+                imp.values.insert(
+                    name.clone(),
+                    Value::konst(Const::from_tensor(decode_tensor(t, model.base_dir())?)),
+                );
             }
         }
         let value = imp
             .values
             .get(&name)
-            .ok_or_else(|| OnnxError::Invalid(format!("graph output '{name}' is not produced by any node")))?
+            .ok_or_else(|| {
+                OnnxError::Invalid(format!("graph output '{name}' is not produced by any node"))
+            })?
             .clone();
         let elem_type = value.ty();
         let operand = imp.output_operand(&value).map_err(|e| {
-            OnnxError::Nodes(vec![NodeError { op_type: "output".into(), node: name.clone(), kind: e.kind, message: e.msg }])
+            OnnxError::Nodes(vec![NodeError {
+                op_type: "output".into(),
+                node: name.clone(),
+                kind: e.kind,
+                message: e.msg,
+            }])
         })?;
-        outputs.push(ImportedOutput { name, operand, elem_type });
+        outputs.push(ImportedOutput {
+            name,
+            operand,
+            elem_type,
+        });
     }
-    Ok(ImportedGraph { inputs, outputs, opset })
+    Ok(ImportedGraph {
+        inputs,
+        outputs,
+        opset,
+    })
 }
 
 /// Inlines calls to model-local functions (recursively, up to a depth of 16).
@@ -513,29 +614,51 @@ fn flatten(
     out: &mut Vec<FlatNode>,
 ) -> Result<()> {
     for node in nodes {
-        let key = (node.domain.clone().unwrap_or_default(), node.op_type.clone().unwrap_or_default());
+        let key = (
+            node.domain.clone().unwrap_or_default(),
+            node.op_type.clone().unwrap_or_default(),
+        );
         let Some(f) = functions.get(&key) else {
-            out.push(FlatNode { node: node.clone(), opset });
+            out.push(FlatNode {
+                node: node.clone(),
+                opset,
+            });
             continue;
         };
         if depth >= 16 {
-            return Err(OnnxError::Unsupported(format!("model-local function '{}' nests too deeply", key.1)));
+            return Err(OnnxError::Unsupported(format!(
+                "model-local function '{}' nests too deeply",
+                key.1
+            )));
         }
         *counter += 1;
-        let prefix = format!("{}/{}#{}/", node.name.as_deref().unwrap_or(""), key.1, counter);
+        let prefix = format!(
+            "{}/{}#{}/",
+            node.name.as_deref().unwrap_or(""),
+            key.1,
+            counter
+        );
         let mut rename: HashMap<&str, String> = HashMap::new();
         for (i, formal) in f.input.iter().enumerate() {
             rename.insert(formal, node.input.get(i).cloned().unwrap_or_default());
         }
         for (i, formal) in f.output.iter().enumerate() {
-            let actual = node.output.get(i).cloned().filter(|s| !s.is_empty()).unwrap_or_else(|| format!("{prefix}{formal}"));
+            let actual = node
+                .output
+                .get(i)
+                .cloned()
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| format!("{prefix}{formal}"));
             rename.insert(formal, actual);
         }
         let map = |v: &String| -> String {
             if v.is_empty() {
                 String::new()
             } else {
-                rename.get(v.as_str()).cloned().unwrap_or_else(|| format!("{prefix}{v}"))
+                rename
+                    .get(v.as_str())
+                    .cloned()
+                    .unwrap_or_else(|| format!("{prefix}{v}"))
             }
         };
         let f_opset = f
@@ -555,7 +678,10 @@ fn flatten(
                 match a.ref_attr_name.as_deref() {
                     Some(r) if !r.is_empty() => {
                         let given = node.attribute.iter().find(|x| x.name.as_deref() == Some(r));
-                        let default = f.attribute_proto.iter().find(|x| x.name.as_deref() == Some(r));
+                        let default = f
+                            .attribute_proto
+                            .iter()
+                            .find(|x| x.name.as_deref() == Some(r));
                         if let Some(v) = given.or(default) {
                             let mut v = v.clone();
                             v.name = a.name.clone();
@@ -575,7 +701,10 @@ fn flatten(
 
 /// A topological order of `nodes` (stable: graph order where possible). Nodes that can never
 /// run (an input nobody produces, a cycle) come back as errors.
-fn topological_order(nodes: &[FlatNode], available: &HashSet<&str>) -> (Vec<usize>, Vec<NodeError>) {
+fn topological_order(
+    nodes: &[FlatNode],
+    available: &HashSet<&str>,
+) -> (Vec<usize>, Vec<NodeError>) {
     let mut producer: HashMap<&str, usize> = HashMap::new();
     let mut errors = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
@@ -639,7 +768,10 @@ pub(crate) fn bld<T>(r: webnn_core::Result<T>) -> NResult<T> {
         if e.message.contains("is not supported; allowed") {
             unsupported(e.message)
         } else {
-            NErr { kind: NodeErrorKind::Builder(e.kind), msg: e.message }
+            NErr {
+                kind: NodeErrorKind::Builder(e.kind),
+                msg: e.message,
+            }
         }
     })
 }
@@ -662,17 +794,23 @@ impl Importer<'_> {
     }
 
     fn materialize(&mut self, c: &Const) -> NResult<Operand> {
-        let data_type = c
-            .ty
-            .webnn()
-            .ok_or_else(|| unsupported(format!("a constant of type {} is needed at run time; WebNN has no such type", c.ty)))?;
+        let data_type = c.ty.webnn().ok_or_else(|| {
+            unsupported(format!(
+                "a constant of type {} is needed at run time; WebNN has no such type",
+                c.ty
+            ))
+        })?;
         let shape = to_u32_shape(&c.shape)?;
         match &c.data {
             ConstData::Splat(bytes) if c.len() > 16 => {
-                let scalar = bld(self.b.constant(&OperandDescriptor::new(data_type, []), bytes))?;
+                let scalar = bld(self
+                    .b
+                    .constant(&OperandDescriptor::new(data_type, []), bytes))?;
                 bld(self.b.expand(&scalar, &shape, &OperatorOptions::default()))
             }
-            _ => bld(self.b.constant(&OperandDescriptor::new(data_type, shape), &c.dense_bytes())),
+            _ => bld(self
+                .b
+                .constant(&OperandDescriptor::new(data_type, shape), &c.dense_bytes())),
         }
     }
 
@@ -751,7 +889,10 @@ impl Importer<'_> {
     /// True when every present input is a constant and the output would be small enough to
     /// compute at import time.
     pub fn all_const(&self, c: &Ctx) -> bool {
-        c.inputs.iter().flatten().all(|v| matches!(v, Value::Const(k) if k.len() <= self.fold_limit))
+        c.inputs
+            .iter()
+            .flatten()
+            .all(|v| matches!(v, Value::Const(k) if k.len() <= self.fold_limit))
     }
 
     /// Dispatches one node to its family's importer.
@@ -760,22 +901,43 @@ impl Importer<'_> {
             return Ok(out);
         }
         match c.op {
-            "Conv" | "ConvTranspose" | "MaxPool" | "AveragePool" | "LpPool" | "GlobalAveragePool"
-            | "GlobalMaxPool" | "GlobalLpPool" | "Gemm" | "MatMul" | "BatchNormalization"
-            | "InstanceNormalization" | "LayerNormalization" | "LRN" | "RMSNormalization"
-            | "GroupNormalization" | "LpNormalization" | "MeanVarianceNormalization" => nn::import(self, c),
-            "ReduceMean" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2"
-            | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" | "ArgMax" | "ArgMin" | "Softmax"
-            | "LogSoftmax" | "Hardmax" | "CumSum" | "Einsum" => reduce::import(self, c),
-            "Reshape" | "Transpose" | "Concat" | "Split" | "Slice" | "Gather" | "GatherElements"
-            | "GatherND" | "ScatterElements" | "Scatter" | "ScatterND" | "Squeeze" | "Unsqueeze" | "Flatten"
-            | "Expand" | "Tile" | "Pad" | "DepthToSpace" | "SpaceToDepth" | "Trilu" | "OneHot" | "CenterCropPad"
-            | "Compress" => {
+            "Conv"
+            | "ConvTranspose"
+            | "MaxPool"
+            | "AveragePool"
+            | "LpPool"
+            | "GlobalAveragePool"
+            | "GlobalMaxPool"
+            | "GlobalLpPool"
+            | "Gemm"
+            | "MatMul"
+            | "BatchNormalization"
+            | "InstanceNormalization"
+            | "LayerNormalization"
+            | "LRN"
+            | "RMSNormalization"
+            | "GroupNormalization"
+            | "LpNormalization"
+            | "MeanVarianceNormalization" => nn::import(self, c),
+            "ReduceMean" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1"
+            | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" | "ArgMax"
+            | "ArgMin" | "Softmax" | "LogSoftmax" | "Hardmax" | "CumSum" | "Einsum" => {
+                reduce::import(self, c)
+            }
+            "Reshape" | "Transpose" | "Concat" | "Split" | "Slice" | "Gather"
+            | "GatherElements" | "GatherND" | "ScatterElements" | "Scatter" | "ScatterND"
+            | "Squeeze" | "Unsqueeze" | "Flatten" | "Expand" | "Tile" | "Pad" | "DepthToSpace"
+            | "SpaceToDepth" | "Trilu" | "OneHot" | "CenterCropPad" | "Compress" => {
                 shape_ops::import(self, c)
             }
             "Resize" | "Upsample" => resize::import(self, c),
-            "QuantizeLinear" | "DequantizeLinear" | "DynamicQuantizeLinear" | "QLinearMatMul" | "QLinearConv"
-            | "MatMulInteger" | "ConvInteger" => quant::import(self, c),
+            "QuantizeLinear"
+            | "DequantizeLinear"
+            | "DynamicQuantizeLinear"
+            | "QLinearMatMul"
+            | "QLinearConv"
+            | "MatMulInteger"
+            | "ConvInteger" => quant::import(self, c),
             "LSTM" | "GRU" => rnn::import(self, c),
             "RNN" => rnn::simple_rnn(self, c),
             _ => elementwise::import(self, c),
@@ -789,9 +951,13 @@ pub(crate) fn to_u32_shape(shape: &[usize]) -> NResult<Vec<u32>> {
         .iter()
         .map(|&d| {
             if d == 0 {
-                Err(unsupported(format!("empty tensors (shape {shape:?}) are not supported by WebNN")))
+                Err(unsupported(format!(
+                    "empty tensors (shape {shape:?}) are not supported by WebNN"
+                )))
             } else if d > i32::MAX as usize {
-                Err(unsupported(format!("dimension {d} of shape {shape:?} exceeds WebNN's 2^31-1")))
+                Err(unsupported(format!(
+                    "dimension {d} of shape {shape:?} exceeds WebNN's 2^31-1"
+                )))
             } else {
                 Ok(d as u32)
             }
@@ -804,7 +970,9 @@ pub(crate) fn norm_axis(axis: i64, rank: usize, what: &str) -> NResult<usize> {
     let r = rank as i64;
     let a = if axis < 0 { axis + r } else { axis };
     if a < 0 || a >= r {
-        return Err(invalid(format!("{what} {axis} is out of range for rank {rank}")));
+        return Err(invalid(format!(
+            "{what} {axis} is out of range for rank {rank}"
+        )));
     }
     Ok(a as usize)
 }

@@ -5,12 +5,14 @@
 //! so that WebNN's floor rounding gives it (padded positions never count, decisions.md D15).
 
 use super::elementwise::webnn;
-use super::{bld, invalid, norm_axis, to_u32_shape, unsupported, Const, Ctx, Importer, NResult, Value};
+use super::{
+    bld, invalid, norm_axis, to_u32_shape, unsupported, Const, Ctx, Importer, NResult, Value,
+};
 use crate::tensor::ElemType;
 use webnn_core::{
     BatchNormalizationOptions, Conv2dOptions, ConvTranspose2dOptions, GemmOptions,
-    InstanceNormalizationOptions, LayerNormalizationOptions, OpKind, Operand, PadOptions, Pool2dOptions,
-    ReduceOptions,
+    InstanceNormalizationOptions, LayerNormalizationOptions, OpKind, Operand, PadOptions,
+    Pool2dOptions, ReduceOptions,
 };
 
 /// Imports one node of this family.
@@ -34,8 +36,11 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
                     p => return Err(unsupported(format!("GlobalLpPool with p={p}"))),
                 },
             };
-            let options =
-                ReduceOptions { label: c.label.clone(), axes: Some((2..rank as u32).collect()), keep_dimensions: true };
+            let options = ReduceOptions {
+                label: c.label.clone(),
+                axes: Some((2..rank as u32).collect()),
+                keep_dimensions: true,
+            };
             let a = imp.operand(x)?;
             bld(imp.b.reduce(kind, &a, &options))?
         }
@@ -111,7 +116,14 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             let o = c.opts();
             let sq = bld(imp.b.mul(&a, &a, &o))?;
             let axes = Some((axis as u32..rank as u32).collect());
-            let mean = bld(imp.b.reduce_mean(&sq, &ReduceOptions { label: c.label.clone(), axes, keep_dimensions: true }))?;
+            let mean = bld(imp.b.reduce_mean(
+                &sq,
+                &ReduceOptions {
+                    label: c.label.clone(),
+                    axes,
+                    keep_dimensions: true,
+                },
+            ))?;
             let e = imp.scalar(webnn(x.ty())?, eps)?;
             let d = bld(imp.b.add(&mean, &e, &o))?;
             let d = bld(imp.b.sqrt(&d, &o))?;
@@ -128,7 +140,11 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
                 p => return Err(invalid(format!("LpNormalization p={p}"))),
             };
             let a = imp.operand(x)?;
-            let options = ReduceOptions { label: c.label.clone(), axes: Some(vec![axis as u32]), keep_dimensions: true };
+            let options = ReduceOptions {
+                label: c.label.clone(),
+                axes: Some(vec![axis as u32]),
+                keep_dimensions: true,
+            };
             let n = bld(imp.b.reduce(kind, &a, &options))?;
             // A zero norm divides by 1 (the ONNX reference leaves zero vectors at zero).
             let dt = webnn(x.ty())?;
@@ -160,7 +176,11 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             bld(imp.b.div(&centered, &std, &o))?
         }
         "LRN" => lrn(imp, c, x)?,
-        other => return Err(unsupported(format!("operator {other} has no WebNN mapping"))),
+        other => {
+            return Err(unsupported(format!(
+                "operator {other} has no WebNN mapping"
+            )))
+        }
     };
     Ok(vec![Value::dynamic(out, x.ty())])
 }
@@ -179,13 +199,23 @@ fn spatial(c: &Ctx, input: &[usize], kernel: Option<Vec<usize>>) -> NResult<Spat
     let get = |name: &str| -> NResult<Vec<usize>> {
         match c.attrs.ints(name)? {
             None => Ok(vec![1; n]),
-            Some(v) if v.len() == n && v.iter().all(|&x| x > 0) => Ok(v.iter().map(|&x| x as usize).collect()),
-            Some(v) => Err(invalid(format!("{name} {v:?} must have {n} positive values"))),
+            Some(v) if v.len() == n && v.iter().all(|&x| x > 0) => {
+                Ok(v.iter().map(|&x| x as usize).collect())
+            }
+            Some(v) => Err(invalid(format!(
+                "{name} {v:?} must have {n} positive values"
+            ))),
         }
     };
     let kernel = match c.attrs.ints("kernel_shape")? {
-        Some(k) if k.len() == n && k.iter().all(|&x| x > 0) => k.iter().map(|&x| x as usize).collect(),
-        Some(k) => return Err(invalid(format!("kernel_shape {k:?} must have {n} positive values"))),
+        Some(k) if k.len() == n && k.iter().all(|&x| x > 0) => {
+            k.iter().map(|&x| x as usize).collect()
+        }
+        Some(k) => {
+            return Err(invalid(format!(
+                "kernel_shape {k:?} must have {n} positive values"
+            )))
+        }
         None => kernel.ok_or_else(|| invalid("kernel_shape is required"))?,
     };
     let (strides, dilations) = (get("strides")?, get("dilations")?);
@@ -196,7 +226,12 @@ fn spatial(c: &Ctx, input: &[usize], kernel: Option<Vec<usize>>) -> NResult<Spat
             Some(p) if p.len() == 2 * n && p.iter().all(|&x| x >= 0) => {
                 (0..n).map(|i| (p[i] as usize, p[i + n] as usize)).collect()
             }
-            Some(p) => return Err(invalid(format!("pads {p:?} must have {} non-negative values", 2 * n))),
+            Some(p) => {
+                return Err(invalid(format!(
+                    "pads {p:?} must have {} non-negative values",
+                    2 * n
+                )))
+            }
         },
         "VALID" => vec![(0, 0); n],
         "SAME_UPPER" | "SAME_LOWER" => (0..n)
@@ -214,7 +249,12 @@ fn spatial(c: &Ctx, input: &[usize], kernel: Option<Vec<usize>>) -> NResult<Spat
             .collect(),
         other => return Err(invalid(format!("auto_pad '{other}'"))),
     };
-    Ok(Spatial { kernel, strides, dilations, pads })
+    Ok(Spatial {
+        kernel,
+        strides,
+        dilations,
+        pads,
+    })
 }
 
 /// 1-D and 2-D only; returns the spatial dims as 2-D (1-D gets a trailing 1).
@@ -222,7 +262,10 @@ fn spatial_2d(op: &str, shape: &[usize]) -> NResult<Vec<usize>> {
     match shape.len() {
         3 => Ok(vec![shape[2], 1]),
         4 => Ok(shape[2..].to_vec()),
-        r if r > 4 => Err(unsupported(format!("{op} with {} spatial dimensions (WebNN has 2-D only)", r - 2))),
+        r if r > 4 => Err(unsupported(format!(
+            "{op} with {} spatial dimensions (WebNN has 2-D only)",
+            r - 2
+        ))),
         r => Err(invalid(format!("{op} input of rank {r}"))),
     }
 }
@@ -263,13 +306,23 @@ fn conv(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
 }
 
 /// Conv of `x` with filter `w` and the node's attributes (also used by the quantized convs).
-pub(crate) fn conv_with(imp: &mut Importer, c: &Ctx, x: &Value, w: &Value, bias: Option<Operand>) -> NResult<Operand> {
+pub(crate) fn conv_with(
+    imp: &mut Importer,
+    c: &Ctx,
+    x: &Value,
+    w: &Value,
+    bias: Option<Operand>,
+) -> NResult<Operand> {
     let shape = x.shape();
     spatial_2d(c.op, &shape)?;
     let one_d = shape.len() == 3;
     let w_shape = w.shape();
     if w_shape.len() != shape.len() {
-        return Err(invalid(format!("Conv weight rank {} differs from the input's {}", w_shape.len(), shape.len())));
+        return Err(invalid(format!(
+            "Conv weight rank {} differs from the input's {}",
+            w_shape.len(),
+            shape.len()
+        )));
     }
     let sp = spatial(c, &shape[2..], Some(w_shape[2..].to_vec()))?;
     let options = Conv2dOptions {
@@ -298,23 +351,33 @@ fn conv_transpose(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
     let w = c.req(1)?;
     let w_shape = w.shape();
     if w_shape.len() != shape.len() {
-        return Err(invalid("ConvTranspose weight rank differs from the input's"));
+        return Err(invalid(
+            "ConvTranspose weight rank differs from the input's",
+        ));
     }
     let n = shape.len() - 2;
     // auto_pad is resolved below from the output shape, not as for Conv.
     let kernel: Vec<usize> = match c.attrs.ints("kernel_shape")? {
-        Some(k) if k.len() == n && k.iter().all(|&v| v > 0) => k.iter().map(|&v| v as usize).collect(),
+        Some(k) if k.len() == n && k.iter().all(|&v| v > 0) => {
+            k.iter().map(|&v| v as usize).collect()
+        }
         Some(k) => return Err(invalid(format!("kernel_shape {k:?}"))),
         None => w_shape[2..].to_vec(),
     };
     let ints = |name: &str, default: usize| -> NResult<Vec<usize>> {
         match c.attrs.ints(name)? {
             None => Ok(vec![default; n]),
-            Some(v) if v.len() == n && v.iter().all(|&x| x >= 0) => Ok(v.iter().map(|&x| x as usize).collect()),
+            Some(v) if v.len() == n && v.iter().all(|&x| x >= 0) => {
+                Ok(v.iter().map(|&x| x as usize).collect())
+            }
             Some(v) => Err(invalid(format!("{name} {v:?}"))),
         }
     };
-    let (strides, dilations, out_pad) = (ints("strides", 1)?, ints("dilations", 1)?, ints("output_padding", 0)?);
+    let (strides, dilations, out_pad) = (
+        ints("strides", 1)?,
+        ints("dilations", 1)?,
+        ints("output_padding", 0)?,
+    );
     if strides.iter().chain(&dilations).any(|&v| v == 0) {
         return Err(invalid("strides and dilations must be positive"));
     }
@@ -410,7 +473,10 @@ fn pool(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
     let in_sp = &shape[2..];
     let out = pool_sizes(in_sp, &sp, ceil);
     // count_include_pad: the declared pads become real zeros.
-    if kind == OpKind::AveragePool2d && c.attrs.int("count_include_pad", 0)? != 0 && sp.pads.iter().any(|&(b, e)| b + e > 0) {
+    if kind == OpKind::AveragePool2d
+        && c.attrs.int("count_include_pad", 0)? != 0
+        && sp.pads.iter().any(|&(b, e)| b + e > 0)
+    {
         let mut begin = vec![0u32, 0];
         let mut end = vec![0u32, 0];
         for &(b, e) in &sp.pads {
@@ -421,8 +487,18 @@ fn pool(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
             begin.push(0);
             end.push(0);
         }
-        input = bld(imp.b.pad(&input, &begin, &end, &PadOptions { label: c.label.clone(), ..Default::default() }))?;
-        let padded: Vec<usize> = (0..in_sp.len()).map(|i| in_sp[i] + sp.pads[i].0 + sp.pads[i].1).collect();
+        input = bld(imp.b.pad(
+            &input,
+            &begin,
+            &end,
+            &PadOptions {
+                label: c.label.clone(),
+                ..Default::default()
+            },
+        ))?;
+        let padded: Vec<usize> = (0..in_sp.len())
+            .map(|i| in_sp[i] + sp.pads[i].0 + sp.pads[i].1)
+            .collect();
         sp.pads = vec![(0, 0); in_sp.len()];
         return finish_pool(imp, c, kind, &input, &padded, sp, out, one_d);
     }
@@ -440,7 +516,11 @@ fn pool_sizes(input: &[usize], sp: &Spatial, ceil: bool) -> Vec<i64> {
             if span < 0 {
                 return 0;
             }
-            let mut out = if ceil { (span + s - 1) / s + 1 } else { span / s + 1 };
+            let mut out = if ceil {
+                (span + s - 1) / s + 1
+            } else {
+                span / s + 1
+            };
             if ceil && (out - 1) * s >= input[i] as i64 + sp.pads[i].0 as i64 {
                 out -= 1;
             }
@@ -468,9 +548,21 @@ fn pads_for(in_sp: &[usize], sp: &Spatial, out: &[i64]) -> NResult<Vec<(usize, u
 
 /// LpPool for p != 2: (sum of |x|^p over the window)^(1/p), the window sum being a
 /// convolution of every channel with a ones filter (padding adds zeros, as in ONNX).
-fn lp_pool(imp: &mut Importer, c: &Ctx, x: &Value, p: f64, sp: Spatial, out: Vec<i64>, one_d: bool) -> NResult<Operand> {
+fn lp_pool(
+    imp: &mut Importer,
+    c: &Ctx,
+    x: &Value,
+    p: f64,
+    sp: Spatial,
+    out: Vec<i64>,
+    one_d: bool,
+) -> NResult<Operand> {
     let shape = x.shape();
-    let in_sp: Vec<usize> = if one_d { vec![shape[2], 1] } else { shape[2..].to_vec() };
+    let in_sp: Vec<usize> = if one_d {
+        vec![shape[2], 1]
+    } else {
+        shape[2..].to_vec()
+    };
     let pads = pads_for(&shape[2..], &sp, &out)?;
     let dt = webnn(x.ty())?;
     let o = c.opts();
@@ -480,7 +572,11 @@ fn lp_pool(imp: &mut Importer, c: &Ctx, x: &Value, p: f64, sp: Spatial, out: Vec
     let a = bld(imp.b.pow(&a, &pw, &o))?;
     let a = imp.reshape_op(&a, &[shape[0] * shape[1], 1, in_sp[0], in_sp[1]], &c.label)?;
     let k = to_2d(sp.kernel.clone(), one_d, 1);
-    let ones = Const::from_f64s(x.ty(), vec![1, 1, k[0] as usize, k[1] as usize], &vec![1.0; (k[0] * k[1]) as usize]);
+    let ones = Const::from_f64s(
+        x.ty(),
+        vec![1, 1, k[0] as usize, k[1] as usize],
+        &vec![1.0; (k[0] * k[1]) as usize],
+    );
     let filter = imp.operand(&Value::konst(ones))?;
     let options = Conv2dOptions {
         label: c.label.clone(),
@@ -568,7 +664,11 @@ fn layer_norm(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Vec<Value>> {
     // applied after normalizing.
     let fits = |v: &Value| {
         let s = v.shape();
-        s.len() <= norm_shape.len() && s.iter().rev().zip(norm_shape.iter().rev()).all(|(&d, &n)| d == n || d == 1)
+        s.len() <= norm_shape.len()
+            && s.iter()
+                .rev()
+                .zip(norm_shape.iter().rev())
+                .all(|(&d, &n)| d == n || d == 1)
             || s.iter().product::<usize>() == 1
     };
     let mut late = Vec::new();
@@ -579,27 +679,52 @@ fn layer_norm(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Vec<Value>> {
         }
         if fits(v) {
             let op = imp.operand(v)?;
-            let s: Vec<usize> = std::iter::repeat(1).take(norm_shape.len() - v.rank().min(norm_shape.len())).chain(v.shape()).collect();
-            let s = if s.len() > norm_shape.len() { vec![1; norm_shape.len()] } else { s };
+            let s: Vec<usize> = std::iter::repeat(1)
+                .take(norm_shape.len() - v.rank().min(norm_shape.len()))
+                .chain(v.shape())
+                .collect();
+            let s = if s.len() > norm_shape.len() {
+                vec![1; norm_shape.len()]
+            } else {
+                s
+            };
             let r = imp.reshape_op(&op, &s, &c.label)?;
             if s == norm_shape {
                 return Ok(Some(r));
             }
-            return Ok(Some(bld(imp.b.expand(&r, &to_u32_shape(&norm_shape)?, &o))?));
+            return Ok(Some(bld(imp.b.expand(
+                &r,
+                &to_u32_shape(&norm_shape)?,
+                &o,
+            ))?));
         }
         late.push((i, imp.operand(v)?));
         Ok(None)
     };
     let scale = param(imp, 1)?;
     let bias = param(imp, 2)?;
-    let options = LayerNormalizationOptions { label: c.label.clone(), scale, bias, axes: Some(axes.clone()), epsilon: eps };
+    let options = LayerNormalizationOptions {
+        label: c.label.clone(),
+        scale,
+        bias,
+        axes: Some(axes.clone()),
+        epsilon: eps,
+    };
     let mut y = bld(imp.b.layer_normalization(&a, &options))?;
     for (i, p) in late {
-        y = if i == 1 { bld(imp.b.mul(&y, &p, &o))? } else { bld(imp.b.add(&y, &p, &o))? };
+        y = if i == 1 {
+            bld(imp.b.mul(&y, &p, &o))?
+        } else {
+            bld(imp.b.add(&y, &p, &o))?
+        };
     }
     let mut outs = vec![Value::dynamic(y, x.ty())];
     if c.wants(1) || c.wants(2) {
-        let r = ReduceOptions { label: c.label.clone(), axes: Some(axes), keep_dimensions: true };
+        let r = ReduceOptions {
+            label: c.label.clone(),
+            axes: Some(axes),
+            keep_dimensions: true,
+        };
         let mean = bld(imp.b.reduce_mean(&a, &r))?;
         let d = bld(imp.b.sub(&a, &mean, &o))?;
         let d2 = bld(imp.b.mul(&d, &d, &o))?;
@@ -619,7 +744,10 @@ fn group_norm(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
     if shape.len() < 3 {
         return Err(invalid("GroupNormalization needs an input of rank >= 3"));
     }
-    let groups = c.attrs.opt_int("num_groups")?.ok_or_else(|| invalid("num_groups is required"))?;
+    let groups = c
+        .attrs
+        .opt_int("num_groups")?
+        .ok_or_else(|| invalid("num_groups is required"))?;
     let (n, ch) = (shape[0], shape[1]);
     if groups <= 0 || ch % groups as usize != 0 {
         return Err(invalid("num_groups must divide the channels"));
@@ -642,7 +770,9 @@ fn group_norm(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
     let per_channel = |imp: &mut Importer, v: &Value| -> NResult<Operand> {
         let s = v.shape();
         let v = if s == [g] && g != ch {
-            let k = v.as_const().ok_or_else(|| unsupported("per-group scale computed at run time"))?;
+            let k = v
+                .as_const()
+                .ok_or_else(|| unsupported("per-group scale computed at run time"))?;
             let vals = k.f64s();
             let rep: Vec<f64> = (0..ch).map(|i| vals[i / (ch / g)]).collect();
             Value::konst(Const::from_f64s(k.ty, vec![ch], &rep))
@@ -665,13 +795,19 @@ fn lrn(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
     if shape.len() < 3 {
         return Err(invalid("LRN needs an input of rank >= 3"));
     }
-    let size = c.attrs.opt_int("size")?.ok_or_else(|| invalid("LRN requires size"))?;
+    let size = c
+        .attrs
+        .opt_int("size")?
+        .ok_or_else(|| invalid("LRN requires size"))?;
     if size <= 0 {
         return Err(invalid("LRN size must be positive"));
     }
     let size = size as usize;
-    let (alpha, beta, bias) =
-        (c.attrs.float("alpha", 1e-4)? as f64, c.attrs.float("beta", 0.75)? as f64, c.attrs.float("bias", 1.0)? as f64);
+    let (alpha, beta, bias) = (
+        c.attrs.float("alpha", 1e-4)? as f64,
+        c.attrs.float("beta", 0.75)? as f64,
+        c.attrs.float("bias", 1.0)? as f64,
+    );
     let ty = x.ty();
     if ty != ElemType::F32 && ty != ElemType::F16 {
         return Err(unsupported(format!("LRN on {ty}")));

@@ -27,11 +27,25 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     let mode = match mode_name.as_str() {
         "nearest" => Mode::Nearest,
         "linear" | "bilinear" => Mode::Linear,
-        m => return Err(unsupported(format!("{} mode '{m}' (only nearest and linear map to resample2d)", c.op))),
+        m => {
+            return Err(unsupported(format!(
+                "{} mode '{m}' (only nearest and linear map to resample2d)",
+                c.op
+            )))
+        }
     };
     let legacy = c.op == "Upsample" || c.opset < 11;
-    let coord = if legacy { "asymmetric".to_string() } else { c.attrs.string("coordinate_transformation_mode", "half_pixel")? };
-    let nearest_mode = if legacy { "floor".to_string() } else { c.attrs.string("nearest_mode", "round_prefer_floor")? };
+    let coord = if legacy {
+        "asymmetric".to_string()
+    } else {
+        c.attrs
+            .string("coordinate_transformation_mode", "half_pixel")?
+    };
+    let nearest_mode = if legacy {
+        "floor".to_string()
+    } else {
+        c.attrs.string("nearest_mode", "round_prefer_floor")?
+    };
     if coord == "tf_crop_and_resize" {
         return Err(unsupported("Resize with tf_crop_and_resize"));
     }
@@ -41,13 +55,18 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         let s = if c.opset >= 9 {
             imp.const_floats(c, 1)?
         } else {
-            c.attrs.floats("scales")?.map(|v| v.into_iter().map(f64::from).collect())
+            c.attrs
+                .floats("scales")?
+                .map(|v| v.into_iter().map(f64::from).collect())
         };
         (s, None)
     } else if c.opset < 11 {
         (imp.const_floats(c, 1)?, None)
     } else {
-        (imp.const_floats(c, 2)?.filter(|s| !s.is_empty()), imp.const_ints(c, 3)?.filter(|s| !s.is_empty()))
+        (
+            imp.const_floats(c, 2)?.filter(|s| !s.is_empty()),
+            imp.const_ints(c, 3)?.filter(|s| !s.is_empty()),
+        )
     };
     let axes: Vec<usize> = match c.attrs.ints("axes")? {
         Some(a) => super::norm_axes(&a, rank, "axes")?,
@@ -58,7 +77,9 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     match (scales, sizes) {
         (_, Some(sz)) => {
             if sz.len() != axes.len() || sz.iter().any(|&s| s <= 0) {
-                return Err(invalid(format!("Resize sizes {sz:?} do not fit axes {axes:?}")));
+                return Err(invalid(format!(
+                    "Resize sizes {sz:?} do not fit axes {axes:?}"
+                )));
             }
             let policy = c.attrs.string("keep_aspect_ratio_policy", "stretch")?;
             let ratio = |i: usize| sz[i] as f64 / shape[axes[i]] as f64;
@@ -82,8 +103,10 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             }
         }
         (Some(sc), None) => {
-            if sc.len() != axes.len() || sc.iter().any(|&s| !(s > 0.0)) {
-                return Err(invalid(format!("Resize scales {sc:?} do not fit axes {axes:?}")));
+            if sc.len() != axes.len() || sc.iter().any(|&s| s.is_nan() || s <= 0.0) {
+                return Err(invalid(format!(
+                    "Resize scales {sc:?} do not fit axes {axes:?}"
+                )));
             }
             for (i, &a) in axes.iter().enumerate() {
                 // Scales are float32 in ONNX; the size is floor(input * scale).
@@ -94,17 +117,22 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         }
         (None, None) => return Err(invalid(format!("{} needs scales or sizes", c.op))),
     }
-    if out.iter().any(|&d| d == 0) {
+    if out.contains(&0) {
         return Err(unsupported("Resize to an empty tensor"));
     }
-    let changed: Vec<usize> = (0..rank).filter(|&a| out[a] != shape[a] || scale[a] != 1.0).collect();
+    let changed: Vec<usize> = (0..rank)
+        .filter(|&a| out[a] != shape[a] || scale[a] != 1.0)
+        .collect();
     if changed.is_empty() {
         return Ok(vec![x.clone()]);
     }
     if changed.len() > 2 || rank > 4 {
         return Err(unsupported(format!("Resize of axes {changed:?} of a rank-{rank} input (resample2d resizes 2 axes of a 4-D tensor)")));
     }
-    if mode == Mode::Linear && c.attrs.int("antialias", 0)? != 0 && changed.iter().any(|&a| scale[a] < 1.0) {
+    if mode == Mode::Linear
+        && c.attrs.int("antialias", 0)? != 0
+        && changed.iter().any(|&a| scale[a] < 1.0)
+    {
         return Err(unsupported("antialiased linear downscaling"));
     }
     // Work on a 4-D view; pick a second, unchanged axis when only one changes.
@@ -115,9 +143,18 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         axes4.push(other);
         axes4.sort_unstable();
     }
-    let shape4: Vec<usize> = std::iter::repeat(1).take(pad).chain(shape.iter().copied()).collect();
-    let out4: Vec<usize> = std::iter::repeat(1).take(pad).chain(out.iter().copied()).collect();
-    let scale4: Vec<f64> = std::iter::repeat(1.0).take(pad).chain(scale.iter().copied()).collect();
+    let shape4: Vec<usize> = std::iter::repeat(1)
+        .take(pad)
+        .chain(shape.iter().copied())
+        .collect();
+    let out4: Vec<usize> = std::iter::repeat(1)
+        .take(pad)
+        .chain(out.iter().copied())
+        .collect();
+    let scale4: Vec<f64> = std::iter::repeat(1.0)
+        .take(pad)
+        .chain(scale.iter().copied())
+        .collect();
     for &a in &axes4 {
         if !same_mapping(mode, &coord, &nearest_mode, shape4[a], out4[a], scale4[a])? {
             return Err(unsupported(format!(
@@ -134,9 +171,15 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     let input = imp.reshape_op(&input, &shape4, &c.label)?;
     let options = Resample2dOptions {
         label: c.label.clone(),
-        mode: if mode == Mode::Nearest { InterpolationMode::NearestNeighbor } else { InterpolationMode::Linear },
+        mode: if mode == Mode::Nearest {
+            InterpolationMode::NearestNeighbor
+        } else {
+            InterpolationMode::Linear
+        },
         scales: None,
-        sizes: Some(to_u32_shape(&axes4.iter().map(|&a| out4[a]).collect::<Vec<_>>())?),
+        sizes: Some(to_u32_shape(
+            &axes4.iter().map(|&a| out4[a]).collect::<Vec<_>>(),
+        )?),
         axes: Some(axes4.iter().map(|&a| a as u32).collect()),
     };
     let y = bld(imp.b.resample2d(&input, &options))?;
@@ -197,7 +240,14 @@ fn onnx_nearest(mode: &str, v: f64) -> NResult<f64> {
 }
 
 /// True when ONNX and resample2d sample the same positions along one axis.
-fn same_mapping(mode: Mode, coord: &str, nearest_mode: &str, input: usize, output: usize, scale: f64) -> NResult<bool> {
+fn same_mapping(
+    mode: Mode,
+    coord: &str,
+    nearest_mode: &str,
+    input: usize,
+    output: usize,
+    scale: f64,
+) -> NResult<bool> {
     let webnn_scale = output as f64 / input as f64;
     let max = (input - 1) as f64;
     for x in 0..output {
@@ -226,8 +276,14 @@ mod tests {
     fn mapping_equivalences() {
         // Integer nearest upsampling picks the same pixels in every common mode.
         for coord in ["asymmetric", "half_pixel", "pytorch_half_pixel"] {
-            assert!(same_mapping(Mode::Nearest, coord, "floor", 4, 8, 2.0).unwrap() || coord != "asymmetric");
-            assert!(same_mapping(Mode::Nearest, coord, "round_prefer_floor", 3, 9, 3.0).unwrap() || coord == "asymmetric");
+            assert!(
+                same_mapping(Mode::Nearest, coord, "floor", 4, 8, 2.0).unwrap()
+                    || coord != "asymmetric"
+            );
+            assert!(
+                same_mapping(Mode::Nearest, coord, "round_prefer_floor", 3, 9, 3.0).unwrap()
+                    || coord == "asymmetric"
+            );
         }
         assert!(same_mapping(Mode::Nearest, "asymmetric", "floor", 3, 9, 3.0).unwrap());
         assert!(same_mapping(Mode::Linear, "half_pixel", "", 4, 8, 2.0).unwrap());

@@ -4,11 +4,14 @@
 
 use super::fold::dims_to_shape;
 use super::konst::broadcast_shapes;
-use super::{bld, invalid, norm_axes, norm_axis, to_u32_shape, unsupported, Const, Ctx, Importer, NResult, Value};
+use super::{
+    bld, invalid, norm_axes, norm_axis, to_u32_shape, unsupported, Const, Ctx, Importer, NResult,
+    Value,
+};
 use crate::tensor::ElemType;
 use webnn_core::{
-    GatherOptions, MLNumber, Operand, OperatorOptions, PadOptions, PaddingMode, ReverseOptions, ScatterOptions,
-    SliceOptions, SplitOptions, Splits, TransposeOptions, TriangularOptions,
+    GatherOptions, MLNumber, Operand, OperatorOptions, PadOptions, PaddingMode, ReverseOptions,
+    ScatterOptions, SliceOptions, SplitOptions, Splits, TransposeOptions, TriangularOptions,
 };
 
 /// Reshape's target: `0` copies the input dimension (unless `allowzero`), `-1` is inferred.
@@ -22,9 +25,11 @@ pub(crate) fn reshape_shape(input: &[usize], spec: &[i64], allowzero: bool) -> N
                 infer = Some(i);
                 out.push(1);
             }
-            0 if !allowzero => out.push(
-                *input.get(i).ok_or_else(|| invalid(format!("Reshape shape {spec:?}: 0 at {i} has no input dimension")))?,
-            ),
+            0 if !allowzero => out.push(*input.get(i).ok_or_else(|| {
+                invalid(format!(
+                    "Reshape shape {spec:?}: 0 at {i} has no input dimension"
+                ))
+            })?),
             d if d >= 0 => out.push(d as usize),
             _ => return Err(invalid(format!("Reshape shape {spec:?} is invalid"))),
         }
@@ -32,11 +37,15 @@ pub(crate) fn reshape_shape(input: &[usize], spec: &[i64], allowzero: bool) -> N
     let known: usize = out.iter().product();
     if let Some(i) = infer {
         if known == 0 || total % known != 0 {
-            return Err(invalid(format!("Reshape cannot infer -1 in {spec:?} for input shape {input:?}")));
+            return Err(invalid(format!(
+                "Reshape cannot infer -1 in {spec:?} for input shape {input:?}"
+            )));
         }
         out[i] = total / known;
     } else if known != total {
-        return Err(invalid(format!("Reshape shape {spec:?} does not match input shape {input:?}")));
+        return Err(invalid(format!(
+            "Reshape shape {spec:?} does not match input shape {input:?}"
+        )));
     }
     Ok(out)
 }
@@ -46,10 +55,15 @@ pub(crate) fn flatten_shape(input: &[usize], axis: i64) -> NResult<Vec<usize>> {
     let r = input.len() as i64;
     let a = if axis < 0 { axis + r } else { axis };
     if !(0..=r).contains(&a) {
-        return Err(invalid(format!("Flatten axis {axis} is out of range for rank {r}")));
+        return Err(invalid(format!(
+            "Flatten axis {axis} is out of range for rank {r}"
+        )));
     }
     let a = a as usize;
-    Ok(vec![input[..a].iter().product(), input[a..].iter().product()])
+    Ok(vec![
+        input[..a].iter().product(),
+        input[a..].iter().product(),
+    ])
 }
 
 /// Squeeze's shape: the given axes (each of size 1) or every size-1 axis removed.
@@ -59,9 +73,16 @@ pub(crate) fn squeeze_shape(input: &[usize], axes: Option<&[i64]>) -> NResult<Ve
         Some(axes) => {
             let axes = norm_axes(axes, input.len(), "Squeeze axes")?;
             if let Some(&a) = axes.iter().find(|&&a| input[a] != 1) {
-                return Err(invalid(format!("Squeeze axis {a} of shape {input:?} is not 1")));
+                return Err(invalid(format!(
+                    "Squeeze axis {a} of shape {input:?} is not 1"
+                )));
             }
-            Ok(input.iter().enumerate().filter(|(i, _)| !axes.contains(i)).map(|(_, &d)| d).collect())
+            Ok(input
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !axes.contains(i))
+                .map(|(_, &d)| d)
+                .collect())
         }
     }
 }
@@ -71,7 +92,15 @@ pub(crate) fn unsqueeze_shape(input: &[usize], axes: &[i64]) -> NResult<Vec<usiz
     let rank = input.len() + axes.len();
     let axes = norm_axes(axes, rank, "Unsqueeze axes")?;
     let mut it = input.iter();
-    Ok((0..rank).map(|i| if axes.contains(&i) { 1 } else { it.next().copied().unwrap_or(1) }).collect())
+    Ok((0..rank)
+        .map(|i| {
+            if axes.contains(&i) {
+                1
+            } else {
+                it.next().copied().unwrap_or(1)
+            }
+        })
+        .collect())
 }
 
 /// Transpose's permutation (default: reversed dimensions).
@@ -81,7 +110,9 @@ pub(crate) fn transpose_perm(rank: usize, perm: Option<&[i64]>) -> NResult<Vec<u
         Some(p) => {
             let p = norm_axes(p, rank, "Transpose perm")?;
             if p.len() != rank {
-                return Err(invalid(format!("Transpose perm {p:?} does not have rank {rank} entries")));
+                return Err(invalid(format!(
+                    "Transpose perm {p:?} does not have rank {rank} entries"
+                )));
             }
             Ok(p)
         }
@@ -105,10 +136,24 @@ pub(crate) fn slice_params(
     axes: Option<&[i64]>,
     steps: Option<&[i64]>,
 ) -> NResult<Vec<SliceParam>> {
-    let mut params: Vec<SliceParam> = shape.iter().map(|&d| SliceParam { start: 0, count: d, step: 1 }).collect();
-    let axes: Vec<i64> = axes.map(|a| a.to_vec()).unwrap_or_else(|| (0..starts.len() as i64).collect());
-    if starts.len() != ends.len() || axes.len() != starts.len() || steps.is_some_and(|s| s.len() != starts.len()) {
-        return Err(invalid("Slice starts, ends, axes and steps differ in length"));
+    let mut params: Vec<SliceParam> = shape
+        .iter()
+        .map(|&d| SliceParam {
+            start: 0,
+            count: d,
+            step: 1,
+        })
+        .collect();
+    let axes: Vec<i64> = axes
+        .map(|a| a.to_vec())
+        .unwrap_or_else(|| (0..starts.len() as i64).collect());
+    if starts.len() != ends.len()
+        || axes.len() != starts.len()
+        || steps.is_some_and(|s| s.len() != starts.len())
+    {
+        return Err(invalid(
+            "Slice starts, ends, axes and steps differ in length",
+        ));
     }
     let axes = norm_axes(&axes, shape.len(), "Slice axes")?;
     for (i, &a) in axes.iter().enumerate() {
@@ -122,11 +167,25 @@ pub(crate) fn slice_params(
         let (start, count) = if step > 0 {
             let s = start.clamp(0, dim);
             let e = end.clamp(0, dim);
-            (s, if e > s { ((e - s) as u64).div_ceil(step as u64) as usize } else { 0 })
+            (
+                s,
+                if e > s {
+                    ((e - s) as u64).div_ceil(step as u64) as usize
+                } else {
+                    0
+                },
+            )
         } else {
             let s = start.clamp(0, dim - 1);
             let e = end.clamp(-1, dim - 1);
-            (s, if s > e { ((s - e) as u64).div_ceil(step.unsigned_abs()) as usize } else { 0 })
+            (
+                s,
+                if s > e {
+                    ((s - e) as u64).div_ceil(step.unsigned_abs()) as usize
+                } else {
+                    0
+                },
+            )
         };
         params[a] = SliceParam { start, count, step };
     }
@@ -134,7 +193,12 @@ pub(crate) fn slice_params(
 }
 
 /// The part sizes of Split.
-pub(crate) fn split_sizes(dim: usize, split: Option<&[i64]>, outputs: usize, num_outputs: Option<i64>) -> NResult<Vec<usize>> {
+pub(crate) fn split_sizes(
+    dim: usize,
+    split: Option<&[i64]>,
+    outputs: usize,
+    num_outputs: Option<i64>,
+) -> NResult<Vec<usize>> {
     if let Some(s) = split {
         let sizes = dims_to_shape(s)?;
         if sizes.iter().sum::<usize>() != dim {
@@ -151,13 +215,17 @@ pub(crate) fn split_sizes(dim: usize, split: Option<&[i64]>, outputs: usize, num
         let mut sizes = vec![chunk; n];
         let last = dim as i64 - (chunk * (n - 1)) as i64;
         if last < 0 {
-            return Err(invalid(format!("Split cannot make {n} parts of dimension {dim}")));
+            return Err(invalid(format!(
+                "Split cannot make {n} parts of dimension {dim}"
+            )));
         }
         sizes[n - 1] = last as usize;
         return Ok(sizes);
     }
     if dim % n != 0 {
-        return Err(invalid(format!("Split of dimension {dim} into {n} equal parts")));
+        return Err(invalid(format!(
+            "Split of dimension {dim} into {n} equal parts"
+        )));
     }
     Ok(vec![dim / n; n])
 }
@@ -190,7 +258,12 @@ impl Importer<'_> {
 
     /// Reshapes an operand.
     pub fn reshape_op(&mut self, op: &Operand, shape: &[usize], label: &str) -> NResult<Operand> {
-        if op.shape().iter().map(|&d| d as usize).eq(shape.iter().copied()) {
+        if op
+            .shape()
+            .iter()
+            .map(|&d| d as usize)
+            .eq(shape.iter().copied())
+        {
             return Ok(op.clone());
         }
         let dims = to_u32_shape(shape)?;
@@ -202,36 +275,62 @@ impl Importer<'_> {
         if perm.iter().enumerate().all(|(i, &p)| i == p) {
             return Ok(op.clone());
         }
-        let options = TransposeOptions { label: label.into(), permutation: Some(perm.iter().map(|&p| p as u32).collect()) };
+        let options = TransposeOptions {
+            label: label.into(),
+            permutation: Some(perm.iter().map(|&p| p as u32).collect()),
+        };
         bld(self.b.transpose(op, &options))
     }
 
     /// Slices an operand with ONNX semantics (negative steps through `reverse`).
-    pub fn slice_op(&mut self, op: &Operand, params: &[SliceParam], label: &str) -> NResult<Operand> {
+    pub fn slice_op(
+        &mut self,
+        op: &Operand,
+        params: &[SliceParam],
+        label: &str,
+    ) -> NResult<Operand> {
         let shape: Vec<i64> = op.shape().iter().map(|&d| d as i64).collect();
         if params.iter().any(|p| p.count == 0) {
-            return Err(unsupported("the slice is empty; WebNN has no empty tensors"));
+            return Err(unsupported(
+                "the slice is empty; WebNN has no empty tensors",
+            ));
         }
-        let reversed: Vec<u32> = (0..params.len()).filter(|&i| params[i].step < 0).map(|i| i as u32).collect();
+        let reversed: Vec<u32> = (0..params.len())
+            .filter(|&i| params[i].step < 0)
+            .map(|i| i as u32)
+            .collect();
         let mut x = op.clone();
         if !reversed.is_empty() {
-            let options = ReverseOptions { label: label.into(), axes: Some(reversed.clone()) };
+            let options = ReverseOptions {
+                label: label.into(),
+                axes: Some(reversed.clone()),
+            };
             x = bld(self.b.reverse(&x, &options))?;
         }
         let mut starts = Vec::new();
         let mut sizes = Vec::new();
         let mut strides = Vec::new();
         for (i, p) in params.iter().enumerate() {
-            let (start, step) = if p.step < 0 { (shape[i] - 1 - p.start, -p.step) } else { (p.start, p.step) };
+            let (start, step) = if p.step < 0 {
+                (shape[i] - 1 - p.start, -p.step)
+            } else {
+                (p.start, p.step)
+            };
             starts.push(start as u32);
             sizes.push(((p.count as i64 - 1) * step + 1) as u32);
             strides.push(step as u32);
         }
-        let identity = params.iter().enumerate().all(|(i, p)| p.count as i64 == shape[i] && p.step.abs() == 1);
+        let identity = params
+            .iter()
+            .enumerate()
+            .all(|(i, p)| p.count as i64 == shape[i] && p.step.abs() == 1);
         if identity {
             return Ok(x);
         }
-        let options = SliceOptions { label: label.into(), strides: Some(strides) };
+        let options = SliceOptions {
+            label: label.into(),
+            strides: Some(strides),
+        };
         bld(self.b.slice(&x, &starts, &sizes, &options))
     }
 
@@ -239,11 +338,21 @@ impl Importer<'_> {
     fn index_operand(&mut self, v: &Value, dim: usize) -> NResult<Operand> {
         if let Value::Const(k) = v {
             let d = dim as i64;
-            let vals: Vec<i64> = k.i64s().into_iter().map(|i| if i < 0 { i + d } else { i }).collect();
+            let vals: Vec<i64> = k
+                .i64s()
+                .into_iter()
+                .map(|i| if i < 0 { i + d } else { i })
+                .collect();
             if vals.iter().any(|&i| i < 0 || i >= d) {
-                return Err(invalid(format!("an index is out of range for dimension {dim}")));
+                return Err(invalid(format!(
+                    "an index is out of range for dimension {dim}"
+                )));
             }
-            let ty = if k.ty == ElemType::I32 { ElemType::I32 } else { ElemType::I64 };
+            let ty = if k.ty == ElemType::I32 {
+                ElemType::I32
+            } else {
+                ElemType::I64
+            };
             return self.operand(&Value::konst(Const::from_i64s(ty, k.shape.clone(), &vals)));
         }
         self.operand(v)
@@ -260,17 +369,29 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     let rank = shape.len();
     match c.op {
         "Reshape" => {
-            let spec = imp.const_ints(c, 1)?.ok_or_else(|| invalid("Reshape requires its shape input"))?;
+            let spec = imp
+                .const_ints(c, 1)?
+                .ok_or_else(|| invalid("Reshape requires its shape input"))?;
             let target = reshape_shape(&shape, &spec, c.attrs.int("allowzero", 0)? != 0)?;
             one(imp.reshape_value(x, &target, label)?)
         }
-        "Flatten" => one(imp.reshape_value(x, &flatten_shape(&shape, c.attrs.int("axis", 1)?)?, label)?),
+        "Flatten" => {
+            one(imp.reshape_value(x, &flatten_shape(&shape, c.attrs.int("axis", 1)?)?, label)?)
+        }
         "Squeeze" => {
-            let axes = if c.opset >= 13 { imp.const_ints(c, 1)? } else { c.attrs.ints("axes")? };
+            let axes = if c.opset >= 13 {
+                imp.const_ints(c, 1)?
+            } else {
+                c.attrs.ints("axes")?
+            };
             one(imp.reshape_value(x, &squeeze_shape(&shape, axes.as_deref())?, label)?)
         }
         "Unsqueeze" => {
-            let axes = if c.opset >= 13 { imp.const_ints(c, 1)? } else { c.attrs.ints("axes")? };
+            let axes = if c.opset >= 13 {
+                imp.const_ints(c, 1)?
+            } else {
+                c.attrs.ints("axes")?
+            };
             let axes = axes.ok_or_else(|| invalid("Unsqueeze requires axes"))?;
             one(imp.reshape_value(x, &unsqueeze_shape(&shape, &axes)?, label)?)
         }
@@ -280,7 +401,10 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             dynamic(imp.transpose_op(&op, &perm, label)?, x.ty())
         }
         "Concat" => {
-            let axis = c.attrs.opt_int("axis")?.ok_or_else(|| invalid("Concat requires 'axis'"))?;
+            let axis = c
+                .attrs
+                .opt_int("axis")?
+                .ok_or_else(|| invalid("Concat requires 'axis'"))?;
             let axis = norm_axis(axis, rank, "Concat axis")?;
             let mut ops = Vec::new();
             for i in 0..c.n_inputs() {
@@ -299,28 +423,53 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         }
         "Split" => {
             let axis = norm_axis(c.attrs.int("axis", 0)?, rank, "Split axis")?;
-            let split = if c.opset >= 13 { imp.const_ints(c, 1)? } else { c.attrs.ints("split")? };
-            let sizes = split_sizes(shape[axis], split.as_deref(), c.wanted.len(), c.attrs.opt_int("num_outputs")?)?;
+            let split = if c.opset >= 13 {
+                imp.const_ints(c, 1)?
+            } else {
+                c.attrs.ints("split")?
+            };
+            let sizes = split_sizes(
+                shape[axis],
+                split.as_deref(),
+                c.wanted.len(),
+                c.attrs.opt_int("num_outputs")?,
+            )?;
             let op = imp.operand(x)?;
             if sizes.len() == 1 {
                 return one(Value::dynamic(op, x.ty()));
             }
             let sizes: Vec<u32> = to_u32_shape(&sizes)?;
-            let outs = bld(imp.b.split(&op, &Splits::Sizes(sizes), &SplitOptions { label: label.into(), axis: axis as u32 }))?;
-            Ok(outs.into_iter().map(|o| Value::dynamic(o, x.ty())).collect())
+            let outs = bld(imp.b.split(
+                &op,
+                &Splits::Sizes(sizes),
+                &SplitOptions {
+                    label: label.into(),
+                    axis: axis as u32,
+                },
+            ))?;
+            Ok(outs
+                .into_iter()
+                .map(|o| Value::dynamic(o, x.ty()))
+                .collect())
         }
         "Slice" => {
             let (starts, ends, axes, steps) = if c.opset < 10 {
                 (
-                    c.attrs.ints("starts")?.ok_or_else(|| invalid("Slice requires starts"))?,
-                    c.attrs.ints("ends")?.ok_or_else(|| invalid("Slice requires ends"))?,
+                    c.attrs
+                        .ints("starts")?
+                        .ok_or_else(|| invalid("Slice requires starts"))?,
+                    c.attrs
+                        .ints("ends")?
+                        .ok_or_else(|| invalid("Slice requires ends"))?,
                     c.attrs.ints("axes")?,
                     None,
                 )
             } else {
                 (
-                    imp.const_ints(c, 1)?.ok_or_else(|| invalid("Slice requires starts"))?,
-                    imp.const_ints(c, 2)?.ok_or_else(|| invalid("Slice requires ends"))?,
+                    imp.const_ints(c, 1)?
+                        .ok_or_else(|| invalid("Slice requires starts"))?,
+                    imp.const_ints(c, 2)?
+                        .ok_or_else(|| invalid("Slice requires ends"))?,
                     imp.const_ints(c, 3)?,
                     imp.const_ints(c, 4)?,
                 )
@@ -333,7 +482,10 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             let axis = norm_axis(c.attrs.int("axis", 0)?, rank, "axis")?;
             let op = imp.operand(x)?;
             let indices = imp.index_operand(c.req(1)?, shape[axis])?;
-            let options = GatherOptions { label: label.into(), axis: axis as u32 };
+            let options = GatherOptions {
+                label: label.into(),
+                axis: axis as u32,
+            };
             let out = if c.op == "Gather" {
                 imp.b.gather(&op, &indices, &options)
             } else {
@@ -352,7 +504,10 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         "ScatterElements" | "Scatter" | "ScatterND" => {
             let reduction = c.attrs.string("reduction", "none")?;
             if reduction != "none" {
-                return Err(unsupported(format!("{} with reduction '{reduction}'", c.op)));
+                return Err(unsupported(format!(
+                    "{} with reduction '{reduction}'",
+                    c.op
+                )));
             }
             let op = imp.operand(x)?;
             let updates = imp.operand(c.req(2)?)?;
@@ -362,24 +517,45 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             } else {
                 let axis = norm_axis(c.attrs.int("axis", 0)?, rank, "axis")?;
                 let indices = imp.index_operand(c.req(1)?, shape[axis])?;
-                imp.b.scatter_elements(&op, &indices, &updates, &ScatterOptions { label: label.into(), axis: axis as u32 })
+                imp.b.scatter_elements(
+                    &op,
+                    &indices,
+                    &updates,
+                    &ScatterOptions {
+                        label: label.into(),
+                        axis: axis as u32,
+                    },
+                )
             };
             dynamic(bld(out)?, x.ty())
         }
         "Expand" => {
-            let target = dims_to_shape(&imp.const_ints(c, 1)?.ok_or_else(|| invalid("Expand requires its shape input"))?)?;
-            let out = broadcast_shapes(&shape, &target)
-                .ok_or_else(|| invalid(format!("Expand: {shape:?} does not broadcast to {target:?}")))?;
+            let target = dims_to_shape(
+                &imp.const_ints(c, 1)?
+                    .ok_or_else(|| invalid("Expand requires its shape input"))?,
+            )?;
+            let out = broadcast_shapes(&shape, &target).ok_or_else(|| {
+                invalid(format!(
+                    "Expand: {shape:?} does not broadcast to {target:?}"
+                ))
+            })?;
             if out == shape {
                 return one(x.clone());
             }
             let op = imp.operand(x)?;
-            dynamic(bld(imp.b.expand(&op, &to_u32_shape(&out)?, &c.opts()))?, x.ty())
+            dynamic(
+                bld(imp.b.expand(&op, &to_u32_shape(&out)?, &c.opts()))?,
+                x.ty(),
+            )
         }
         "Tile" => {
-            let reps = imp.const_ints(c, 1)?.ok_or_else(|| invalid("Tile requires repeats"))?;
+            let reps = imp
+                .const_ints(c, 1)?
+                .ok_or_else(|| invalid("Tile requires repeats"))?;
             if reps.len() != rank {
-                return Err(invalid(format!("Tile repeats {reps:?} must have {rank} entries")));
+                return Err(invalid(format!(
+                    "Tile repeats {reps:?} must have {rank} entries"
+                )));
             }
             if reps.iter().all(|&r| r == 1) {
                 return one(x.clone());
@@ -390,29 +566,54 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         }
         "Pad" => pad(imp, c, x),
         "DepthToSpace" | "SpaceToDepth" => {
-            let bs = c.attrs.opt_int("blocksize")?.ok_or_else(|| invalid("blocksize is required"))?;
+            let bs = c
+                .attrs
+                .opt_int("blocksize")?
+                .ok_or_else(|| invalid("blocksize is required"))?;
             if rank != 4 || bs <= 0 {
-                return Err(invalid("DepthToSpace/SpaceToDepth need a 4-D input and a positive blocksize"));
+                return Err(invalid(
+                    "DepthToSpace/SpaceToDepth need a 4-D input and a positive blocksize",
+                ));
             }
             let b = bs as usize;
             let (n, ch, h, w) = (shape[0], shape[1], shape[2], shape[3]);
             let op = imp.operand(x)?;
             let (s1, perm, s2) = if c.op == "DepthToSpace" {
                 if ch % (b * b) != 0 {
-                    return Err(invalid("DepthToSpace channels are not divisible by blocksize^2"));
+                    return Err(invalid(
+                        "DepthToSpace channels are not divisible by blocksize^2",
+                    ));
                 }
                 let cc = ch / (b * b);
                 if c.attrs.string("mode", "DCR")? == "CRD" {
-                    (vec![n, cc, b, b, h, w], vec![0, 1, 4, 2, 5, 3], vec![n, cc, h * b, w * b])
+                    (
+                        vec![n, cc, b, b, h, w],
+                        vec![0, 1, 4, 2, 5, 3],
+                        vec![n, cc, h * b, w * b],
+                    )
                 } else {
-                    (vec![n, b, b, cc, h, w], vec![0, 3, 4, 1, 5, 2], vec![n, cc, h * b, w * b])
+                    (
+                        vec![n, b, b, cc, h, w],
+                        vec![0, 3, 4, 1, 5, 2],
+                        vec![n, cc, h * b, w * b],
+                    )
                 }
             } else {
                 if h % b != 0 || w % b != 0 {
-                    return Err(invalid("SpaceToDepth spatial size is not divisible by blocksize"));
+                    return Err(invalid(
+                        "SpaceToDepth spatial size is not divisible by blocksize",
+                    ));
                 }
-                let perm = if c.attrs.string("mode", "DCR")? == "CRD" { vec![0, 1, 3, 5, 2, 4] } else { vec![0, 3, 5, 1, 2, 4] };
-                (vec![n, ch, h / b, b, w / b, b], perm, vec![n, ch * b * b, h / b, w / b])
+                let perm = if c.attrs.string("mode", "DCR")? == "CRD" {
+                    vec![0, 1, 3, 5, 2, 4]
+                } else {
+                    vec![0, 3, 5, 1, 2, 4]
+                };
+                (
+                    vec![n, ch, h / b, b, w / b, b],
+                    perm,
+                    vec![n, ch * b * b, h / b, w / b],
+                )
             };
             let r = imp.reshape_op(&op, &s1, label)?;
             let t = imp.transpose_op(&r, &perm, label)?;
@@ -434,13 +635,30 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         }
         "OneHot" => one_hot(imp, c, x),
         "CenterCropPad" => {
-            let target = imp.const_ints(c, 1)?.ok_or_else(|| invalid("CenterCropPad requires shape"))?;
-            let axes = norm_axes(&c.attrs.ints("axes")?.unwrap_or_else(|| (0..rank as i64).collect()), rank, "axes")?;
+            let target = imp
+                .const_ints(c, 1)?
+                .ok_or_else(|| invalid("CenterCropPad requires shape"))?;
+            let axes = norm_axes(
+                &c.attrs
+                    .ints("axes")?
+                    .unwrap_or_else(|| (0..rank as i64).collect()),
+                rank,
+                "axes",
+            )?;
             if target.len() != axes.len() || target.iter().any(|&t| t <= 0) {
-                return Err(invalid(format!("CenterCropPad shape {target:?} does not fit axes {axes:?}")));
+                return Err(invalid(format!(
+                    "CenterCropPad shape {target:?} does not fit axes {axes:?}"
+                )));
             }
             let (mut begin, mut end) = (vec![0u32; rank], vec![0u32; rank]);
-            let mut params: Vec<SliceParam> = shape.iter().map(|&d| SliceParam { start: 0, count: d, step: 1 }).collect();
+            let mut params: Vec<SliceParam> = shape
+                .iter()
+                .map(|&d| SliceParam {
+                    start: 0,
+                    count: d,
+                    step: 1,
+                })
+                .collect();
             for (&a, &t) in axes.iter().zip(&target) {
                 let (t, d) = (t as usize, shape[a]);
                 if t > d {
@@ -448,32 +666,59 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
                     end[a] = (t - d - (t - d) / 2) as u32;
                     params[a].count = t;
                 } else {
-                    params[a] = SliceParam { start: ((d - t) / 2) as i64, count: t, step: 1 };
+                    params[a] = SliceParam {
+                        start: ((d - t) / 2) as i64,
+                        count: t,
+                        step: 1,
+                    };
                 }
             }
             let mut op = imp.operand(x)?;
             if begin.iter().chain(&end).any(|&p| p > 0) {
-                op = bld(imp.b.pad(&op, &begin, &end, &PadOptions { label: label.into(), ..Default::default() }))?;
+                op = bld(imp.b.pad(
+                    &op,
+                    &begin,
+                    &end,
+                    &PadOptions {
+                        label: label.into(),
+                        ..Default::default()
+                    },
+                ))?;
             }
             dynamic(imp.slice_op(&op, &params, label)?, x.ty())
         }
         "Compress" => {
-            let cond = imp.const_ints(c, 1)?.ok_or_else(|| invalid("Compress requires condition"))?;
+            let cond = imp
+                .const_ints(c, 1)?
+                .ok_or_else(|| invalid("Compress requires condition"))?;
             let (v, axis) = match c.attrs.opt_int("axis")? {
                 Some(a) => (x.clone(), norm_axis(a, rank, "axis")?),
                 None => (imp.reshape_value(x, &[shape.iter().product()], label)?, 0),
             };
             let dim = v.shape()[axis];
-            let picked: Vec<i64> = cond.iter().take(dim).enumerate().filter(|(_, &b)| b != 0).map(|(i, _)| i as i64).collect();
+            let picked: Vec<i64> = cond
+                .iter()
+                .take(dim)
+                .enumerate()
+                .filter(|(_, &b)| b != 0)
+                .map(|(i, _)| i as i64)
+                .collect();
             if picked.is_empty() {
-                return Err(unsupported("Compress selects nothing; WebNN has no empty tensors"));
+                return Err(unsupported(
+                    "Compress selects nothing; WebNN has no empty tensors",
+                ));
             }
             let op = imp.operand(&v)?;
             let idx = imp.operand(&Value::konst(Const::i64_vec(&picked)))?;
-            let options = GatherOptions { label: label.into(), axis: axis as u32 };
+            let options = GatherOptions {
+                label: label.into(),
+                axis: axis as u32,
+            };
             dynamic(bld(imp.b.gather(&op, &idx, &options))?, x.ty())
         }
-        other => Err(unsupported(format!("operator {other} has no WebNN mapping"))),
+        other => Err(unsupported(format!(
+            "operator {other} has no WebNN mapping"
+        ))),
     }
 }
 
@@ -488,10 +733,19 @@ fn pad(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Vec<Value>> {
         m => return Err(unsupported(format!("Pad mode '{m}'"))),
     };
     let (pads, value, axes) = if c.opset < 11 {
-        let pads = c.attrs.ints("pads")?.ok_or_else(|| invalid("Pad requires pads"))?;
-        (pads, MLNumber::Double(c.attrs.float("value", 0.0)? as f64), None)
+        let pads = c
+            .attrs
+            .ints("pads")?
+            .ok_or_else(|| invalid("Pad requires pads"))?;
+        (
+            pads,
+            MLNumber::Double(c.attrs.float("value", 0.0)? as f64),
+            None,
+        )
     } else {
-        let pads = imp.const_ints(c, 1)?.ok_or_else(|| invalid("Pad requires pads"))?;
+        let pads = imp
+            .const_ints(c, 1)?
+            .ok_or_else(|| invalid("Pad requires pads"))?;
         let value = match imp.const_input(c, 2)? {
             Some(v) if v.len() == 1 => number_of(v),
             Some(_) => return Err(invalid("Pad constant_value must be a scalar")),
@@ -499,9 +753,15 @@ fn pad(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Vec<Value>> {
         };
         (pads, value, imp.const_ints(c, 3)?)
     };
-    let axes = norm_axes(&axes.unwrap_or_else(|| (0..rank as i64).collect()), rank, "Pad axes")?;
+    let axes = norm_axes(
+        &axes.unwrap_or_else(|| (0..rank as i64).collect()),
+        rank,
+        "Pad axes",
+    )?;
     if pads.len() != 2 * axes.len() {
-        return Err(invalid(format!("Pad pads {pads:?} must have 2 entries per padded axis")));
+        return Err(invalid(format!(
+            "Pad pads {pads:?} must have 2 entries per padded axis"
+        )));
     }
     let mut begin = vec![0i64; rank];
     let mut end = vec![0i64; rank];
@@ -511,9 +771,19 @@ fn pad(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Vec<Value>> {
     }
     let mut op = imp.operand(x)?;
     if begin.iter().chain(&end).any(|&p| p > 0) {
-        let options = PadOptions { label: c.label.clone(), mode, value };
-        let b: Vec<u32> = begin.iter().map(|&p| p.clamp(0, i32::MAX as i64) as u32).collect();
-        let e: Vec<u32> = end.iter().map(|&p| p.clamp(0, i32::MAX as i64) as u32).collect();
+        let options = PadOptions {
+            label: c.label.clone(),
+            mode,
+            value,
+        };
+        let b: Vec<u32> = begin
+            .iter()
+            .map(|&p| p.clamp(0, i32::MAX as i64) as u32)
+            .collect();
+        let e: Vec<u32> = end
+            .iter()
+            .map(|&p| p.clamp(0, i32::MAX as i64) as u32)
+            .collect();
         op = bld(imp.b.pad(&op, &b, &e, &options))?;
     }
     if begin.iter().chain(&end).any(|&p| p < 0) {
@@ -524,9 +794,15 @@ fn pad(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Vec<Value>> {
             let start = (-begin[d]).max(0);
             let count = padded[d] - start - (-end[d]).max(0);
             if count <= 0 {
-                return Err(unsupported("Pad crops a dimension to nothing; WebNN has no empty tensors"));
+                return Err(unsupported(
+                    "Pad crops a dimension to nothing; WebNN has no empty tensors",
+                ));
             }
-            params.push(SliceParam { start, count: count as usize, step: 1 });
+            params.push(SliceParam {
+                start,
+                count: count as usize,
+                step: 1,
+            });
         }
         op = imp.slice_op(&op, &params, &c.label)?;
     }
@@ -534,7 +810,9 @@ fn pad(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Vec<Value>> {
 }
 
 fn one_hot(imp: &mut Importer, c: &Ctx, indices: &Value) -> NResult<Vec<Value>> {
-    let depth = imp.const_input(c, 1)?.ok_or_else(|| invalid("OneHot requires depth"))?;
+    let depth = imp
+        .const_input(c, 1)?
+        .ok_or_else(|| invalid("OneHot requires depth"))?;
     if depth.len() != 1 {
         return Err(invalid("OneHot depth must be a scalar"));
     }
@@ -570,7 +848,13 @@ fn one_hot(imp: &mut Importer, c: &Ctx, indices: &Value) -> NResult<Vec<Value>> 
     // values = [off, on]
     let vals = imp.reshape_value(values, &[2], label)?;
     let vals = imp.operand(&vals)?;
-    let params = |i: i64| vec![SliceParam { start: i, count: 1, step: 1 }];
+    let params = |i: i64| {
+        vec![SliceParam {
+            start: i,
+            count: 1,
+            step: 1,
+        }]
+    };
     let off = imp.slice_op(&vals, &params(0), label)?;
     let on = imp.slice_op(&vals, &params(1), label)?;
     let out = bld(imp.b.where_(&hit, &on, &off, &c.opts()))?;

@@ -6,9 +6,24 @@ use super::{unsupported, NResult};
 use crate::proto::AttributeProto;
 
 const REDUCE: &[&str] = &["axes", "keepdims", "noop_with_empty_axes"];
-const CONV: &[&str] = &["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"];
-const CONV_TRANSPOSE: &[&str] =
-    &["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides", "output_padding", "output_shape"];
+const CONV: &[&str] = &[
+    "auto_pad",
+    "dilations",
+    "group",
+    "kernel_shape",
+    "pads",
+    "strides",
+];
+const CONV_TRANSPOSE: &[&str] = &[
+    "auto_pad",
+    "dilations",
+    "group",
+    "kernel_shape",
+    "pads",
+    "strides",
+    "output_padding",
+    "output_shape",
+];
 const RNN: &[&str] = &[
     "activation_alpha",
     "activation_beta",
@@ -25,10 +40,11 @@ const RNN: &[&str] = &[
 pub(crate) fn known_attributes(op: &str) -> Option<&'static [&'static str]> {
     Some(match op {
         // Element-wise and activations.
-        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Max" | "Min" | "Sum" | "Mean" | "Relu" | "Sigmoid" | "Tanh"
-        | "Softplus" | "Softsign" | "Erf" | "Sqrt" | "Exp" | "Log" | "Abs" | "Neg" | "Reciprocal" | "Floor"
-        | "Ceil" | "Round" | "Sign" | "Sin" | "Cos" | "Tan" | "Sinh" | "Cosh" | "Not" | "And" | "Or" | "Xor"
-        | "Equal" | "Greater" | "GreaterOrEqual" | "Less" | "LessOrEqual" | "IsNaN" | "Identity" | "HardSwish"
+        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Max" | "Min" | "Sum" | "Mean" | "Relu"
+        | "Sigmoid" | "Tanh" | "Softplus" | "Softsign" | "Erf" | "Sqrt" | "Exp" | "Log" | "Abs"
+        | "Neg" | "Reciprocal" | "Floor" | "Ceil" | "Round" | "Sign" | "Sin" | "Cos" | "Tan"
+        | "Sinh" | "Cosh" | "Not" | "And" | "Or" | "Xor" | "Equal" | "Greater"
+        | "GreaterOrEqual" | "Less" | "LessOrEqual" | "IsNaN" | "Identity" | "HardSwish"
         | "Mish" | "PRelu" | "Where" | "Size" | "Expand" | "Tile" | "NonZero" | "MatMul"
         | "GlobalAveragePool" | "GlobalMaxPool" => &[],
         "Mod" => &["fmod"],
@@ -41,20 +57,34 @@ pub(crate) fn known_attributes(op: &str) -> Option<&'static [&'static str]> {
         "IsInf" => &["detect_negative", "detect_positive"],
         "Cast" => &["to", "saturate", "round_mode"],
         "CastLike" => &["saturate", "round_mode"],
-        "QuantizeLinear" => &["axis", "block_size", "output_dtype", "saturate", "precision"],
+        "QuantizeLinear" => &[
+            "axis",
+            "block_size",
+            "output_dtype",
+            "saturate",
+            "precision",
+        ],
         "DequantizeLinear" => &["axis", "block_size", "output_dtype"],
         "Dropout" => &["ratio", "seed", "is_test"],
         "Shape" => &["start", "end"],
         "ConstantOfShape" => &["value"],
         "Range" => &["stash_type"],
-        "Constant" => &["value", "value_float", "value_floats", "value_int", "value_ints", "sparse_value", "value_string", "value_strings"],
+        "Constant" => &[
+            "value",
+            "value_float",
+            "value_floats",
+            "value_int",
+            "value_ints",
+            "sparse_value",
+            "value_string",
+            "value_strings",
+        ],
         "EyeLike" => &["dtype", "k"],
         // Softmax family, reductions.
-        "Softmax" | "LogSoftmax" | "Hardmax" | "Concat" | "Gather" | "GatherElements" | "Flatten" | "OneHot" => {
-            &["axis"]
-        }
-        "ReduceMean" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2"
-        | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => REDUCE,
+        "Softmax" | "LogSoftmax" | "Hardmax" | "Concat" | "Gather" | "GatherElements"
+        | "Flatten" | "OneHot" => &["axis"],
+        "ReduceMean" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1"
+        | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => REDUCE,
         "ArgMax" | "ArgMin" => &["axis", "keepdims", "select_last_index"],
         "CumSum" => &["exclusive", "reverse"],
         "Einsum" => &["equation"],
@@ -62,9 +92,33 @@ pub(crate) fn known_attributes(op: &str) -> Option<&'static [&'static str]> {
         "Conv" | "QLinearConv" | "ConvInteger" => CONV,
         "QLinearMatMul" | "MatMulInteger" | "DynamicQuantizeLinear" => &[],
         "ConvTranspose" => CONV_TRANSPOSE,
-        "MaxPool" => &["auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"],
-        "AveragePool" => &["auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"],
-        "LpPool" => &["auto_pad", "ceil_mode", "dilations", "kernel_shape", "p", "pads", "strides"],
+        "MaxPool" => &[
+            "auto_pad",
+            "ceil_mode",
+            "dilations",
+            "kernel_shape",
+            "pads",
+            "storage_order",
+            "strides",
+        ],
+        "AveragePool" => &[
+            "auto_pad",
+            "ceil_mode",
+            "count_include_pad",
+            "dilations",
+            "kernel_shape",
+            "pads",
+            "strides",
+        ],
+        "LpPool" => &[
+            "auto_pad",
+            "ceil_mode",
+            "dilations",
+            "kernel_shape",
+            "p",
+            "pads",
+            "strides",
+        ],
         "GlobalLpPool" => &["p"],
         "Gemm" => &["alpha", "beta", "transA", "transB"],
         "BatchNormalization" => &["epsilon", "momentum", "spatial", "training_mode"],
@@ -100,7 +154,15 @@ pub(crate) fn known_attributes(op: &str) -> Option<&'static [&'static str]> {
         ],
         "Upsample" => &["mode", "scales"],
         "LSTM" | "GRU" => RNN,
-        "RNN" => &["activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size", "layout"],
+        "RNN" => &[
+            "activation_alpha",
+            "activation_beta",
+            "activations",
+            "clip",
+            "direction",
+            "hidden_size",
+            "layout",
+        ],
         "HannWindow" | "HammingWindow" | "BlackmanWindow" => &["periodic", "output_datatype"],
         "CenterCropPad" => &["axes"],
         "Compress" => &["axis"],
@@ -112,19 +174,25 @@ pub(crate) fn known_attributes(op: &str) -> Option<&'static [&'static str]> {
 /// How many inputs (present or empty-named optional ones) `op` takes: (min, max).
 fn input_count(op: &str) -> (usize, usize) {
     match op {
-        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Mod" | "And" | "Or" | "Xor" | "Equal" | "Greater" | "GreaterOrEqual"
-        | "Less" | "LessOrEqual" | "PRelu" | "MatMul" | "Expand" | "Tile" | "GatherElements" | "GatherND"
-        | "CastLike" | "Gather" => (2, 2),
+        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Mod" | "And" | "Or" | "Xor" | "Equal"
+        | "Greater" | "GreaterOrEqual" | "Less" | "LessOrEqual" | "PRelu" | "MatMul" | "Expand"
+        | "Tile" | "GatherElements" | "GatherND" | "CastLike" | "Gather" => (2, 2),
         "Max" | "Min" | "Sum" | "Mean" | "Concat" => (1, usize::MAX),
         "Where" | "Range" | "OneHot" | "ScatterElements" | "Scatter" | "ScatterND" => (3, 3),
         "Constant" => (0, 0),
-        "Conv" | "ConvTranspose" | "Gemm" | "QuantizeLinear" | "DequantizeLinear" | "LayerNormalization"
-        | "InstanceNormalization" | "GroupNormalization" => (2, 3),
+        "Conv"
+        | "ConvTranspose"
+        | "Gemm"
+        | "QuantizeLinear"
+        | "DequantizeLinear"
+        | "LayerNormalization"
+        | "InstanceNormalization"
+        | "GroupNormalization" => (2, 3),
         "BatchNormalization" => (5, 5),
         "RMSNormalization" => (2, 2),
-        "Reshape" | "Trilu" | "Squeeze" | "Unsqueeze" | "Split" | "ReduceMean" | "ReduceSum" | "ReduceMax"
-        | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp"
-        | "ReduceSumSquare" | "ConstantOfShape" | "Upsample" => (1, 2),
+        "Reshape" | "Trilu" | "Squeeze" | "Unsqueeze" | "Split" | "ReduceMean" | "ReduceSum"
+        | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2" | "ReduceLogSum"
+        | "ReduceLogSumExp" | "ReduceSumSquare" | "ConstantOfShape" | "Upsample" => (1, 2),
         "CumSum" => (2, 2),
         "QLinearMatMul" => (8, 8),
         "QLinearConv" => (8, 9),
@@ -142,9 +210,16 @@ fn input_count(op: &str) -> (usize, usize) {
 }
 
 /// Checks the operator and attribute names of a node and its input count.
-pub(crate) fn check(op: &str, domain: &str, attributes: &[AttributeProto], inputs: usize) -> NResult<()> {
+pub(crate) fn check(
+    op: &str,
+    domain: &str,
+    attributes: &[AttributeProto],
+    inputs: usize,
+) -> NResult<()> {
     if !(domain.is_empty() || domain == "ai.onnx") {
-        return Err(unsupported(format!("operator domain '{domain}' is not supported (only the default ai.onnx domain)")));
+        return Err(unsupported(format!(
+            "operator domain '{domain}' is not supported (only the default ai.onnx domain)"
+        )));
     }
     let Some(known) = known_attributes(op) else {
         return Err(unsupported(format!("operator {op} has no WebNN mapping")));
@@ -155,11 +230,16 @@ pub(crate) fn check(op: &str, domain: &str, attributes: &[AttributeProto], input
         .filter(|n| !known.contains(n))
         .collect();
     if !unknown.is_empty() {
-        return Err(unsupported(format!("attribute(s) {} of {op} are not supported", unknown.join(", "))));
+        return Err(unsupported(format!(
+            "attribute(s) {} of {op} are not supported",
+            unknown.join(", ")
+        )));
     }
     let (min, max) = input_count(op);
     if inputs < min || inputs > max {
-        return Err(super::invalid(format!("{op} takes {min}..={max} inputs, not {inputs}")));
+        return Err(super::invalid(format!(
+            "{op} takes {min}..={max} inputs, not {inputs}"
+        )));
     }
     Ok(())
 }

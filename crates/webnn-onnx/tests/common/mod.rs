@@ -24,16 +24,13 @@ pub enum Outcome {
     Failed(String),
 }
 
-/// The onnx backend test data directory (the one holding `node/` and `light/`), if any:
-/// `ONNX_BACKEND_DATA`, else the installed `onnx` package's own data, else data generated
-/// from the installed package's test case generators into the cargo temp dir.
-pub fn backend_data_dir() -> Option<PathBuf> {
-    if let Ok(dir) = std::env::var("ONNX_BACKEND_DATA") {
-        let p = PathBuf::from(dir);
-        return Some(if p.ends_with("node") { p.parent().map(Path::to_path_buf).unwrap_or(p) } else { p });
-    }
+/// The installed `onnx` package's directory and version (through `python3`).
+fn onnx_package() -> Option<(PathBuf, String)> {
     let out = Command::new("python3")
-        .args(["-c", "import onnx,os;print(os.path.dirname(onnx.__file__));print(onnx.__version__)"])
+        .args([
+            "-c",
+            "import onnx,os;print(os.path.dirname(onnx.__file__));print(onnx.__version__)",
+        ])
         .output()
         .ok()?;
     if !out.status.success() {
@@ -43,27 +40,61 @@ pub fn backend_data_dir() -> Option<PathBuf> {
     let mut lines = text.lines();
     let onnx_dir = PathBuf::from(lines.next()?.trim());
     let version = lines.next().unwrap_or("unknown").trim().to_string();
+    Some((onnx_dir, version))
+}
+
+/// The directory holding onnx's `light_*.onnx` models: `$ONNX_BACKEND_DATA/light`, else the
+/// installed `onnx` package's `backend/test/data/light`.
+pub fn light_models_dir() -> Option<PathBuf> {
+    if let Ok(dir) = std::env::var("ONNX_BACKEND_DATA") {
+        let p = PathBuf::from(dir);
+        let p = if p.ends_with("node") {
+            p.parent().map(Path::to_path_buf).unwrap_or(p)
+        } else {
+            p
+        };
+        return Some(p.join("light")).filter(|p| p.is_dir());
+    }
+    let (onnx_dir, _) = onnx_package()?;
+    Some(onnx_dir.join("backend/test/data/light")).filter(|p| p.is_dir())
+}
+
+/// The onnx backend test data directory holding `node/`, if any: `ONNX_BACKEND_DATA`, else
+/// the installed `onnx` package's own data, else data generated from the installed package's
+/// test case generators into the cargo temp dir.
+pub fn backend_data_dir() -> Option<PathBuf> {
+    if let Ok(dir) = std::env::var("ONNX_BACKEND_DATA") {
+        let p = PathBuf::from(dir);
+        return Some(if p.ends_with("node") {
+            p.parent().map(Path::to_path_buf).unwrap_or(p)
+        } else {
+            p
+        });
+    }
+    let (onnx_dir, version) = onnx_package()?;
     let shipped = onnx_dir.join("backend/test/data");
     if shipped.join("node").is_dir() {
         return Some(shipped);
     }
     // Recent wheels ship the generators but not the generated node tests: generate them once.
-    let generated = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("onnx-backend-data-{version}"));
-    let marker = generated.join("node/.complete");
-    if !marker.exists() {
+    let generated =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("onnx-backend-data-{version}"));
+    if !generated.join("node").is_dir() {
+        // Generate into a private directory and rename it, so concurrent test binaries never
+        // see a half-written tree.
+        let tmp = generated.with_extension(format!("tmp-{}", std::process::id()));
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gen_node_data.py");
-        let status = Command::new("python3").arg(script).arg(&generated).status().ok()?;
+        let status = Command::new("python3")
+            .arg(script)
+            .arg(&tmp)
+            .status()
+            .ok()?;
         if !status.success() {
+            let _ = std::fs::remove_dir_all(&tmp);
             return None;
         }
-        std::fs::write(&marker, b"").ok()?;
-    }
-    // The light models are shipped; link them next to the generated node tests.
-    let light = generated.join("light");
-    if !light.exists() && shipped.join("light").is_dir() {
-        let _ = std::fs::create_dir_all(&light);
-        for entry in std::fs::read_dir(shipped.join("light")).ok()?.flatten() {
-            let _ = std::fs::copy(entry.path(), light.join(entry.file_name()));
+        if std::fs::rename(&tmp, &generated).is_err() {
+            let _ = std::fs::remove_dir_all(&tmp);
         }
     }
     Some(generated)
@@ -77,7 +108,11 @@ pub fn backend() -> &'static webnn_cpu::CpuBackend {
 
 /// A builder on a fresh (never lost) context.
 pub fn builder() -> GraphBuilder {
-    GraphBuilder::new(ContextLink { id: 1, lost: Arc::new(AtomicBool::new(false)) }).expect("builder")
+    GraphBuilder::new(ContextLink {
+        id: 1,
+        lost: Arc::new(AtomicBool::new(false)),
+    })
+    .expect("builder")
 }
 
 /// An 8-byte aligned zeroed buffer of `len` bytes.
@@ -114,14 +149,24 @@ fn bytemuck_bytes_mut(v: &mut [u64]) -> &mut [u8] {
 pub fn run_model(model: &OnnxModel, inputs: &[TensorData]) -> Result<Vec<TensorData>, Outcome> {
     let declared = model.inputs();
     if declared.len() != inputs.len() {
-        return Err(Outcome::Failed(format!("{} inputs declared, {} given", declared.len(), inputs.len())));
+        return Err(Outcome::Failed(format!(
+            "{} inputs declared, {} given",
+            declared.len(),
+            inputs.len()
+        )));
     }
     let mut options = ImportOptions::default();
     for (info, data) in declared.iter().zip(inputs) {
-        if data.shape.iter().any(|&d| d == 0) {
-            return Err(Outcome::Unsupported(format!("input '{}' is empty", info.name)));
+        if data.shape.contains(&0) {
+            return Err(Outcome::Unsupported(format!(
+                "input '{}' is empty",
+                info.name
+            )));
         }
-        options.shape_overrides.insert(info.name.clone(), data.shape.iter().map(|&d| d as u32).collect());
+        options.shape_overrides.insert(
+            info.name.clone(),
+            data.shape.iter().map(|&d| d as u32).collect(),
+        );
     }
     // Parameters that the model takes as graph inputs (axes, pads, shapes...) must be static
     // in WebNN: bind the inputs the importer asks for as constants and import again.
@@ -136,7 +181,10 @@ pub fn run_model(model: &OnnxModel, inputs: &[TensorData]) -> Result<Vec<TensorD
                     .skip(1)
                     .filter_map(|rest| rest.split_once(" (bind them").map(|(list, _)| list))
                     .flat_map(|list| list.split(", ").map(|n| n.trim_matches('\'').to_string()))
-                    .filter(|n| declared.iter().any(|d| &d.name == n) && !options.constant_inputs.contains_key(n))
+                    .filter(|n| {
+                        declared.iter().any(|d| &d.name == n)
+                            && !options.constant_inputs.contains_key(n)
+                    })
                     .collect();
                 if wanted.is_empty() {
                     return Err(if e.is_unsupported() {
@@ -147,13 +195,17 @@ pub fn run_model(model: &OnnxModel, inputs: &[TensorData]) -> Result<Vec<TensorD
                 }
                 for name in wanted {
                     let i = declared.iter().position(|d| d.name == name).unwrap();
-                    options.constant_inputs.insert(name.clone(), inputs[i].clone());
+                    options
+                        .constant_inputs
+                        .insert(name.clone(), inputs[i].clone());
                     options.shape_overrides.remove(&name);
                 }
             }
         }
     };
-    let graph = b.build(&imported.named_outputs()).map_err(|e| Outcome::Failed(format!("build: {e}")))?;
+    let graph = b
+        .build(&imported.named_outputs())
+        .map_err(|e| Outcome::Failed(format!("build: {e}")))?;
     let compiled = backend().compile(&graph).map_err(|e| {
         if e.message.contains("has no CPU kernel yet") {
             Outcome::NoKernel(e.message.clone())
@@ -161,26 +213,46 @@ pub fn run_model(model: &OnnxModel, inputs: &[TensorData]) -> Result<Vec<TensorD
             Outcome::Failed(format!("compile: {e}"))
         }
     })?;
-    let by_name: HashMap<&str, (usize, &TensorData)> =
-        declared.iter().zip(inputs).enumerate().map(|(i, (d, t))| (d.name.as_str(), (i, t))).collect();
+    let by_name: HashMap<&str, (usize, &TensorData)> = declared
+        .iter()
+        .zip(inputs)
+        .enumerate()
+        .map(|(i, (d, t))| (d.name.as_str(), (i, t)))
+        .collect();
     let mut in_bufs = Vec::new();
     for (name, id) in &graph.inputs {
         let (_, data) = by_name[name.as_str()];
-        let want = imported.inputs.iter().find(|x| &x.name == name).map(|x| x.elem_type).unwrap_or(data.elem_type);
-        let compatible = data.elem_type == want || (want == ElemType::Bool && data.elem_type == ElemType::U8);
+        let want = imported
+            .inputs
+            .iter()
+            .find(|x| &x.name == name)
+            .map(|x| x.elem_type)
+            .unwrap_or(data.elem_type);
+        let compatible =
+            data.elem_type == want || (want == ElemType::Bool && data.elem_type == ElemType::U8);
         if !compatible {
-            return Err(Outcome::Failed(format!("input '{name}' is {} but the model declares {want}", data.elem_type)));
+            return Err(Outcome::Failed(format!(
+                "input '{name}' is {} but the model declares {want}",
+                data.elem_type
+            )));
         }
         if graph.descriptor(*id).byte_length() as usize != data.bytes.len() {
-            return Err(Outcome::Failed(format!("input '{name}' has the wrong size")));
+            return Err(Outcome::Failed(format!(
+                "input '{name}' has the wrong size"
+            )));
         }
         in_bufs.push(Aligned::new(&data.bytes));
     }
-    let mut out_bufs: Vec<Aligned> =
-        graph.outputs.iter().map(|(_, id)| Aligned::zeroed(graph.descriptor(*id).byte_length() as usize)).collect();
+    let mut out_bufs: Vec<Aligned> = graph
+        .outputs
+        .iter()
+        .map(|(_, id)| Aligned::zeroed(graph.descriptor(*id).byte_length() as usize))
+        .collect();
     let in_refs: Vec<&[u8]> = in_bufs.iter().map(|b| b.bytes()).collect();
     let mut out_refs: Vec<&mut [u8]> = out_bufs.iter_mut().map(|b| b.bytes_mut()).collect();
-    compiled.execute(&in_refs, &mut out_refs).map_err(|e| Outcome::Failed(format!("execute: {e}")))?;
+    compiled
+        .execute(&in_refs, &mut out_refs)
+        .map_err(|e| Outcome::Failed(format!("execute: {e}")))?;
     Ok(graph
         .outputs
         .iter()
@@ -188,7 +260,12 @@ pub fn run_model(model: &OnnxModel, inputs: &[TensorData]) -> Result<Vec<TensorD
         .zip(&imported.outputs)
         .map(|(((name, id), buf), out)| TensorData {
             elem_type: out.elem_type,
-            shape: graph.descriptor(*id).shape.iter().map(|&d| d as usize).collect(),
+            shape: graph
+                .descriptor(*id)
+                .shape
+                .iter()
+                .map(|&d| d as usize)
+                .collect(),
             bytes: buf.bytes().to_vec(),
             name: name.clone(),
         })
@@ -202,9 +279,13 @@ pub fn compare(got: &TensorData, want: &TensorData, rtol: f64, atol: f64) -> Res
         return Err(format!("shape {:?}, expected {:?}", got.shape, want.shape));
     }
     let same_kind = got.elem_type == want.elem_type
-        || (matches!(got.elem_type, ElemType::Bool | ElemType::U8) && matches!(want.elem_type, ElemType::Bool | ElemType::U8));
+        || (matches!(got.elem_type, ElemType::Bool | ElemType::U8)
+            && matches!(want.elem_type, ElemType::Bool | ElemType::U8));
     if !same_kind {
-        return Err(format!("type {}, expected {}", got.elem_type, want.elem_type));
+        return Err(format!(
+            "type {}, expected {}",
+            got.elem_type, want.elem_type
+        ));
     }
     let n = want.element_count();
     let mut worst: Option<(usize, f64, f64)> = None;
@@ -218,14 +299,18 @@ pub fn compare(got: &TensorData, want: &TensorData, rtol: f64, atol: f64) -> Res
         };
         if !ok {
             bad += 1;
-            if worst.map_or(true, |(_, wg, we)| (g - e).abs() > (wg - we).abs() || (wg - we).is_nan()) {
+            if worst.map_or(true, |(_, wg, we)| {
+                (g - e).abs() > (wg - we).abs() || (wg - we).is_nan()
+            }) {
                 worst = Some((i, g, e));
             }
         }
     }
     match worst {
         None => Ok(()),
-        Some((i, g, e)) => Err(format!("{bad}/{n} elements differ; worst at {i}: got {g}, expected {e}")),
+        Some((i, g, e)) => Err(format!(
+            "{bad}/{n} elements differ; worst at {i}: got {g}, expected {e}"
+        )),
     }
 }
 
@@ -250,7 +335,8 @@ pub fn value(t: &TensorData, i: usize) -> f64 {
 
 /// Reads and decodes a `.pb` TensorProto file.
 pub fn read_tensor(path: &Path) -> Result<TensorData, Outcome> {
-    let bytes = std::fs::read(path).map_err(|e| Outcome::Failed(format!("{}: {e}", path.display())))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| Outcome::Failed(format!("{}: {e}", path.display())))?;
     TensorData::decode(&bytes).map_err(|e| {
         if e.is_unsupported() {
             Outcome::Unsupported(format!("test data: {e}"))
