@@ -3,7 +3,10 @@
 //! int64 vectors...), so that ops needing static parameters get them. `Shape`, `Size`,
 //! `ConstantOfShape`, `Range`, `EyeLike` and `Constant` always produce constants.
 
-use super::konst::{broadcast_indices, broadcast_shapes, for_each_index, strides, Const, Vals};
+use super::konst::{
+    broadcast_indices, broadcast_shapes, count, for_each_index, strides, Const, Vals,
+    MAX_CONST_ELEMENTS,
+};
 use super::shape_ops::{
     flatten_shape, reshape_shape, slice_params, split_sizes, squeeze_shape, transpose_perm,
     unsqueeze_shape,
@@ -92,10 +95,15 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
                 Some(code) => elem_type(code)?,
                 None => c.req(0)?.ty(),
             };
+            if count(&shape) > imp.fold_limit {
+                return Err(unsupported(format!(
+                    "EyeLike of shape {shape:?} is too large to build at import time"
+                )));
+            }
             let k = c.attrs.int("k", 0)?;
             let mut vals = vec![0i64; shape[0] * shape[1]];
             for i in 0..shape[0] {
-                let j = i as i64 + k;
+                let j = (i as i64).saturating_add(k);
                 if j >= 0 && (j as usize) < shape[1] {
                     vals[i * shape[1] + j as usize] = 1;
                 }
@@ -207,7 +215,14 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
                     .ok_or_else(|| invalid("Concat requires 'axis'"))?,
             )?
         }
-        "Gather" => gather(k(0)?, k(1)?, c.attrs.int("axis", 0)?)?,
+        "Gather" => {
+            let (x, i) = (k(0)?, k(1)?);
+            let axis = norm_axis(c.attrs.int("axis", 0)?, x.shape.len(), "Gather axis")?;
+            if (count(&x.shape) / x.shape[axis].max(1)).saturating_mul(i.len()) > limit {
+                return Ok(None);
+            }
+            gather(x, i, c.attrs.int("axis", 0)?)?
+        }
         "Slice" => {
             let x = k(0)?;
             let (starts, ends, axes, steps) = if c.opset < 10 {
@@ -245,7 +260,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             let target = dims_to_shape(&k(1)?.i64s())?;
             let shape = broadcast_shapes(&x.shape, &target)
                 .ok_or_else(|| invalid("Expand shapes do not broadcast"))?;
-            if shape.iter().product::<usize>() > limit {
+            if count(&shape) > limit {
                 return Ok(None);
             }
             x.pick(
@@ -265,9 +280,9 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
                 .shape
                 .iter()
                 .zip(&reps)
-                .map(|(&d, &r)| d * r as usize)
+                .map(|(&d, &r)| d.saturating_mul(r as usize))
                 .collect();
-            if shape.iter().product::<usize>() > limit {
+            if count(&shape) > limit {
                 return Ok(None);
             }
             let st = strides(&x.shape);
@@ -359,7 +374,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             let shape = broadcast_shapes(&cond.shape, &a.shape)
                 .and_then(|s| broadcast_shapes(&s, &b.shape))
                 .ok_or_else(|| invalid("Where shapes do not broadcast"))?;
-            if shape.iter().product::<usize>() > limit {
+            if count(&shape) > limit {
                 return Ok(None);
             }
             let (ci, ai, bi) = (
@@ -468,17 +483,22 @@ pub(crate) fn elem_type(code: i64) -> NResult<ElemType> {
 
 /// A constant shape: every dimension non-negative.
 pub(crate) fn dims_to_shape(dims: &[i64]) -> NResult<Vec<usize>> {
-    dims.iter()
+    let shape = dims
+        .iter()
         .map(|&d| {
             usize::try_from(d)
                 .map_err(|_| invalid(format!("shape {dims:?} has a negative dimension")))
         })
-        .collect()
+        .collect::<NResult<Vec<usize>>>()?;
+    if count(&shape) > MAX_CONST_ELEMENTS {
+        return Err(unsupported(format!("shape {dims:?} has too many elements")));
+    }
+    Ok(shape)
 }
 
 fn range_count(n: f64) -> NResult<usize> {
-    if n.is_nan() || n > 1e9 {
-        return Err(invalid("Range has too many elements"));
+    if n.is_nan() || n > (1u64 << 31) as f64 {
+        return Err(unsupported("Range has too many elements"));
     }
     Ok(n.max(0.0) as usize)
 }
@@ -601,7 +621,7 @@ pub(crate) fn binary(
             a.shape, b.shape
         ))
     })?;
-    if shape.iter().product::<usize>() > limit {
+    if count(&shape) > limit {
         return Ok(None);
     }
     let (ai, bi) = (

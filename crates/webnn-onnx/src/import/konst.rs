@@ -178,6 +178,15 @@ impl Const {
     }
 }
 
+/// Element count of a shape, saturating instead of overflowing (shapes computed from
+/// untrusted values are compared with limits through this).
+pub(crate) fn count(shape: &[usize]) -> usize {
+    shape.iter().fold(1usize, |acc, &d| acc.saturating_mul(d))
+}
+
+/// Largest element count of a constant the importer creates (as for decoded tensors).
+pub(crate) const MAX_CONST_ELEMENTS: usize = 1 << 40;
+
 /// Row-major strides of `shape`.
 pub(crate) fn strides(shape: &[usize]) -> Vec<usize> {
     let mut s = vec![1; shape.len()];

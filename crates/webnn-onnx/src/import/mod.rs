@@ -20,6 +20,8 @@ mod rnn;
 mod shape_ops;
 mod support;
 
+pub use support::supported_operators;
+
 pub(crate) use attrs::Attrs;
 pub(crate) use konst::{Const, ConstData};
 
@@ -899,6 +901,15 @@ impl Importer<'_> {
     fn import_node(&mut self, c: &Ctx) -> NResult<Vec<Value>> {
         if let Some(out) = fold::try_fold(self, c)? {
             return Ok(out);
+        }
+        // Past folding, the data input is a WebNN operand, which cannot be empty.
+        if let Some(x) = c.input(0) {
+            if c.op != "Concat" && x.shape().contains(&0) {
+                return Err(unsupported(format!(
+                    "input 0 has shape {:?}; WebNN has no empty tensors",
+                    x.shape()
+                )));
+            }
         }
         match c.op {
             "Conv"

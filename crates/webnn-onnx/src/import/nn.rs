@@ -185,6 +185,10 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     Ok(vec![Value::dynamic(out, x.ty())])
 }
 
+/// Largest kernel size, stride, dilation or pad accepted (WebNN takes them as u32 and
+/// dimensions are at most 2^31 - 1).
+const MAX_ATTR: i64 = i32::MAX as i64;
+
 /// Spatial parameters of a conv or pool after auto_pad: per spatial axis (begin, end) pads.
 struct Spatial {
     kernel: Vec<usize>,
@@ -199,7 +203,7 @@ fn spatial(c: &Ctx, input: &[usize], kernel: Option<Vec<usize>>) -> NResult<Spat
     let get = |name: &str| -> NResult<Vec<usize>> {
         match c.attrs.ints(name)? {
             None => Ok(vec![1; n]),
-            Some(v) if v.len() == n && v.iter().all(|&x| x > 0) => {
+            Some(v) if v.len() == n && v.iter().all(|&x| x > 0 && x <= MAX_ATTR) => {
                 Ok(v.iter().map(|&x| x as usize).collect())
             }
             Some(v) => Err(invalid(format!(
@@ -208,7 +212,7 @@ fn spatial(c: &Ctx, input: &[usize], kernel: Option<Vec<usize>>) -> NResult<Spat
         }
     };
     let kernel = match c.attrs.ints("kernel_shape")? {
-        Some(k) if k.len() == n && k.iter().all(|&x| x > 0) => {
+        Some(k) if k.len() == n && k.iter().all(|&x| x > 0 && x <= MAX_ATTR) => {
             k.iter().map(|&x| x as usize).collect()
         }
         Some(k) => {
@@ -216,14 +220,18 @@ fn spatial(c: &Ctx, input: &[usize], kernel: Option<Vec<usize>>) -> NResult<Spat
                 "kernel_shape {k:?} must have {n} positive values"
             )))
         }
-        None => kernel.ok_or_else(|| invalid("kernel_shape is required"))?,
+        None => match kernel {
+            Some(k) if k.iter().all(|&v| v > 0 && v as i64 <= MAX_ATTR) => k,
+            Some(k) => return Err(invalid(format!("kernel {k:?}"))),
+            None => return Err(invalid("kernel_shape is required")),
+        },
     };
     let (strides, dilations) = (get("strides")?, get("dilations")?);
     let auto_pad = c.attrs.string("auto_pad", "NOTSET")?;
     let pads = match auto_pad.as_str() {
         "NOTSET" | "" => match c.attrs.ints("pads")? {
             None => vec![(0, 0); n],
-            Some(p) if p.len() == 2 * n && p.iter().all(|&x| x >= 0) => {
+            Some(p) if p.len() == 2 * n && p.iter().all(|&x| (0..=MAX_ATTR).contains(&x)) => {
                 (0..n).map(|i| (p[i] as usize, p[i + n] as usize)).collect()
             }
             Some(p) => {
@@ -358,16 +366,19 @@ fn conv_transpose(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
     let n = shape.len() - 2;
     // auto_pad is resolved below from the output shape, not as for Conv.
     let kernel: Vec<usize> = match c.attrs.ints("kernel_shape")? {
-        Some(k) if k.len() == n && k.iter().all(|&v| v > 0) => {
+        Some(k) if k.len() == n && k.iter().all(|&v| v > 0 && v <= MAX_ATTR) => {
             k.iter().map(|&v| v as usize).collect()
         }
         Some(k) => return Err(invalid(format!("kernel_shape {k:?}"))),
-        None => w_shape[2..].to_vec(),
+        None if w_shape[2..].iter().all(|&v| v > 0 && v as i64 <= MAX_ATTR) => {
+            w_shape[2..].to_vec()
+        }
+        None => return Err(invalid(format!("weight shape {w_shape:?}"))),
     };
     let ints = |name: &str, default: usize| -> NResult<Vec<usize>> {
         match c.attrs.ints(name)? {
             None => Ok(vec![default; n]),
-            Some(v) if v.len() == n && v.iter().all(|&x| x >= 0) => {
+            Some(v) if v.len() == n && v.iter().all(|&x| (0..=MAX_ATTR).contains(&x)) => {
                 Ok(v.iter().map(|&x| x as usize).collect())
             }
             Some(v) => Err(invalid(format!("{name} {v:?}"))),
@@ -383,6 +394,9 @@ fn conv_transpose(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
     }
     let auto_pad = c.attrs.string("auto_pad", "NOTSET")?;
     let mut output_shape = match c.attrs.ints("output_shape")? {
+        Some(s) if s.iter().any(|&v| !(0..=MAX_ATTR).contains(&v)) => {
+            return Err(invalid(format!("output_shape {s:?}")))
+        }
         Some(s) if s.len() == n => Some(s),
         Some(s) if s.len() == n + 2 => Some(s[2..].to_vec()),
         Some(s) => return Err(invalid(format!("output_shape {s:?}"))),
@@ -412,7 +426,7 @@ fn conv_transpose(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
             None => {
                 let p = match c.attrs.ints("pads")? {
                     Some(p) if auto_pad != "VALID" => {
-                        if p.len() != 2 * n || p.iter().any(|&v| v < 0) {
+                        if p.len() != 2 * n || p.iter().any(|&v| !(0..=MAX_ATTR).contains(&v)) {
                             return Err(invalid(format!("pads {p:?}")));
                         }
                         (p[i] as usize, p[i + n] as usize)
@@ -572,6 +586,9 @@ fn lp_pool(
     let a = bld(imp.b.pow(&a, &pw, &o))?;
     let a = imp.reshape_op(&a, &[shape[0] * shape[1], 1, in_sp[0], in_sp[1]], &c.label)?;
     let k = to_2d(sp.kernel.clone(), one_d, 1);
+    if (k[0] as u64) * (k[1] as u64) > 1 << 24 {
+        return Err(unsupported("LpPool window too large"));
+    }
     let ones = Const::from_f64s(
         x.ty(),
         vec![1, 1, k[0] as usize, k[1] as usize],
@@ -801,6 +818,9 @@ fn lrn(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
         .ok_or_else(|| invalid("LRN requires size"))?;
     if size <= 0 {
         return Err(invalid("LRN size must be positive"));
+    }
+    if size > 1 << 16 {
+        return Err(unsupported(format!("LRN size {size}")));
     }
     let size = size as usize;
     let (alpha, beta, bias) = (

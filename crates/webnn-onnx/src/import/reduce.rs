@@ -125,6 +125,9 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
                         output_data_type: DataType::Int64,
                     };
                     let idx = bld(imp.b.arg_max(&a, axis as u32, &options))?;
+                    if dims[axis] > imp.fold_limit {
+                        return Err(unsupported("Hardmax axis too long"));
+                    }
                     let mut iota_shape = vec![1; dims.len()];
                     iota_shape[axis] = dims[axis];
                     let iota = Const::from_i64s(

@@ -120,6 +120,11 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     if out.contains(&0) {
         return Err(unsupported("Resize to an empty tensor"));
     }
+    if super::konst::count(&out) > i32::MAX as usize {
+        return Err(unsupported(format!(
+            "Resize output {out:?} is too large for WebNN"
+        )));
+    }
     let changed: Vec<usize> = (0..rank)
         .filter(|&a| out[a] != shape[a] || scale[a] != 1.0)
         .collect();

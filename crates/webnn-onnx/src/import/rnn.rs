@@ -42,7 +42,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         return Err(invalid("R must be 3-D"));
     }
     let hidden = match c.attrs.opt_int("hidden_size")? {
-        Some(h) if h > 0 => h as usize,
+        Some(h) if h > 0 && h <= i32::MAX as i64 / 8 => h as usize,
         Some(h) => return Err(invalid(format!("hidden_size {h}"))),
         None => r_shape[2],
     };
@@ -256,7 +256,9 @@ pub(crate) fn simple_rnn(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         input = imp.transpose_op(&input, &[1, 0, 2], &label)?;
     }
     let xs: Vec<usize> = input.shape().iter().map(|&d| d as usize).collect();
-    let (steps, batch, in_size) = (xs[0], xs[1], xs[2]);
+    let [steps, batch, in_size] = xs[..] else {
+        return Err(invalid(format!("RNN X must be 3-D, not {xs:?}")));
+    };
     if let Some(lens) = imp.const_input(c, 4)? {
         if lens.i64s().iter().any(|&l| l != steps as i64) {
             return Err(unsupported("sequence_lens shorter than the sequence"));

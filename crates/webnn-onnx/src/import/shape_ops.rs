@@ -34,7 +34,12 @@ pub(crate) fn reshape_shape(input: &[usize], spec: &[i64], allowzero: bool) -> N
             _ => return Err(invalid(format!("Reshape shape {spec:?} is invalid"))),
         }
     }
-    let known: usize = out.iter().product();
+    let known: usize = super::konst::count(&out);
+    if known > super::konst::MAX_CONST_ELEMENTS {
+        return Err(invalid(format!(
+            "Reshape shape {spec:?} has too many elements"
+        )));
+    }
     if let Some(i) = infer {
         if known == 0 || total % known != 0 {
             return Err(invalid(format!(
@@ -201,15 +206,16 @@ pub(crate) fn split_sizes(
 ) -> NResult<Vec<usize>> {
     if let Some(s) = split {
         let sizes = dims_to_shape(s)?;
-        if sizes.iter().sum::<usize>() != dim {
+        if sizes.iter().try_fold(0usize, |a, &b| a.checked_add(b)) != Some(dim) {
             return Err(invalid(format!("Split sizes {s:?} do not add up to {dim}")));
         }
         return Ok(sizes);
     }
-    let n = num_outputs.map(|n| n as usize).unwrap_or(outputs);
-    if n == 0 {
-        return Err(invalid("Split has no outputs"));
+    let n = num_outputs.unwrap_or(outputs as i64);
+    if n <= 0 || n as usize > dim.max(1) {
+        return Err(invalid(format!("Split into {n} parts of dimension {dim}")));
     }
+    let n = n as usize;
     if num_outputs.is_some() {
         let chunk = dim.div_ceil(n);
         let mut sizes = vec![chunk; n];
@@ -290,6 +296,13 @@ impl Importer<'_> {
         label: &str,
     ) -> NResult<Operand> {
         let shape: Vec<i64> = op.shape().iter().map(|&d| d as i64).collect();
+        if params.len() != shape.len() {
+            return Err(invalid(format!(
+                "a slice of {} axes of a rank-{} value",
+                params.len(),
+                shape.len()
+            )));
+        }
         if params.iter().any(|p| p.count == 0) {
             return Err(unsupported(
                 "the slice is empty; WebNN has no empty tensors",
@@ -570,7 +583,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
                 .attrs
                 .opt_int("blocksize")?
                 .ok_or_else(|| invalid("blocksize is required"))?;
-            if rank != 4 || bs <= 0 {
+            if rank != 4 || bs <= 0 || bs > 1 << 16 {
                 return Err(invalid(
                     "DepthToSpace/SpaceToDepth need a 4-D input and a positive blocksize",
                 ));
@@ -791,8 +804,10 @@ fn pad(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Vec<Value>> {
         let padded: Vec<i64> = op.shape().iter().map(|&d| d as i64).collect();
         let mut params = Vec::with_capacity(rank);
         for d in 0..rank {
-            let start = (-begin[d]).max(0);
-            let count = padded[d] - start - (-end[d]).max(0);
+            let start = begin[d].saturating_neg().max(0);
+            let count = padded[d]
+                .saturating_sub(start)
+                .saturating_sub(end[d].saturating_neg().max(0));
             if count <= 0 {
                 return Err(unsupported(
                     "Pad crops a dimension to nothing; WebNN has no empty tensors",
@@ -817,8 +832,8 @@ fn one_hot(imp: &mut Importer, c: &Ctx, indices: &Value) -> NResult<Vec<Value>> 
         return Err(invalid("OneHot depth must be a scalar"));
     }
     let depth = depth.f64_at(0) as i64;
-    if depth <= 0 {
-        return Err(invalid("OneHot depth must be positive"));
+    if depth <= 0 || depth as usize > imp.fold_limit {
+        return Err(unsupported(format!("OneHot depth {depth}")));
     }
     let values = c.req(2)?;
     if values.shape().iter().product::<usize>() != 2 {
