@@ -41,6 +41,39 @@
 //! ONNX types map to WebNN's (bool → uint8 holding 0/1); int64 stays int64. DOUBLE, INT16,
 //! UINT16, BFLOAT16, strings and 8/4-bit types have no WebNN counterpart: constants of those
 //! types may be used in folded shape computations, anything else is unsupported.
+//!
+//! ## Operators
+//!
+//! Default domain, opsets 7–28 (versions after 21 only added data types to these operators;
+//! see [`supported_operators`] for the exact list with attributes). Model-local functions are
+//! inlined. One ONNX node may become several WebNN operations:
+//!
+//! - element-wise: Add Sub Mul Div Pow Max Min Sum Mean Mod, Sqrt Exp Log Abs Neg Reciprocal
+//!   Floor Ceil Round Sign Sin Cos Tan Sinh Cosh Erf, Not And Or Xor, Equal Greater
+//!   GreaterOrEqual Less LessOrEqual, IsNaN IsInf, Where, Cast CastLike, Identity, Dropout
+//!   (inference), Clip;
+//! - activations: Relu LeakyRelu PRelu Elu Selu Celu Sigmoid HardSigmoid HardSwish Tanh
+//!   Softplus Softsign Gelu (exact and tanh) Mish Swish SwiGLU ThresholdedRelu Shrink;
+//! - Softmax LogSoftmax Hardmax (with the pre-opset-13 2-D coercion), reductions (ReduceMean
+//!   Sum Max Min Prod L1 L2 LogSum LogSumExp SumSquare, axes as attribute or input), ArgMax
+//!   ArgMin (int64, `select_last_index` via reverse), CumSum, Einsum (1–2 operands, no
+//!   ellipsis or diagonals);
+//! - Conv ConvTranspose (1-D and 2-D, auto_pad, output_shape), MaxPool AveragePool LpPool
+//!   (1-D/2-D, ceil_mode, count_include_pad, dilations), GlobalAverage/Max/LpPool, Gemm MatMul,
+//!   BatchNormalization InstanceNormalization LayerNormalization GroupNormalization
+//!   RMSNormalization LpNormalization MeanVarianceNormalization LRN;
+//! - Reshape Flatten Squeeze Unsqueeze Transpose Concat Split Slice (negative steps through
+//!   reverse) Gather GatherElements GatherND ScatterElements/Scatter ScatterND Expand Tile Pad
+//!   (constant, edge, reflect; negative pads crop) DepthToSpace SpaceToDepth Trilu OneHot
+//!   CenterCropPad Compress, Resize/Upsample (nearest and linear when the sampling positions
+//!   equal resample2d's, see the `resize` module);
+//! - LSTM GRU (gate layouts pass through: ONNX iofc = WebNN "iofg", zrh = "zrn"), RNN
+//!   (unrolled);
+//! - QuantizeLinear DequantizeLinear (per-tensor, per-axis, blocked), DynamicQuantizeLinear,
+//!   QLinearMatMul QLinearConv MatMulInteger ConvInteger;
+//! - folded at import time: Constant Shape Size ConstantOfShape Range EyeLike NonZero (of
+//!   constants), Hann/Hamming/BlackmanWindow, and any mapped op whose inputs are all constants
+//!   and small ([`ImportOptions::fold_limit`]).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

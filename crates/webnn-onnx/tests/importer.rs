@@ -482,3 +482,72 @@ fn conv_ceil_mode_pool_and_resize_map_to_webnn() {
     assert_eq!(value(&out[0], 0), conv11 as f64);
     assert_eq!(value(&out[0], 1), conv11 as f64);
 }
+
+#[test]
+fn legacy_opset_forms() {
+    // Opset 9: Softmax coerces to 2-D from `axis`, Slice/Pad/Clip/Split take attributes.
+    let m = model(
+        9,
+        vec![
+            node("Softmax", "sm", &["x"], &["s"], vec![attr_i("axis", 1)]),
+            node(
+                "Slice",
+                "sl",
+                &["x"],
+                &["c"],
+                vec![
+                    attr_ints("starts", &[0, -2]),
+                    attr_ints("ends", &[1, 100]),
+                    attr_ints("axes", &[0, 2]),
+                ],
+            ),
+            node(
+                "Pad",
+                "pad",
+                &["c"],
+                &["p"],
+                vec![attr_ints("pads", &[0, 0, 1, 0, 0, 0]), attr_f("value", 9.0)],
+            ),
+            node(
+                "Clip",
+                "clip",
+                &["p"],
+                &["q"],
+                vec![attr_f("min", 0.0), attr_f("max", 8.5)],
+            ),
+            node(
+                "Split",
+                "split",
+                &["x"],
+                &["a", "b"],
+                vec![attr_i("axis", 2), attr_ints("split", &[1, 3])],
+            ),
+        ],
+        vec![f32_info("x", &[2, 3, 4])],
+        vec![
+            f32_info("s", &[2, 3, 4]),
+            f32_info("q", &[1, 3, 3]),
+            f32_info("b", &[2, 3, 3]),
+        ],
+        vec![],
+    );
+    let x: Vec<f32> = (0..24).map(|v| v as f32 * 0.1).collect();
+    let out = run_model(&load(&m), &[f32_data("x", &[2, 3, 4], &x)]).unwrap();
+    // Softmax over the 12 trailing elements of each batch row.
+    let s = values(&out[0]);
+    for b in 0..2 {
+        let sum: f64 = s[b * 12..(b + 1) * 12].iter().sum();
+        assert!((sum - 1.0).abs() < 1e-5, "{sum}");
+    }
+    assert!(s[11] > s[3], "one softmax across the 3x4 block");
+    // Slice x[0:1, :, 2:4] -> [1,3,2]; pad one 9 before axis 2 -> [1,3,3]; clip to [0, 8.5].
+    assert_eq!(out[1].shape, vec![1, 3, 3]);
+    let q = values(&out[1]);
+    assert_eq!(q[0], 8.5);
+    assert!(
+        (q[1] - 0.2).abs() < 1e-6 && (q[2] - 0.3).abs() < 1e-6,
+        "{q:?}"
+    );
+    assert_eq!(out[2].shape, vec![2, 3, 3]);
+    assert!((values(&out[2])[0] - 0.1).abs() < 1e-6);
+}
