@@ -65,8 +65,9 @@
 //! - Reshape Flatten Squeeze Unsqueeze Transpose Concat Split Slice (negative steps through
 //!   reverse) Gather GatherElements GatherND ScatterElements/Scatter ScatterND Expand Tile Pad
 //!   (constant, edge, reflect; negative pads crop) DepthToSpace SpaceToDepth Trilu OneHot
-//!   CenterCropPad Compress, Resize/Upsample (nearest and linear when the sampling positions
-//!   equal resample2d's, see the `resize` module);
+//!   CenterCropPad Compress, Resize/Upsample (nearest, linear and cubic, every coordinate mode:
+//!   resample2d when its sampling positions equal ONNX's, else per-axis gathers with static
+//!   weights; not antialias or tf_crop_and_resize);
 //! - LSTM GRU (gate layouts pass through: ONNX iofc = WebNN "iofg", zrh = "zrn"), RNN
 //!   (unrolled);
 //! - QuantizeLinear DequantizeLinear (per-tensor, per-axis, blocked), DynamicQuantizeLinear,

@@ -1,21 +1,27 @@
-//! Resize and Upsample → `resample2d`.
+//! Resize and Upsample.
 //!
-//! WebNN's resample2d uses half-pixel coordinates with the scale `output / input`, clamps the
-//! source coordinate to the input, and rounds half down for nearest-neighbor. ONNX has many
-//! coordinate modes and rounding rules. Rather than accept a list of combinations, the
-//! importer computes, for every output position along each resized axis, the source index
-//! (nearest) or source coordinate (linear) under ONNX's rule and under WebNN's, and maps the
-//! node only when they agree everywhere. So `asymmetric` nearest upsampling by 2 maps (it
-//! picks the same pixels), while a half-pixel downscale by 0.6 does not (ONNX uses 0.6 where
-//! WebNN uses 2/4). At most two axes may change; inputs of rank < 4 get leading 1s.
+//! Fast path — `resample2d`: WebNN uses half-pixel coordinates with the scale
+//! `output / input`, clamps the source coordinate to the input, and rounds half down for
+//! nearest-neighbor. ONNX has many coordinate modes and rounding rules, so rather than accept
+//! a list of combinations the importer computes, for every output position along each resized
+//! axis, the source index (nearest) or coordinate (linear) under ONNX's rule and under WebNN's,
+//! and uses resample2d only when they agree everywhere (e.g. `asymmetric` nearest upsampling by
+//! 2 picks the same pixels). At most two axes may change; inputs of rank < 4 get leading 1s.
+//!
+//! Otherwise — general path, exact for every coordinate mode, nearest rounding, cubic
+//! coefficient and `exclude_outside`: the resize is separable, so each changed axis becomes a
+//! `gather` with static indices (nearest), or a weighted sum of 2 (linear) or 4 (cubic) gathers
+//! with static per-position weights, computed as ONNX's reference does. Antialiased
+//! downscaling and `tf_crop_and_resize` are unsupported.
 
-use super::{bld, invalid, to_u32_shape, unsupported, Ctx, Importer, NResult, Value};
-use webnn_core::{InterpolationMode, Resample2dOptions};
+use super::{bld, invalid, to_u32_shape, unsupported, Const, Ctx, Importer, NResult, Value};
+use webnn_core::{GatherOptions, InterpolationMode, Operand, Resample2dOptions};
 
 #[derive(Clone, Copy, PartialEq)]
 enum Mode {
     Nearest,
     Linear,
+    Cubic,
 }
 
 /// Imports Resize or Upsample.
@@ -27,12 +33,8 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     let mode = match mode_name.as_str() {
         "nearest" => Mode::Nearest,
         "linear" | "bilinear" => Mode::Linear,
-        m => {
-            return Err(unsupported(format!(
-                "{} mode '{m}' (only nearest and linear map to resample2d)",
-                c.op
-            )))
-        }
+        "cubic" => Mode::Cubic,
+        m => return Err(invalid(format!("{} mode '{m}'", c.op))),
     };
     let legacy = c.op == "Upsample" || c.opset < 11;
     let coord = if legacy {
@@ -131,17 +133,15 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     if changed.is_empty() {
         return Ok(vec![x.clone()]);
     }
-    if changed.len() > 2 || rank > 4 {
-        return Err(unsupported(format!("Resize of axes {changed:?} of a rank-{rank} input (resample2d resizes 2 axes of a 4-D tensor)")));
-    }
-    if mode == Mode::Linear
+    if mode != Mode::Nearest
         && c.attrs.int("antialias", 0)? != 0
         && changed.iter().any(|&a| scale[a] < 1.0)
     {
-        return Err(unsupported("antialiased linear downscaling"));
+        return Err(unsupported("antialiased downscaling"));
     }
-    // Work on a 4-D view; pick a second, unchanged axis when only one changes.
-    let pad = 4 - rank;
+    // Fast path: resample2d, when at most two axes of a rank <= 4 input change and ONNX
+    // samples the same positions.
+    let pad = 4usize.saturating_sub(rank);
     let mut axes4: Vec<usize> = changed.iter().map(|&a| a + pad).collect();
     if axes4.len() == 1 {
         let other = if axes4[0] == 3 { 2 } else { axes4[0] + 1 };
@@ -160,17 +160,20 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         .take(pad)
         .chain(scale.iter().copied())
         .collect();
+    let mut fast = mode != Mode::Cubic && changed.len() <= 2 && rank <= 4;
     for &a in &axes4 {
-        if !same_mapping(mode, &coord, &nearest_mode, shape4[a], out4[a], scale4[a])? {
-            return Err(unsupported(format!(
-                "{} {mode_name} with coordinate_transformation_mode '{coord}'{} and scale {} on axis {}: its sampling \
-                 positions differ from resample2d's half-pixel mapping",
-                c.op,
-                if mode == Mode::Nearest { format!(", nearest_mode '{nearest_mode}'") } else { String::new() },
-                scale4[a],
-                a - pad
-            )));
-        }
+        fast = fast && same_mapping(mode, &coord, &nearest_mode, shape4[a], out4[a], scale4[a])?;
+    }
+    if !fast {
+        let taps = Taps {
+            mode,
+            coord: &coord,
+            nearest_mode: &nearest_mode,
+            cubic_a: c.attrs.float("cubic_coeff_a", -0.75)? as f64,
+            exclude_outside: c.attrs.int("exclude_outside", 0)? != 0,
+        };
+        let y = gather_resize(imp, c, x, &changed, &out, &scale, &taps)?;
+        return Ok(vec![Value::dynamic(y, x.ty())]);
     }
     let input = imp.operand(x)?;
     let input = imp.reshape_op(&input, &shape4, &c.label)?;
@@ -192,9 +195,147 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     Ok(vec![Value::dynamic(y, x.ty())])
 }
 
+/// How ONNX samples along one axis.
+struct Taps<'a> {
+    mode: Mode,
+    coord: &'a str,
+    nearest_mode: &'a str,
+    cubic_a: f64,
+    exclude_outside: bool,
+}
+
+impl Taps<'_> {
+    /// For every output position of an axis of `input` → `output` elements: the source
+    /// indices and weights of each tap (1 tap for nearest, 2 linear, 4 cubic), as ONNX's
+    /// reference computes them (neighbors clamped to the edge, `exclude_outside` zeroes and
+    /// renormalizes the weights of taps outside the input).
+    fn compute(
+        &self,
+        input: usize,
+        output: usize,
+        scale: f64,
+    ) -> NResult<Vec<(Vec<i64>, Vec<f64>)>> {
+        let n = match self.mode {
+            Mode::Nearest => 1,
+            Mode::Linear => 2,
+            Mode::Cubic => 4,
+        };
+        let max = input as i64 - 1;
+        let mut taps: Vec<(Vec<i64>, Vec<f64>)> =
+            vec![(Vec::with_capacity(output), Vec::with_capacity(output)); n];
+        for x in 0..output {
+            let o = onnx_coord(self.coord, x, input, output, scale)?;
+            if self.mode == Mode::Nearest {
+                let i = (onnx_nearest(self.nearest_mode, o)? as i64).clamp(0, max);
+                taps[0].0.push(i);
+                taps[0].1.push(1.0);
+                continue;
+            }
+            let integral = o.fract() == 0.0;
+            let f = o.floor();
+            let ratio = if integral { 1.0 } else { o - f };
+            let start = (if integral { o - 1.0 } else { f }) as i64 - (n as i64 / 2 - 1);
+            let mut w: Vec<f64> = match self.mode {
+                Mode::Linear => vec![1.0 - ratio, ratio],
+                _ => {
+                    let a = self.cubic_a;
+                    let (r, q) = (ratio, 1.0 - ratio);
+                    vec![
+                        ((a * (r + 1.0) - 5.0 * a) * (r + 1.0) + 8.0 * a) * (r + 1.0) - 4.0 * a,
+                        ((a + 2.0) * r - (a + 3.0)) * r * r + 1.0,
+                        ((a + 2.0) * q - (a + 3.0)) * q * q + 1.0,
+                        ((a * (q + 1.0) - 5.0 * a) * (q + 1.0) + 8.0 * a) * (q + 1.0) - 4.0 * a,
+                    ]
+                }
+            };
+            if self.exclude_outside {
+                for (k, wk) in w.iter_mut().enumerate() {
+                    let i = start + k as i64;
+                    if i < 0 || i > max {
+                        *wk = 0.0;
+                    }
+                }
+                let sum: f64 = w.iter().sum();
+                if sum != 0.0 {
+                    w.iter_mut().for_each(|v| *v /= sum);
+                }
+            }
+            for (k, tap) in taps.iter_mut().enumerate() {
+                tap.0.push((start + k as i64).clamp(0, max));
+                tap.1.push(w[k]);
+            }
+        }
+        Ok(taps)
+    }
+}
+
+/// Resize as separable per-axis gathers: nearest is one gather with static indices; linear
+/// and cubic are weighted sums of 2 or 4 gathers. Exact for every coordinate mode.
+fn gather_resize(
+    imp: &mut Importer,
+    c: &Ctx,
+    x: &Value,
+    axes: &[usize],
+    out: &[usize],
+    scale: &[f64],
+    taps: &Taps,
+) -> NResult<Operand> {
+    let ty = x.ty();
+    if taps.mode != Mode::Nearest && !ty.is_float() {
+        return Err(unsupported(format!(
+            "{} interpolation of {ty} values",
+            c.op
+        )));
+    }
+    let shape = x.shape();
+    let rank = shape.len();
+    let o = c.opts();
+    let mut y = imp.operand(x)?;
+    for &a in axes {
+        if out[a] > imp.fold_limit {
+            return Err(unsupported(format!(
+                "Resize output axis of {} elements",
+                out[a]
+            )));
+        }
+        let mut acc: Option<Operand> = None;
+        for (idx, w) in taps.compute(shape[a], out[a], scale[a])? {
+            if w.iter().all(|&v| v == 0.0) {
+                continue;
+            }
+            let idx = imp.operand(&Value::konst(Const::i64_vec(&idx)))?;
+            let options = GatherOptions {
+                label: c.label.clone(),
+                axis: a as u32,
+            };
+            let g = bld(imp.b.gather(&y, &idx, &options))?;
+            let term = if w.iter().all(|&v| v == 1.0) {
+                g
+            } else {
+                let mut wshape = vec![1; rank];
+                wshape[a] = out[a];
+                let wc = imp.operand(&Value::konst(Const::from_f64s(ty, wshape, &w)))?;
+                bld(imp.b.mul(&g, &wc, &o))?
+            };
+            acc = Some(match acc {
+                None => term,
+                Some(prev) => bld(imp.b.add(&prev, &term, &o))?,
+            });
+        }
+        y = match acc {
+            Some(v) => v,
+            None => return Err(invalid("Resize weights are all zero")),
+        };
+    }
+    Ok(y)
+}
+
 /// ONNX's source coordinate of output position `x`.
+/// `output` is the integer output size; like ONNX's reference, the formulas use the resized
+/// length `input * scale`, which is fractional when a scale (not a size) is given.
 fn onnx_coord(coord: &str, x: usize, input: usize, output: usize, scale: f64) -> NResult<f64> {
     let x = x as f64;
+    let resized = input as f64 * scale;
     Ok(match coord {
         "half_pixel" => (x + 0.5) / scale - 0.5,
         "half_pixel_symmetric" => {
@@ -203,17 +344,17 @@ fn onnx_coord(coord: &str, x: usize, input: usize, output: usize, scale: f64) ->
             center * (1.0 - adjustment) + (x + 0.5) / scale - 0.5
         }
         "pytorch_half_pixel" => {
-            if output > 1 {
+            if resized > 1.0 {
                 (x + 0.5) / scale - 0.5
             } else {
                 0.0
             }
         }
         "align_corners" => {
-            if output == 1 {
+            if resized == 1.0 {
                 0.0
             } else {
-                x * (input as f64 - 1.0) / (output as f64 - 1.0)
+                x * (input as f64 - 1.0) / (resized - 1.0)
             }
         }
         "asymmetric" => x / scale,
@@ -265,6 +406,7 @@ fn same_mapping(
                 wi == oi
             }
             Mode::Linear => (o.clamp(0.0, max) - w).abs() <= 1e-5 * (1.0 + max),
+            Mode::Cubic => false,
         };
         if !same {
             return Ok(false);
