@@ -58,8 +58,9 @@
 //!   Sum Max Min Prod L1 L2 LogSum LogSumExp SumSquare, axes as attribute or input), ArgMax
 //!   ArgMin (int64, `select_last_index` via reverse), CumSum, Einsum (1–2 operands, no
 //!   ellipsis or diagonals);
-//! - Conv ConvTranspose (1-D and 2-D, auto_pad, output_shape), MaxPool AveragePool LpPool
-//!   (1-D/2-D, ceil_mode, count_include_pad, dilations), GlobalAverage/Max/LpPool, Gemm MatMul,
+//! - Conv (1-D, 2-D; 3-D as a sum of 2-D convolutions over the depth taps), ConvTranspose (1-D,
+//!   2-D; auto_pad, output_shape), MaxPool AveragePool LpPool (1-D, 2-D; 3-D as two 2-D
+//!   poolings; ceil_mode, count_include_pad, dilations), GlobalAverage/Max/LpPool, Gemm MatMul,
 //!   BatchNormalization InstanceNormalization LayerNormalization GroupNormalization
 //!   RMSNormalization LpNormalization MeanVarianceNormalization LRN;
 //! - Reshape Flatten Squeeze Unsqueeze Transpose Concat Split Slice (negative steps through

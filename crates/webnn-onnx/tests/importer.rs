@@ -551,3 +551,84 @@ fn legacy_opset_forms() {
     assert_eq!(out[2].shape, vec![2, 3, 3]);
     assert!((values(&out[2])[0] - 0.1).abs() < 1e-6);
 }
+
+/// A deterministic pseudo-random value in [-1, 1).
+fn noise(i: usize) -> f32 {
+    let x = (i as u64)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .rotate_left(17);
+    (x >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+}
+
+#[test]
+fn conv3d_matches_a_direct_convolution() {
+    // x [1, 4, 5, 4, 3], w [4, 2, 2, 3, 2] (groups 2), pads (1,1,0 | 0,1,1), strides (2,1,1),
+    // dilations (2,1,1).
+    let (xs, ws) = ([1usize, 4, 5, 4, 3], [4usize, 2, 2, 3, 2]);
+    let (pads, strides, dil) = ([1usize, 1, 0, 0, 1, 1], [2usize, 1, 1], [2usize, 1, 1]);
+    let x: Vec<f32> = (0..xs.iter().product()).map(noise).collect();
+    let w: Vec<f32> = (0..ws.iter().product()).map(|i| noise(i + 1000)).collect();
+    let b: Vec<f32> = (0..4).map(|i| noise(i + 5000)).collect();
+    let out_dim = |i: usize| {
+        (xs[2 + i] + pads[i] + pads[i + 3] - ((ws[2 + i] - 1) * dil[i] + 1)) / strides[i] + 1
+    };
+    let os = [out_dim(0), out_dim(1), out_dim(2)];
+    let mut expected = vec![0f32; 4 * os[0] * os[1] * os[2]];
+    for m in 0..4 {
+        let g = m / 2;
+        for (od, oh, ow) in (0..os[0])
+            .flat_map(|a| (0..os[1]).flat_map(move |b| (0..os[2]).map(move |c| (a, b, c))))
+        {
+            let mut acc = b[m];
+            for ci in 0..2 {
+                for kd in 0..ws[2] {
+                    for kh in 0..ws[3] {
+                        for kw in 0..ws[4] {
+                            let id = (od * strides[0] + kd * dil[0]) as isize - pads[0] as isize;
+                            let ih = (oh * strides[1] + kh * dil[1]) as isize - pads[1] as isize;
+                            let iw = (ow * strides[2] + kw * dil[2]) as isize - pads[2] as isize;
+                            if id < 0 || ih < 0 || iw < 0 || id >= 5 || ih >= 4 || iw >= 3 {
+                                continue;
+                            }
+                            let c_in = g * 2 + ci;
+                            let xv =
+                                x[((c_in * 5 + id as usize) * 4 + ih as usize) * 3 + iw as usize];
+                            let wv = w[(((m * 2 + ci) * 2 + kd) * 3 + kh) * 2 + kw];
+                            acc += xv * wv;
+                        }
+                    }
+                }
+            }
+            expected[((m * os[0] + od) * os[1] + oh) * os[2] + ow] = acc;
+        }
+    }
+    let m = model(
+        17,
+        vec![node(
+            "Conv",
+            "conv3d",
+            &["x", "w", "b"],
+            &["y"],
+            vec![
+                attr_ints("pads", &pads.map(|v| v as i64)),
+                attr_ints("strides", &strides.map(|v| v as i64)),
+                attr_ints("dilations", &dil.map(|v| v as i64)),
+                attr_i("group", 2),
+            ],
+        )],
+        vec![f32_info("x", &xs.map(|v| v as i64))],
+        vec![f32_info(
+            "y",
+            &[1, 4, os[0] as i64, os[1] as i64, os[2] as i64],
+        )],
+        vec![
+            f32_tensor("w", &ws.map(|v| v as i64), &w),
+            f32_tensor("b", &[4], &b),
+        ],
+    );
+    let out = run_model(&load(&m), &[f32_data("x", &xs, &x)]).unwrap();
+    assert_eq!(out[0].shape, vec![1, 4, os[0], os[1], os[2]]);
+    for (i, (g, e)) in values(&out[0]).iter().zip(&expected).enumerate() {
+        assert!((g - *e as f64).abs() < 1e-4, "element {i}: {g} vs {e}");
+    }
+}

@@ -5,6 +5,7 @@
 //! so that WebNN's floor rounding gives it (padded positions never count, decisions.md D15).
 
 use super::elementwise::webnn;
+use super::shape_ops::SliceParam;
 use super::{
     bld, invalid, norm_axis, to_u32_shape, unsupported, Const, Ctx, Importer, NResult, Value,
 };
@@ -322,8 +323,6 @@ pub(crate) fn conv_with(
     bias: Option<Operand>,
 ) -> NResult<Operand> {
     let shape = x.shape();
-    spatial_2d(c.op, &shape)?;
-    let one_d = shape.len() == 3;
     let w_shape = w.shape();
     if w_shape.len() != shape.len() {
         return Err(invalid(format!(
@@ -332,6 +331,12 @@ pub(crate) fn conv_with(
             shape.len()
         )));
     }
+    if shape.len() == 5 {
+        let sp = spatial(c, &shape[2..], Some(w_shape[2..].to_vec()))?;
+        return conv3d(imp, c, x, w, bias, sp);
+    }
+    spatial_2d(c.op, &shape)?;
+    let one_d = shape.len() == 3;
     let sp = spatial(c, &shape[2..], Some(w_shape[2..].to_vec()))?;
     let options = Conv2dOptions {
         label: c.label.clone(),
@@ -350,6 +355,88 @@ pub(crate) fn conv_with(
         return imp.reshape_op(&y, &s[..3], &c.label);
     }
     Ok(y)
+}
+
+/// 3-D convolution as a sum over the filter's depth taps of 2-D convolutions: for tap `kd`,
+/// the input depths `kd * dilation + d * stride` (after depth padding) move into the batch and
+/// meet the filter slice `w[:, :, kd]`.
+fn conv3d(
+    imp: &mut Importer,
+    c: &Ctx,
+    x: &Value,
+    w: &Value,
+    bias: Option<Operand>,
+    sp: Spatial,
+) -> NResult<Operand> {
+    let s = x.shape();
+    let ws = w.shape();
+    let (n, ch, d, h, wd) = (s[0], s[1], s[2], s[3], s[4]);
+    let (m, kd) = (ws[0], ws[2]);
+    let eff = (kd - 1) * sp.dilations[0] + 1;
+    let padded = d + sp.pads[0].0 + sp.pads[0].1;
+    if padded < eff {
+        return Err(unsupported("the convolution output is empty"));
+    }
+    let d_out = (padded - eff) / sp.strides[0] + 1;
+    let label = c.label.clone();
+    let o = c.opts();
+    let mut input = imp.operand(x)?;
+    if sp.pads[0] != (0, 0) {
+        let begin = [0, 0, sp.pads[0].0 as u32, 0, 0];
+        let end = [0, 0, sp.pads[0].1 as u32, 0, 0];
+        let options = PadOptions {
+            label: label.clone(),
+            ..Default::default()
+        };
+        input = bld(imp.b.pad(&input, &begin, &end, &options))?;
+    }
+    let full = |v: usize| SliceParam {
+        start: 0,
+        count: v,
+        step: 1,
+    };
+    let mut acc: Option<Operand> = None;
+    let mut bias = bias;
+    for k in 0..kd {
+        let taps = SliceParam {
+            start: (k * sp.dilations[0]) as i64,
+            count: d_out,
+            step: sp.strides[0] as i64,
+        };
+        let xk = imp.slice_op(
+            &input,
+            &[full(n), full(ch), taps, full(h), full(wd)],
+            &label,
+        )?;
+        let xk = imp.transpose_op(&xk, &[0, 2, 1, 3, 4], &label)?;
+        let xk = imp.reshape_op(&xk, &[n * d_out, ch, h, wd], &label)?;
+        let wk = imp.slice_value(w, 2, k)?;
+        let wk = imp.reshape_value(&wk, &[m, ws[1], ws[3], ws[4]], &label)?;
+        let wk = imp.operand(&wk)?;
+        let options = Conv2dOptions {
+            label: label.clone(),
+            padding: Some(vec![
+                sp.pads[1].0 as u32,
+                sp.pads[1].1 as u32,
+                sp.pads[2].0 as u32,
+                sp.pads[2].1 as u32,
+            ]),
+            strides: Some(vec![sp.strides[1] as u32, sp.strides[2] as u32]),
+            dilations: Some(vec![sp.dilations[1] as u32, sp.dilations[2] as u32]),
+            groups: c.attrs.int("group", 1)?.clamp(0, u32::MAX as i64) as u32,
+            bias: bias.take(),
+            ..Conv2dOptions::new()
+        };
+        let y = bld(imp.b.conv2d(&xk, &wk, &options))?;
+        acc = Some(match acc {
+            None => y,
+            Some(prev) => bld(imp.b.add(&prev, &y, &o))?,
+        });
+    }
+    let y = acc.ok_or_else(|| invalid("empty filter"))?;
+    let ys: Vec<usize> = y.shape().iter().map(|&v| v as usize).collect();
+    let y = imp.reshape_op(&y, &[n, d_out, m, ys[2], ys[3]], &label)?;
+    imp.transpose_op(&y, &[0, 2, 1, 3, 4], &label)
 }
 
 fn conv_transpose(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
@@ -464,8 +551,11 @@ fn conv_transpose(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
 
 fn pool(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
     let shape = x.shape();
-    spatial_2d(c.op, &shape)?;
-    let one_d = shape.len() == 3;
+    let rank = shape.len();
+    if !(3..=5).contains(&rank) {
+        spatial_2d(c.op, &shape)?;
+    }
+    let one_d = rank == 3;
     if c.wants(1) {
         return Err(unsupported("MaxPool's Indices output"));
     }
@@ -476,47 +566,87 @@ fn pool(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
         "AveragePool" => OpKind::AveragePool2d,
         _ => match c.attrs.int("p", 2)? {
             2 => OpKind::L2Pool2d,
-            p if p >= 1 => {
+            p if p >= 1 && rank <= 4 => {
                 let out = pool_sizes(&shape[2..], &sp, ceil);
                 return lp_pool(imp, c, x, p as f64, sp, out, one_d);
             }
+            p if p >= 1 => return Err(unsupported(format!("3-D LpPool with p={p}"))),
             p => return Err(invalid(format!("LpPool p={p}"))),
         },
     };
-    let mut input = as_4d(imp, x, &c.label)?;
-    let in_sp = &shape[2..];
-    let out = pool_sizes(in_sp, &sp, ceil);
+    let out = pool_sizes(&shape[2..], &sp, ceil);
+    let mut input = imp.operand(x)?;
+    let mut in_sp = shape[2..].to_vec();
     // count_include_pad: the declared pads become real zeros.
     if kind == OpKind::AveragePool2d
         && c.attrs.int("count_include_pad", 0)? != 0
         && sp.pads.iter().any(|&(b, e)| b + e > 0)
     {
-        let mut begin = vec![0u32, 0];
-        let mut end = vec![0u32, 0];
-        for &(b, e) in &sp.pads {
-            begin.push(b as u32);
-            end.push(e as u32);
-        }
-        if one_d {
-            begin.push(0);
-            end.push(0);
-        }
-        input = bld(imp.b.pad(
-            &input,
-            &begin,
-            &end,
-            &PadOptions {
-                label: c.label.clone(),
-                ..Default::default()
-            },
-        ))?;
-        let padded: Vec<usize> = (0..in_sp.len())
+        let begin: Vec<u32> = [0, 0]
+            .into_iter()
+            .chain(sp.pads.iter().map(|p| p.0 as u32))
+            .collect();
+        let end: Vec<u32> = [0, 0]
+            .into_iter()
+            .chain(sp.pads.iter().map(|p| p.1 as u32))
+            .collect();
+        let options = PadOptions {
+            label: c.label.clone(),
+            ..Default::default()
+        };
+        input = bld(imp.b.pad(&input, &begin, &end, &options))?;
+        in_sp = (0..in_sp.len())
             .map(|i| in_sp[i] + sp.pads[i].0 + sp.pads[i].1)
             .collect();
         sp.pads = vec![(0, 0); in_sp.len()];
-        return finish_pool(imp, c, kind, &input, &padded, sp, out, one_d);
     }
-    finish_pool(imp, c, kind, &input, in_sp, sp, out, one_d)
+    if rank == 5 {
+        return pool3d(imp, c, kind, &input, &in_sp, sp, out);
+    }
+    if one_d {
+        input = imp.reshape_op(&input, &[shape[0], shape[1], in_sp[0], 1], &c.label)?;
+    }
+    finish_pool(imp, c, kind, &input, &in_sp, sp, out, one_d)
+}
+
+/// 3-D pooling as two 2-D poolings: over (H, W) with D folded into the channels, then over D
+/// with H×W flattened. Max, L2 and (padding-excluding) average pooling are separable this way:
+/// the valid part of every window is a box.
+fn pool3d(
+    imp: &mut Importer,
+    c: &Ctx,
+    kind: OpKind,
+    input: &Operand,
+    in_sp: &[usize],
+    sp: Spatial,
+    out: Vec<i64>,
+) -> NResult<Operand> {
+    let pads = pads_for(in_sp, &sp, &out)?;
+    let s: Vec<usize> = input.shape().iter().map(|&d| d as usize).collect();
+    let (n, ch) = (s[0], s[1]);
+    let u = |v: usize| v as u32;
+    let x = imp.reshape_op(input, &[n, ch * in_sp[0], in_sp[1], in_sp[2]], &c.label)?;
+    let hw = Pool2dOptions {
+        label: c.label.clone(),
+        window_dimensions: Some(vec![u(sp.kernel[1]), u(sp.kernel[2])]),
+        padding: Some(vec![u(pads[1].0), u(pads[1].1), u(pads[2].0), u(pads[2].1)]),
+        strides: Some(vec![u(sp.strides[1]), u(sp.strides[2])]),
+        dilations: Some(vec![u(sp.dilations[1]), u(sp.dilations[2])]),
+        ..Default::default()
+    };
+    let y = bld(imp.b.pool2d(kind, &x, &hw))?;
+    let (h2, w2) = (out[1] as usize, out[2] as usize);
+    let y = imp.reshape_op(&y, &[n, ch, in_sp[0], h2 * w2], &c.label)?;
+    let d = Pool2dOptions {
+        label: c.label.clone(),
+        window_dimensions: Some(vec![u(sp.kernel[0]), 1]),
+        padding: Some(vec![u(pads[0].0), u(pads[0].1), 0, 0]),
+        strides: Some(vec![u(sp.strides[0]), 1]),
+        dilations: Some(vec![u(sp.dilations[0]), 1]),
+        ..Default::default()
+    };
+    let z = bld(imp.b.pool2d(kind, &y, &d))?;
+    imp.reshape_op(&z, &[n, ch, out[0] as usize, h2, w2], &c.label)
 }
 
 /// ONNX pooling output sizes (with ceil_mode's rule that the last window starts inside the

@@ -262,6 +262,47 @@ impl Importer<'_> {
         Ok(Value::dynamic(out, v.ty()))
     }
 
+    /// Index `i` of `axis` of a value, keeping the axis (size 1); constants stay constants.
+    pub fn slice_value(&mut self, v: &Value, axis: usize, i: usize) -> NResult<Value> {
+        let shape = v.shape();
+        if let Value::Const(k) = v {
+            let mut out = shape.clone();
+            out[axis] = 1;
+            let st = super::konst::strides(&shape);
+            let mut idx = Vec::with_capacity(super::konst::count(&out));
+            super::konst::for_each_index(&out, |j| {
+                idx.push(
+                    j.iter()
+                        .enumerate()
+                        .map(|(d, &x)| if d == axis { i * st[d] } else { x * st[d] })
+                        .sum(),
+                )
+            });
+            return Ok(Value::konst(k.pick(out, idx.into_iter())));
+        }
+        let params: Vec<SliceParam> = shape
+            .iter()
+            .enumerate()
+            .map(|(d, &n)| {
+                if d == axis {
+                    SliceParam {
+                        start: i as i64,
+                        count: 1,
+                        step: 1,
+                    }
+                } else {
+                    SliceParam {
+                        start: 0,
+                        count: n,
+                        step: 1,
+                    }
+                }
+            })
+            .collect();
+        let op = self.operand(v)?;
+        Ok(Value::dynamic(self.slice_op(&op, &params, "")?, v.ty()))
+    }
+
     /// Reshapes an operand.
     pub fn reshape_op(&mut self, op: &Operand, shape: &[usize], label: &str) -> NResult<Operand> {
         if op
