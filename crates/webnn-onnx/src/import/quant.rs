@@ -4,9 +4,10 @@
 //! as dequantize → float op → quantize (the integer ops accumulate in float32: exact while the
 //! accumulated magnitudes stay below 2^24).
 
+use super::conv::conv_with;
 use super::elementwise::webnn;
 use super::fold::elem_type;
-use super::nn::{conv_with, matmul};
+use super::nn::matmul;
 use super::{bld, invalid, norm_axis, unsupported, Const, Ctx, Importer, NResult, Value};
 use crate::tensor::ElemType;
 use webnn_core::{DataType, Operand, ReduceOptions};
