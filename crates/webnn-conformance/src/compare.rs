@@ -48,23 +48,31 @@ pub fn compare(
 ) -> Result<Option<Mismatch>, String> {
     let size = actual.len() / data_type.byte_size();
     // Rule 1: a single expected value is a fill, checked on at most 1000 elements.
-    let (expected_values, count): (Vec<&Value>, usize) = match expected {
-        Value::Array(items) => (items.iter().collect(), items.len()),
-        single => {
-            let n = if size > 1 { size.min(1000) } else { 1 };
-            (vec![single; n], n)
+    let count = match expected {
+        Value::Array(items) => {
+            if items.len() != size {
+                return Err(format!("expected {} values, the output has {size}", items.len()));
+            }
+            items.len()
+        }
+        _ if size > 1 => size.min(1000),
+        _ => 1,
+    };
+    let expected_at = |i: usize| -> &Value {
+        match expected {
+            Value::Array(items) => &items[i],
+            single => single,
         }
     };
-    if matches!(expected, Value::Array(_)) && count != size {
-        return Err(format!("expected {count} values, the output has {size}"));
-    }
-    let f16_bits: Option<Vec<&Value>> = expected_f16_bits.map(|b| match b {
-        Value::Array(items) => items.iter().collect(),
-        single => vec![single; count],
-    });
+    let f16_bits_at = |i: usize| -> Option<&Value> {
+        match expected_f16_bits? {
+            Value::Array(items) => items.get(i),
+            single => Some(single),
+        }
+    };
     let mut worst: Option<Mismatch> = None;
     for i in 0..count {
-        let exp = expected_values[i];
+        let exp = expected_at(i);
         let (error, act_str, exp_str) = match data_type {
             DataType::Float32 => {
                 let a = f32::from_le_bytes(actual[i * 4..i * 4 + 4].try_into().unwrap()) as f64;
@@ -92,8 +100,8 @@ pub fn compare(
                 let err = match tolerance {
                     Tolerance::Atol(_) => atol_error(a, e),
                     Tolerance::Ulp(_) => {
-                        let b_bits = match &f16_bits {
-                            Some(bits) => integer(bits[i])? as u16,
+                        let b_bits = match f16_bits_at(i) {
+                            Some(bits) => integer(bits)? as u16,
                             None => f16::from_f64(e).to_bits(),
                         };
                         if (a_bits & 0x7FFF) == 0 && (b_bits & 0x7FFF) == 0 {
@@ -179,5 +187,15 @@ mod tests {
         let bytes: Vec<u8> = (0..2000).flat_map(|i| if i < 1000 { 5i32 } else { 6 }.to_le_bytes()).collect();
         assert!(compare(&bytes, DataType::Int32, &json!(5), None, Tolerance::Ulp(0.0)).unwrap().is_none());
         assert!(compare(&bytes, DataType::Int32, &json!(6), None, Tolerance::Ulp(0.0)).unwrap().is_some());
+    }
+}
+#[cfg(test)]
+mod scalar_fill {
+    use super::*;
+    #[test]
+    fn scalar_expected_value_for_a_scalar_output() {
+        let a = 1.5f32.to_le_bytes();
+        let r = compare(&a, DataType::Float32, &serde_json::json!(1.5), None, Tolerance::Ulp(0.0));
+        assert!(r.unwrap().is_none());
     }
 }

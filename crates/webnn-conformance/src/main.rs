@@ -5,6 +5,7 @@
 
 mod case;
 mod compare;
+mod errata;
 mod ops;
 mod values;
 
@@ -46,6 +47,9 @@ fn main() {
         }
     };
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+    for e in errata::all() {
+        println!("ERRATUM {}: {}: {}[{}]: the vector says {}, we compare with {} ({})", e.file, e.case, e.output, e.index, e.vector, e.corrected, e.reason);
+    }
     let mut timings: Vec<(f64, String)> = Vec::new();
     for file in &files {
         let text = match std::fs::read_to_string(file) {
@@ -72,7 +76,7 @@ fn main() {
                 continue;
             }
             let start = Instant::now();
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| case::run(&context, case)))
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| case::run(&context, &file_name, case)))
                 .unwrap_or_else(|_| case::Outcome::Fail("panicked".into()));
             timings.push((start.elapsed().as_secs_f64() * 1e3, full.clone()));
             match outcome {

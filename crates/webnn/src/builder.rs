@@ -56,16 +56,42 @@ impl GraphBuilder {
 
     /// `build(outputs)` (§8.9.4), synchronous in Rust: validates the outputs, then compiles
     /// the graph with the context's backend on the calling thread (compiling touches no tensor
-    /// data, so it needs no timeline ordering). Bindings that must not block run it on a worker
-    /// thread.
+    /// data, so it needs no timeline ordering). Bindings that must not block split it in two:
+    /// [`GraphBuilder::start_build`] on the caller's thread, [`PendingBuild::compile`] on a
+    /// worker thread.
     ///
     /// Errors: those of the core `build` (InvalidStateError if built already or the context is
     /// lost; TypeError for bad outputs or a destroyed constant tensor, decisions.md D2);
     /// OperationError if the backend cannot compile the graph; InvalidStateError if the
     /// context was lost while compiling.
     pub fn build(&mut self, outputs: &[(&str, &Operand)]) -> Result<Graph> {
+        self.start_build(outputs)?.compile()
+    }
+
+    /// The synchronous steps of `build(outputs)` (§8.9.4): validates the outputs and marks the
+    /// builder as built (so that every later call on it throws InvalidStateError), returning
+    /// the graph still to be compiled. On error the builder is unchanged.
+    pub fn start_build(&mut self, outputs: &[(&str, &Operand)]) -> Result<PendingBuild> {
         let graph = self.inner.build(outputs)?;
-        let backend = self.context.backend().clone();
+        Ok(PendingBuild { graph, context: self.context.clone() })
+    }
+}
+
+/// A validated graph waiting to be compiled: the "in parallel" half of `build()` (§8.9.4).
+/// It is `Send`, so bindings compile it off their event loop.
+#[derive(Debug)]
+pub struct PendingBuild {
+    graph: webnn_core::Graph,
+    context: Context,
+}
+
+impl PendingBuild {
+    /// Compiles the graph with the context's backend and wraps it as an `MLGraph` of the
+    /// context. Errors: OperationError if the backend cannot compile the graph;
+    /// InvalidStateError if the context was lost while compiling.
+    pub fn compile(self) -> Result<Graph> {
+        let PendingBuild { graph, context } = self;
+        let backend = context.backend().clone();
         let compiled = catch_unwind(AssertUnwindSafe(|| backend.compile(&graph))).unwrap_or_else(|panic| {
             let what = panic
                 .downcast_ref::<&str>()
@@ -78,7 +104,7 @@ impl GraphBuilder {
             ErrorKind::Operation => e,
             _ => Error::operation(format!("build: the graph cannot be compiled: {e}")),
         })?;
-        if self.context.is_lost() {
+        if context.is_lost() {
             return Err(Error::invalid_state("build: the context was lost while compiling"));
         }
         let describe = |list: &[(String, webnn_core::OperandId)]| {
@@ -86,6 +112,6 @@ impl GraphBuilder {
         };
         let inputs = describe(&graph.inputs);
         let outputs = describe(&graph.outputs);
-        self.context.new_graph(inputs, outputs, Arc::from(compiled))
+        context.new_graph(inputs, outputs, Arc::from(compiled))
     }
 }

@@ -50,7 +50,7 @@ mod tensor;
 mod timeline;
 mod util;
 
-pub use builder::GraphBuilder;
+pub use builder::{GraphBuilder, PendingBuild};
 pub use context::{ml, Context, ContextLostInfo, ContextOptions, ML};
 pub use graph::Graph;
 pub use promise::Promise;
@@ -83,6 +83,7 @@ mod tests {
         // Bindings run build() on a worker thread.
         send::<GraphBuilder>();
         send::<Operand>();
+        send::<PendingBuild>();
     }
 }
 

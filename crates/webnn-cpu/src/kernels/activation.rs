@@ -10,6 +10,7 @@
 //!
 //! NaN inputs give NaN for every float activation (clamp and relu pass NaN through).
 
+use super::fast_math::{exp_f32, expm1_f32, sigmoid_f32, tanh_f32};
 use super::logical::Broadcast;
 use super::unary::{map, map_float, with_int_type, IntElem, CHEAP_CHUNK, COSTLY_CHUNK};
 use super::{In, Kernel, Out};
@@ -52,7 +53,7 @@ pub fn elu(x: f32, alpha: f32) -> f32 {
     if x > 0.0 {
         x
     } else {
-        alpha * x.exp_m1()
+        alpha * expm1_f32(x)
     }
 }
 
@@ -67,16 +68,10 @@ pub fn gelu(x: f32) -> f32 {
     (0.5 * x * libm::erfc(-x * std::f64::consts::FRAC_1_SQRT_2)) as f32
 }
 
-/// sigmoid: 1 / (1 + e⁻ˣ).
-#[inline(always)]
-pub fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + (-x).exp())
-}
-
 /// softplus: ln(1 + eˣ) = max(x, 0) + ln(1 + e^−|x|).
 #[inline(always)]
 pub fn softplus(x: f32) -> f32 {
-    x.max(0.0) + (-x.abs()).exp().ln_1p()
+    x.max(0.0) + exp_f32(-x.abs()).ln_1p()
 }
 
 /// hardSwish: x·max(0, min(6, x + 3))/6, evaluated in f64.
@@ -109,7 +104,7 @@ pub fn softsign(x: f32) -> f32 {
 pub fn exp_diff(x: f32, m: f32) -> f32 {
     let d = x - m;
     let r = ((x as f64 - m as f64) - d as f64) as f32;
-    let e = d.exp();
+    let e = exp_f32(d);
     if !r.is_finite() {
         // x = -inf (masked logits): the correction term is NaN; exp(-inf) is exactly 0.
         return e;
@@ -145,7 +140,7 @@ impl Activation {
     pub fn run_float(self, data_type: DataType, input: In<'_>, out: &mut Out<'_>) {
         let (c, e) = (CHEAP_CHUNK, COSTLY_CHUNK);
         match self {
-            Activation::Elu(a) => map_float(data_type, input, out, e, |x| elu(x, a)),
+            Activation::Elu(a) => map_float(data_type, input, out, c, |x| elu(x, a)),
             Activation::Gelu => map_float(data_type, input, out, e, gelu),
             Activation::HardSigmoid(a, b) => {
                 map_float(data_type, input, out, c, |x| (a * x as f64 + b).clamp(0.0, 1.0) as f32)
@@ -156,10 +151,10 @@ impl Activation {
             }
             Activation::Linear(a, b) => map_float(data_type, input, out, c, |x| (a * x as f64 + b) as f32),
             Activation::Relu => map_float(data_type, input, out, c, |x| if x < 0.0 { 0.0 } else { x }),
-            Activation::Sigmoid => map_float(data_type, input, out, e, sigmoid),
+            Activation::Sigmoid => map_float(data_type, input, out, c, sigmoid_f32),
             Activation::Softplus => map_float(data_type, input, out, e, softplus),
             Activation::Softsign => map_float(data_type, input, out, c, softsign),
-            Activation::Tanh => map_float(data_type, input, out, e, f32::tanh),
+            Activation::Tanh => map_float(data_type, input, out, c, tanh_f32),
         }
     }
 }

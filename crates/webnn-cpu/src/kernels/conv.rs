@@ -9,7 +9,7 @@
 //! size comes from the output descriptor (outputPadding/outputSizes may make it larger than
 //! the computed size: positions no input reaches hold the bias).
 
-use super::gemm_backend::{constant_f32, sgemm, widen, FloatElem, Mat, Scratch};
+use super::gemm_backend::{constant_f32, sgemm, simd, widen, FloatElem, Mat, Scratch};
 use super::{In, Kernel, Out};
 use half::f16;
 use rayon::prelude::*;
@@ -90,6 +90,16 @@ fn conv_io(graph: &Graph, op: &Operation) -> Result<(DataType, Vec<usize>, Vec<u
     }
     let s = |v: &[u32]| v.iter().map(|&d| d as usize).collect::<Vec<_>>();
     Ok((od.data_type, s(&xd.shape), s(&fd.shape), s(&od.shape)))
+}
+
+/// Rejects (instead of indexing out of bounds later) a graph whose filter or bias sizes do
+/// not match the geometry; the builder's validation guarantees they do.
+fn check_sizes(graph: &Graph, op: &Operation, filter_len: usize, cout: usize) -> Result<()> {
+    let len = |slot: usize| op.input(slot).map(|id| graph.descriptor(id).len());
+    if len(1) != Some(filter_len) || len(2).is_some_and(|b| b != cout) {
+        return Err(Error::operation("convolution: filter or bias size does not match the shapes"));
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------
@@ -200,6 +210,7 @@ pub fn lower_conv2d(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     } else {
         ConvPath::Im2col
     };
+    check_sizes(graph, op, cout * g.cig() * g.kk(), cout)?;
     let kdim = g.cig() * g.kk();
     let pixels = oh * ow;
     let tile = if kdim * pixels <= COL_BUDGET { pixels } else { (COL_BUDGET / kdim).max(64).min(pixels) };
@@ -240,103 +251,176 @@ fn fill_bias(g: &Geom, bias: Option<&[f32]>, out: &mut [f32]) {
     }
 }
 
-/// Direct depthwise conv2d: `out` pre-filled with the bias.
-pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32]) {
+/// `orow[j] += Σ_k w[k]·xs[k][j]` for `K` taps over contiguous inputs: the tap loop is
+/// unrolled so the loop over `j` vectorizes.
+#[inline(always)]
+fn taps_row<const K: usize>(orow: &mut [f32], xs: [&[f32]; K], w: [f32; K]) {
+    let n = orow.len();
+    let xs: [&[f32]; K] = xs.map(|x| &x[..n]);
+    for j in 0..n {
+        let mut s = orow[j];
+        for k in 0..K {
+            s += w[k] * xs[k][j];
+        }
+        orow[j] = s;
+    }
+}
+
+/// One nchw output plane of a depthwise conv2d (`o` pre-filled with the bias). With unit
+/// horizontal stride and a 3-, 5- or 7-wide window, the interior columns (whole window inside
+/// the input) take all taps of a window row in one vectorized pass; otherwise one pass per
+/// tap. The padded edge columns are summed one by one.
+#[inline(always)]
+fn depthwise_plane(g: &Geom, xp: &[f32], wk: &[f32], spans: &[(usize, usize)], o: &mut [f32]) {
     let [st_h, st_w] = g.strides;
     let [dl_h, dl_w] = g.dilations;
     let [pt, _, pl, _] = g.padding;
-    let kk = g.kk();
-    let spans: Vec<(usize, usize)> = (0..g.kw).map(|k| span(g.ow, st_w, k * dl_w, pl, g.w)).collect();
-    if !g.nhwc {
-        let c = g.cout;
-        out.par_chunks_mut(g.oh * g.ow).enumerate().for_each(|(plane, o)| {
-            let ch = plane % c;
-            let xp = &x[plane * g.h * g.w..][..g.h * g.w];
-            let wk = &wts[ch * kk..][..kk];
-            for oh in 0..g.oh {
-                let orow = &mut o[oh * g.ow..][..g.ow];
-                for kh in 0..g.kh {
-                    let Some(ih) = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) else { continue };
-                    let xrow = &xp[ih * g.w..][..g.w];
-                    for kw in 0..g.kw {
-                        let wv = wk[kh * g.kw + kw];
-                        let (lo, hi) = spans[kw];
-                        if lo >= hi {
-                            continue;
-                        }
-                        let base = lo * st_w + kw * dl_w - pl;
-                        if st_w == 1 {
-                            for (ov, xv) in orow[lo..hi].iter_mut().zip(&xrow[base..base + (hi - lo)]) {
-                                *ov += wv * xv;
-                            }
-                        } else {
-                            for (j, ov) in orow[lo..hi].iter_mut().enumerate() {
-                                *ov += wv * xrow[base + j * st_w];
+    let ilo = spans.iter().map(|s| s.0).max().unwrap_or(0);
+    let ihi = spans.iter().map(|s| s.1).min().unwrap_or(0).max(ilo);
+    for oh in 0..g.oh {
+        let orow = &mut o[oh * g.ow..][..g.ow];
+        for kh in 0..g.kh {
+            let Some(ih) = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) else { continue };
+            let xrow = &xp[ih * g.w..][..g.w];
+            let w = &wk[kh * g.kw..][..g.kw];
+            if ilo < ihi {
+                let inner = &mut orow[ilo..ihi];
+                let tap = |k: usize| &xrow[ilo * st_w + k * dl_w - pl..];
+                match (st_w, g.kw) {
+                    (1, 3) => taps_row::<3>(inner, std::array::from_fn(tap), [w[0], w[1], w[2]]),
+                    (1, 5) => taps_row::<5>(inner, std::array::from_fn(tap), std::array::from_fn(|k| w[k])),
+                    (1, 7) => taps_row::<7>(inner, std::array::from_fn(tap), std::array::from_fn(|k| w[k])),
+                    _ => {
+                        for (k, &wv) in w.iter().enumerate() {
+                            let x = tap(k);
+                            if st_w == 1 {
+                                for (ov, xv) in inner.iter_mut().zip(x) {
+                                    *ov += wv * xv;
+                                }
+                            } else {
+                                for (j, ov) in inner.iter_mut().enumerate() {
+                                    *ov += wv * x[j * st_w];
+                                }
                             }
                         }
                     }
                 }
             }
+            for ow in (0..ilo.min(g.ow)).chain(ihi.max(ilo)..g.ow) {
+                let mut acc = orow[ow];
+                for (k, &wv) in w.iter().enumerate() {
+                    if ow >= spans[k].0 && ow < spans[k].1 {
+                        acc += wv * xrow[ow * st_w + k * dl_w - pl];
+                    }
+                }
+                orow[ow] = acc;
+            }
+        }
+    }
+}
+
+/// One nhwc output row (image `xn`, row `oh`) of a depthwise conv2d (`o` pre-filled).
+#[inline(always)]
+fn depthwise_row(g: &Geom, xn: &[f32], wts: &[f32], spans: &[(usize, usize)], oh: usize, o: &mut [f32]) {
+    let [st_h, st_w] = g.strides;
+    let [dl_h, dl_w] = g.dilations;
+    let [pt, _, pl, _] = g.padding;
+    let c = g.cout;
+    for kh in 0..g.kh {
+        let Some(ih) = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) else { continue };
+        for kw in 0..g.kw {
+            let wv = &wts[(kh * g.kw + kw) * c..][..c];
+            let (lo, hi) = spans[kw];
+            for ow in lo..hi {
+                let iw = ow * st_w + kw * dl_w - pl;
+                let xv = &xn[(ih * g.w + iw) * c..][..c];
+                let ov = &mut o[ow * c..][..c];
+                for ((a, &b), &wgt) in ov.iter_mut().zip(xv).zip(wv) {
+                    *a += b * wgt;
+                }
+            }
+        }
+    }
+}
+
+/// Direct depthwise conv2d: `out` pre-filled with the bias.
+pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32]) {
+    let kk = g.kk();
+    let spans: Vec<(usize, usize)> = (0..g.kw).map(|k| span(g.ow, g.strides[1], k * g.dilations[1], g.padding[2], g.w)).collect();
+    let c = g.cout;
+    let plane = g.h * g.w;
+    if !g.nhwc {
+        out.par_chunks_mut(g.oh * g.ow).enumerate().for_each(|(p, o)| {
+            let ch = p % c;
+            simd(#[inline(always)] || depthwise_plane(g, &x[p * plane..][..plane], &wts[ch * kk..][..kk], &spans, o))
         });
     } else {
-        let c = g.cout;
         out.par_chunks_mut(g.ow * c).enumerate().for_each(|(row, o)| {
-            let (nn, oh) = (row / g.oh, row % g.oh);
-            let xn = &x[nn * g.h * g.w * c..][..g.h * g.w * c];
-            for kh in 0..g.kh {
-                let Some(ih) = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) else { continue };
-                for kw in 0..g.kw {
-                    let wv = &wts[(kh * g.kw + kw) * c..][..c];
-                    let (lo, hi) = spans[kw];
-                    for ow in lo..hi {
-                        let iw = ow * st_w + kw * dl_w - pl;
-                        let xv = &xn[(ih * g.w + iw) * c..][..c];
-                        let ov = &mut o[ow * c..][..c];
-                        for ((a, &b), &wgt) in ov.iter_mut().zip(xv).zip(wv) {
-                            *a += b * wgt;
-                        }
-                    }
-                }
-            }
+            let (n, oh) = (row / g.oh, row % g.oh);
+            simd(#[inline(always)] || depthwise_row(g, &x[n * plane * c..][..plane * c], wts, &spans, oh, o))
         });
     }
 }
 
-/// Fills the im2col tile for image channels `xg` (nchw: the group's `cig` input planes of
-/// one image) and output pixels `p0..p0+col.len()/kdim`: row (ci, kh, kw), column pixel.
-fn im2col_nchw(g: &Geom, xg: &[f32], p0: usize, pcount: usize, col: &mut [f32]) {
+/// Row `r` = (ci, kh, kw) of an nchw im2col tile: output pixels `p0..p0 + dst.len()`.
+#[inline(always)]
+fn im2col_row_nchw(g: &Geom, xg: &[f32], p0: usize, r: usize, dst: &mut [f32]) {
     let [st_h, st_w] = g.strides;
     let [dl_h, dl_w] = g.dilations;
     let [pt, _, pl, _] = g.padding;
     let hw = g.h * g.w;
-    let fill_row = |r: usize, dst: &mut [f32]| {
-        let (ci, k) = (r / g.kk(), r % g.kk());
-        let (kh, kw) = (k / g.kw, k % g.kw);
-        let xp = &xg[ci * hw..][..hw];
-        let (lo, hi) = span(g.ow, st_w, kw * dl_w, pl, g.w);
-        let mut p = 0;
-        while p < pcount {
-            let pixel = p0 + p;
-            let (oh, ow0) = (pixel / g.ow, pixel % g.ow);
-            let seg = (g.ow - ow0).min(pcount - p);
-            let d = &mut dst[p..p + seg];
-            match (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) {
-                None => d.fill(0.0),
-                Some(ih) => {
-                    let xrow = &xp[ih * g.w..][..g.w];
-                    for (j, v) in d.iter_mut().enumerate() {
-                        let ow = ow0 + j;
-                        *v = if ow >= lo && ow < hi { xrow[ow * st_w + kw * dl_w - pl] } else { 0.0 };
+    let pcount = dst.len();
+    let (ci, k) = (r / g.kk(), r % g.kk());
+    let (kh, kw) = (k / g.kw, k % g.kw);
+    let xp = &xg[ci * hw..][..hw];
+    let (lo, hi) = span(g.ow, st_w, kw * dl_w, pl, g.w);
+    let mut p = 0;
+    while p < pcount {
+        let pixel = p0 + p;
+        let (oh, ow0) = (pixel / g.ow, pixel % g.ow);
+        let seg = (g.ow - ow0).min(pcount - p);
+        let d = &mut dst[p..p + seg];
+        match (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) {
+            None => d.fill(0.0),
+            Some(ih) => {
+                let xrow = &xp[ih * g.w..][..g.w];
+                // Output columns ow0..ow0+seg: zeros, then the real input, then zeros.
+                let a = lo.clamp(ow0, ow0 + seg);
+                let b = hi.clamp(a, ow0 + seg);
+                d[..a - ow0].fill(0.0);
+                d[b - ow0..].fill(0.0);
+                if a < b {
+                    let first = a * st_w + kw * dl_w - pl;
+                    let real = &mut d[a - ow0..b - ow0];
+                    if st_w == 1 {
+                        real.copy_from_slice(&xrow[first..first + (b - a)]);
+                    } else {
+                        let src = &xrow[first..first + (b - a - 1) * st_w + 1];
+                        for (j, v) in real.iter_mut().enumerate() {
+                            *v = src[j * st_w];
+                        }
                     }
                 }
             }
-            p += seg;
         }
-    };
+        p += seg;
+    }
+}
+
+/// Fills the im2col tile for image channels `xg` (nchw: the group's `cig` input planes of
+/// one image) and output pixels `p0..p0 + pcount`: row (ci, kh, kw), column pixel.
+fn im2col_nchw(g: &Geom, xg: &[f32], p0: usize, pcount: usize, col: &mut [f32]) {
     if col.len() >= 1 << 15 {
-        col.par_chunks_mut(pcount).enumerate().for_each(|(r, dst)| fill_row(r, dst));
+        col.par_chunks_mut(pcount).enumerate().for_each(|(r, dst)| simd(#[inline(always)] || im2col_row_nchw(g, xg, p0, r, dst)));
     } else {
-        col.chunks_mut(pcount).enumerate().for_each(|(r, dst)| fill_row(r, dst));
+        simd(
+            #[inline(always)]
+            || {
+                for (r, dst) in col.chunks_mut(pcount).enumerate() {
+                    im2col_row_nchw(g, xg, p0, r, dst);
+                }
+            },
+        );
     }
 }
 
@@ -350,14 +434,27 @@ fn im2col_nhwc(g: &Geom, xn: &[f32], grp: usize, p0: usize, col: &mut [f32]) {
     let fill = |p: usize, dst: &mut [f32]| {
         let pixel = p0 + p;
         let (oh, ow) = (pixel / g.ow, pixel % g.ow);
+        let (lo, hi) = span(g.kw, dl_w, ow * st_w, pl, g.w);
         for kh in 0..g.kh {
-            let ih = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h);
-            for kw in 0..g.kw {
-                let iw = (ow * st_w + kw * dl_w).checked_sub(pl).filter(|&i| i < g.w);
-                let d = &mut dst[(kh * g.kw + kw) * cig..][..cig];
-                match (ih, iw) {
-                    (Some(ih), Some(iw)) => d.copy_from_slice(&xn[(ih * g.w + iw) * g.cin + grp * cig..][..cig]),
-                    _ => d.fill(0.0),
+            let d = &mut dst[kh * g.kw * cig..][..g.kw * cig];
+            let Some(ih) = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) else {
+                d.fill(0.0);
+                continue;
+            };
+            d[..lo * cig].fill(0.0);
+            d[hi * cig..].fill(0.0);
+            if lo >= hi {
+                continue;
+            }
+            let iw0 = ow * st_w + lo * dl_w - pl;
+            let src = (ih * g.w + iw0) * g.cin + grp * cig;
+            if dl_w == 1 && cig == g.cin {
+                // The window's real columns are contiguous in the input row.
+                d[lo * cig..hi * cig].copy_from_slice(&xn[src..src + (hi - lo) * cig]);
+            } else {
+                for k in 0..hi - lo {
+                    let s = src + k * dl_w * g.cin;
+                    d[(lo + k) * cig..][..cig].copy_from_slice(&xn[s..s + cig]);
                 }
             }
         }
@@ -590,6 +687,7 @@ pub fn lower_conv_transpose2d(op: &Operation, graph: &Graph) -> Result<Box<dyn K
     if g.groups == 0 || cin % g.groups != 0 || cout % g.groups != 0 {
         return Err(Error::operation("convTranspose2d: channels not divisible by groups"));
     }
+    check_sizes(graph, op, cin * g.cog() * g.kk(), cout)?;
     let weights = op.input(1).and_then(|id| constant_f32(graph, id)).map(|raw| {
         let mut packed = vec![0f32; raw.len()];
         pack_convt_filter(filter_layout, &g, &raw, &mut packed);
@@ -616,12 +714,9 @@ pub fn conv_transpose(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, co
     let (cig, cog, kk) = (g.cig(), g.cog(), g.kk());
     let hw = g.h * g.w;
     let opix = g.oh * g.ow;
-    let [st_h, st_w] = g.strides;
-    let [dl_h, dl_w] = g.dilations;
-    let [pt, _, pl, _] = g.padding;
     let mut col = col_scratch.get(g.cout * kk * hw);
     fill_bias(g, bias, out);
-    let w_spans: Vec<(usize, usize)> = (0..g.kw).map(|k| span(g.w, st_w, k * dl_w, pl, g.ow)).collect();
+    let w_spans: Vec<(usize, usize)> = (0..g.kw).map(|k| span(g.w, g.strides[1], k * g.dilations[1], g.padding[2], g.ow)).collect();
     for n in 0..g.n {
         if !g.nhwc {
             // col[(co·kk + k)·hw + pixel] for every output channel co (all groups).
@@ -632,26 +727,10 @@ pub fn conv_transpose(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, co
                 sgemm(cog * kk, hw, cig, a, Mat::rows(xg, hw), c, hw, 1, 1.0, None, true);
             }
             let col = &col[..];
-            out[n * g.cout * opix..][..g.cout * opix].par_chunks_mut(opix).enumerate().for_each(|(co, plane)| {
-                for kh in 0..g.kh {
-                    for kw in 0..g.kw {
-                        let src = &col[(co * kk + kh * g.kw + kw) * hw..][..hw];
-                        let (lo, hi) = w_spans[kw];
-                        if lo >= hi {
-                            continue;
-                        }
-                        for ih in 0..g.h {
-                            let Some(oh) = (ih * st_h + kh * dl_h).checked_sub(pt).filter(|&o| o < g.oh) else { continue };
-                            let orow = &mut plane[oh * g.ow..][..g.ow];
-                            let srow = &src[ih * g.w..][..g.w];
-                            let base = lo * st_w + kw * dl_w - pl;
-                            for (j, &v) in srow[lo..hi].iter().enumerate() {
-                                orow[base + j * st_w] += v;
-                            }
-                        }
-                    }
-                }
-            });
+            out[n * g.cout * opix..][..g.cout * opix]
+                .par_chunks_mut(opix)
+                .enumerate()
+                .for_each(|(co, plane)| simd(#[inline(always)] || col2im_plane(g, &col[co * kk * hw..][..kk * hw], &w_spans, plane)));
         } else {
             // col[pixel][grp][k][o]: row stride cout·kk.
             let xn = &x[n * hw * g.cin..][..hw * g.cin];
@@ -662,29 +741,75 @@ pub fn conv_transpose(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, co
                 sgemm(hw, kk * cog, cig, a, b, &mut col[grp * kk * cog..], row, 1, 1.0, None, true);
             }
             let col = &col[..];
-            out[n * opix * g.cout..][..opix * g.cout].par_chunks_mut(g.ow * g.cout).enumerate().for_each(|(oh, orow)| {
-                for kh in 0..g.kh {
-                    let Some(t) = (oh + pt).checked_sub(kh * dl_h) else { continue };
-                    if t % st_h != 0 || t / st_h >= g.h {
-                        continue;
+            out[n * opix * g.cout..][..opix * g.cout]
+                .par_chunks_mut(g.ow * g.cout)
+                .enumerate()
+                .for_each(|(oh, orow)| simd(#[inline(always)] || col2im_row(g, col, &w_spans, oh, orow)));
+        }
+    }
+}
+
+/// nchw col2im of one output channel plane: `src` holds its kh·kw rows of input pixels.
+#[inline(always)]
+fn col2im_plane(g: &Geom, src: &[f32], w_spans: &[(usize, usize)], plane: &mut [f32]) {
+    let [st_h, st_w] = g.strides;
+    let [dl_h, dl_w] = g.dilations;
+    let [pt, _, pl, _] = g.padding;
+    let hw = g.h * g.w;
+    for kh in 0..g.kh {
+        for kw in 0..g.kw {
+            let src = &src[(kh * g.kw + kw) * hw..][..hw];
+            let (lo, hi) = w_spans[kw];
+            if lo >= hi {
+                continue;
+            }
+            for ih in 0..g.h {
+                let Some(oh) = (ih * st_h + kh * dl_h).checked_sub(pt).filter(|&o| o < g.oh) else { continue };
+                let orow = &mut plane[oh * g.ow..][..g.ow];
+                let srow = &src[ih * g.w..][..g.w];
+                let base = lo * st_w + kw * dl_w - pl;
+                if st_w == 1 {
+                    for (d, &v) in orow[base..base + (hi - lo)].iter_mut().zip(&srow[lo..hi]) {
+                        *d += v;
                     }
-                    let ih = t / st_h;
-                    for kw in 0..g.kw {
-                        let (lo, hi) = w_spans[kw];
-                        for iw in lo..hi {
-                            let ow = iw * st_w + kw * dl_w - pl;
-                            let src = &col[(ih * g.w + iw) * row..][..row];
-                            let dst = &mut orow[ow * g.cout..][..g.cout];
-                            for grp in 0..g.groups {
-                                let s = &src[grp * kk * cog + (kh * g.kw + kw) * cog..][..cog];
-                                for (d, &v) in dst[grp * cog..][..cog].iter_mut().zip(s) {
-                                    *d += v;
-                                }
-                            }
-                        }
+                } else {
+                    for (j, &v) in srow[lo..hi].iter().enumerate() {
+                        orow[base + j * st_w] += v;
                     }
                 }
-            });
+            }
+        }
+    }
+}
+
+/// nhwc col2im of output row `oh`: gathers, for every pixel and window position that maps
+/// onto it, the `cog` values of each group from `col[pixel][group][k][o]`.
+#[inline(always)]
+fn col2im_row(g: &Geom, col: &[f32], w_spans: &[(usize, usize)], oh: usize, orow: &mut [f32]) {
+    let [st_h, st_w] = g.strides;
+    let [dl_h, dl_w] = g.dilations;
+    let [pt, _, pl, _] = g.padding;
+    let (cog, kk) = (g.cog(), g.kk());
+    let row = g.cout * kk;
+    for kh in 0..g.kh {
+        let Some(t) = (oh + pt).checked_sub(kh * dl_h) else { continue };
+        if t % st_h != 0 || t / st_h >= g.h {
+            continue;
+        }
+        let ih = t / st_h;
+        for kw in 0..g.kw {
+            let (lo, hi) = w_spans[kw];
+            for iw in lo..hi {
+                let ow = iw * st_w + kw * dl_w - pl;
+                let src = &col[(ih * g.w + iw) * row..][..row];
+                let dst = &mut orow[ow * g.cout..][..g.cout];
+                for grp in 0..g.groups {
+                    let s = &src[grp * kk * cog + (kh * g.kw + kw) * cog..][..cog];
+                    for (d, &v) in dst[grp * cog..][..cog].iter_mut().zip(s) {
+                        *d += v;
+                    }
+                }
+            }
         }
     }
 }

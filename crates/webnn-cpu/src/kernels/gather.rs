@@ -93,21 +93,38 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let indices = desc_of(op, graph, 1)?;
     let elem = input.data_type.byte_size();
     let index_type = indices.data_type;
+    let out_count = graph.descriptor(op.outputs[0]).element_count();
+    let idx_count = indices.element_count();
+    let mismatch = || Error::operation(format!("{}: attributes do not match the operand shapes", op.kind));
+    let rank = input.shape.len();
     let kernel = match (op.kind, &op.attrs) {
-        (OpKind::Gather, Attrs::Axis { axis }) => {
-            let (_, n, inner) = around(&input.shape, *axis as usize);
-            let m = indices.element_count() as usize;
+        (OpKind::Gather, Attrs::Axis { axis }) if (*axis as usize) < rank => {
+            let (outer, n, inner) = around(&input.shape, *axis as usize);
+            let m = idx_count as usize;
+            if (outer * m * inner) as u64 != out_count {
+                return Err(mismatch());
+            }
             GatherKernel { elem, index_type, n, inner, mode: Mode::Gather { m } }
         }
-        (OpKind::GatherElements, Attrs::Axis { axis }) => {
-            let (_, n, inner) = around(&input.shape, *axis as usize);
-            let (_, ni, _) = around(&indices.shape, *axis as usize);
+        (OpKind::GatherElements, Attrs::Axis { axis }) if (*axis as usize) < rank => {
+            let axis = *axis as usize;
+            let (_, n, inner) = around(&input.shape, axis);
+            let (_, ni, _) = around(&indices.shape, axis);
+            let same_but_axis = indices.shape.len() == rank
+                && (0..rank).all(|d| d == axis || indices.shape[d] == input.shape[d]);
+            if !same_but_axis || idx_count != out_count {
+                return Err(mismatch());
+            }
             GatherKernel { elem, index_type, n, inner, mode: Mode::Elements { ni } }
         }
         (OpKind::GatherNd, _) => {
-            let c = indices.shape.last().copied().unwrap_or(1) as usize;
-            if c > input.shape.len() {
-                return Err(Error::operation("gatherND: coordinate size above the input rank"));
+            let c = indices.shape.last().copied().unwrap_or(0) as usize;
+            if c == 0 || c > rank {
+                return Err(Error::operation("gatherND: coordinate size not in [1, input rank]"));
+            }
+            let inner: u64 = input.shape[c..].iter().map(|&d| d as u64).product();
+            if idx_count / c as u64 * inner != out_count {
+                return Err(mismatch());
             }
             let all = super::util::strides(&input.shape);
             let dims = input.shape[..c].iter().map(|&d| d as usize).collect();
@@ -126,11 +143,15 @@ impl GatherKernel {
             Mode::Gather { m } => {
                 let m = *m;
                 par_rows(out, inner, |first, rows| {
-                    for (r, dst) in rows.chunks_exact_mut(inner).enumerate() {
-                        let g = first + r;
-                        let (o, j) = (g / m, g % m);
+                    let (mut o, mut j) = (first / m, first % m);
+                    for dst in rows.chunks_exact_mut(inner) {
                         let s = (o * n + resolve(idx[j], n)) * inner;
                         dst.copy_from_slice(&src[s..s + inner]);
+                        j += 1;
+                        if j == m {
+                            j = 0;
+                            o += 1;
+                        }
                     }
                 });
             }

@@ -265,3 +265,34 @@ fn spec_examples() {
     // Negative indices count from the end (D10).
     assert_eq!(run(OpKind::Gather, &[-1, -4], vec![2], None, 0, vec![2, 3]), [30., 31., 32., 0., 1., 2.]);
 }
+
+#[test]
+fn lowering_rejects_inconsistent_operations_instead_of_panicking() {
+    use super::movement_test_util::lowers;
+    let f = |s: &[u32]| OperandDescriptor::new(DataType::Float32, s.to_vec());
+    let i = |s: &[u32]| OperandDescriptor::new(DataType::Int32, s.to_vec());
+    let t = |p: Vec<u32>| Attrs::Transpose { permutation: p };
+    assert!(lowers(OpKind::Transpose, &[f(&[2, 3])], t(vec![1, 0]), &[f(&[3, 2])]));
+    assert!(!lowers(OpKind::Transpose, &[f(&[2, 3])], t(vec![2, 0]), &[f(&[3, 2])]));
+    assert!(!lowers(OpKind::Transpose, &[f(&[2, 3])], t(vec![1, 0]), &[f(&[3, 3])]));
+    let sl = |st: u32| Attrs::Slice { starts: vec![st], sizes: vec![3], strides: vec![1] };
+    assert!(lowers(OpKind::Slice, &[f(&[5])], sl(2), &[f(&[3])]));
+    assert!(!lowers(OpKind::Slice, &[f(&[5])], sl(3), &[f(&[3])]));
+    assert!(!lowers(OpKind::Expand, &[f(&[2, 3])], Attrs::None, &[f(&[3])]));
+    assert!(!lowers(OpKind::Tile, &[f(&[2])], Attrs::Tile { repetitions: vec![2] }, &[f(&[5])]));
+    assert!(!lowers(OpKind::Concat, &[f(&[2]), f(&[3])], Attrs::Axis { axis: 0 }, &[f(&[6])]));
+    assert!(!lowers(OpKind::Split, &[f(&[6])], Attrs::Split { axis: 0, sizes: vec![2, 3] }, &[f(&[2]), f(&[3])]));
+    let pad = |e: u32| Attrs::Pad { beginning: vec![1], ending: vec![e], mode: webnn_core::types::PaddingMode::Edge, value: webnn_core::Scalar::F32(0.0) };
+    assert!(lowers(OpKind::Pad, &[f(&[3])], pad(1), &[f(&[5])]));
+    assert!(!lowers(OpKind::Pad, &[f(&[3])], pad(2), &[f(&[5])]));
+    assert!(!lowers(OpKind::Gather, &[f(&[4, 3]), i(&[2])], Attrs::Axis { axis: 2 }, &[f(&[4, 2])]));
+    assert!(!lowers(OpKind::Gather, &[f(&[4, 3]), i(&[2])], Attrs::Axis { axis: 0 }, &[f(&[4, 3])]));
+    assert!(!lowers(OpKind::GatherElements, &[f(&[4, 3]), i(&[2, 2])], Attrs::Axis { axis: 0 }, &[f(&[2, 2])]));
+    assert!(!lowers(OpKind::GatherNd, &[f(&[4, 3]), i(&[2, 3])], Attrs::None, &[f(&[2])]));
+    assert!(!lowers(OpKind::ScatterNd, &[f(&[4, 3]), i(&[2, 1]), f(&[2, 2])], Attrs::None, &[f(&[4, 3])]));
+    assert!(lowers(OpKind::ScatterNd, &[f(&[4, 3]), i(&[2, 1]), f(&[2, 3])], Attrs::None, &[f(&[4, 3])]));
+    assert!(!lowers(OpKind::ScatterElements, &[f(&[4, 3]), i(&[2, 3]), f(&[2, 2])], Attrs::Axis { axis: 0 }, &[f(&[4, 3])]));
+    let u8d = |s: &[u32]| OperandDescriptor::new(DataType::Uint8, s.to_vec());
+    assert!(!lowers(OpKind::QuantizeLinear, &[f(&[4, 6]), f(&[1, 4]), u8d(&[1, 4])], Attrs::None, &[u8d(&[4, 6])]));
+    assert!(lowers(OpKind::QuantizeLinear, &[f(&[4, 6]), f(&[1, 3]), u8d(&[1, 3])], Attrs::None, &[u8d(&[4, 6])]));
+}

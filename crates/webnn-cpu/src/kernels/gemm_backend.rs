@@ -122,6 +122,30 @@ pub fn sgemm_reference(m: usize, n: usize, k: usize, a: Mat<'_>, b: Mat<'_>, c: 
     }
 }
 
+/// Runs `f` compiled for AVX2+FMA when the CPU has them (detected at run time; the
+/// baseline otherwise): `f` is inlined into a `#[target_feature]` function, so its loops
+/// auto-vectorize with 256-bit vectors. Pass a closure marked `#[inline(always)]` whose body
+/// calls `#[inline(always)]` functions, and call `simd` inside each parallel task (rayon
+/// closures are separate functions that do not inherit the features).
+#[inline(always)]
+pub fn simd<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+            #[target_feature(enable = "avx2,fma")]
+            #[inline]
+            unsafe fn avx2<R>(f: impl FnOnce() -> R) -> R {
+                f()
+            }
+            // SAFETY: `avx2` only requires the AVX2 and FMA target features, which the CPU
+            // was just detected to support. The code run is the same safe Rust as the
+            // fallback below (tests run it on both paths via `simd_paths_agree`).
+            return unsafe { avx2(f) };
+        }
+    }
+    f()
+}
+
 /// A float element type computed in f32 (f32 itself, or f16 rounded once on store).
 pub trait FloatElem: bytemuck::Pod + Send + Sync + 'static {
     /// Widens to f32.
@@ -292,6 +316,14 @@ mod tests {
         let mut c = [f32::NAN];
         sgemm(1, 1, 2, Mat::rows(&a, 2), Mat::rows(&b, 1), &mut c, 1, 1, 1.0, None, false);
         assert_eq!(c, [11.0]);
+    }
+
+    #[test]
+    fn simd_paths_agree() {
+        let x = pseudo(1003, 4);
+        let body = |v: &[f32]| -> Vec<f32> { v.iter().map(|a| a * 1.5 + 0.25).collect() };
+        let dispatched = simd(#[inline(always)] || body(&x));
+        assert_eq!(dispatched, body(&x));
     }
 
     #[test]

@@ -123,6 +123,56 @@ pub fn run_float(kind: OpKind, dt: DataType, inputs: &[Option<(&[u32], &[f32], b
     out_f32(dt, &out[0])
 }
 
+/// Lowers one operation whose operands are all graph inputs; returns the compile result.
+pub fn compile_op(kind: OpKind, inputs: &[Option<OperandDescriptor>], attrs: Attrs, outputs: &[OperandDescriptor]) -> webnn_core::Result<Plan> {
+    let mut graph = Graph::default();
+    let mut slots = Vec::new();
+    for (i, d) in inputs.iter().enumerate() {
+        slots.push(d.as_ref().map(|d| {
+            let id = OperandId(graph.operands.len() as u32);
+            graph.operands.push(OperandNode { descriptor: d.clone(), source: OperandSource::Input(format!("in{i}")) });
+            graph.inputs.push((format!("in{i}"), id));
+            id
+        }));
+    }
+    let mut out_ids = Vec::new();
+    for (i, d) in outputs.iter().enumerate() {
+        let id = OperandId(graph.operands.len() as u32);
+        graph.operands.push(OperandNode { descriptor: d.clone(), source: OperandSource::Operation { op: 0, output: i } });
+        graph.outputs.push((format!("out{i}"), id));
+        out_ids.push(id);
+    }
+    graph.operations.push(Operation { kind, inputs: slots, outputs: out_ids, attrs, label: String::new() });
+    Plan::compile(&graph)
+}
+
+#[test]
+fn inconsistent_graphs_fail_to_compile_instead_of_panicking() {
+    let f = |s: &[u32]| OperandDescriptor::new(DataType::Float32, s.to_vec());
+    let conv = Attrs::Conv2d {
+        padding: [0; 4],
+        strides: [1, 1],
+        dilations: [1, 1],
+        groups: 1,
+        input_layout: InputOperandLayout::Nchw,
+        filter_layout: Conv2dFilterOperandLayout::Oihw,
+    };
+    // bias of the wrong size
+    let r = compile_op(OpKind::Conv2d, &[Some(f(&[1, 2, 4, 4])), Some(f(&[3, 2, 3, 3])), Some(f(&[2]))], conv, &[f(&[1, 3, 2, 2])]);
+    assert_eq!(r.expect_err("bias size").kind, webnn_core::ErrorKind::Operation);
+    // matmul inner dimensions disagree
+    let r = compile_op(OpKind::Matmul, &[Some(f(&[2, 3])), Some(f(&[4, 5]))], Attrs::None, &[f(&[2, 5])]);
+    assert!(r.is_err());
+    // gemm
+    let g = Attrs::Gemm { alpha: 1.0, beta: 1.0, a_transpose: true, b_transpose: false };
+    assert!(compile_op(OpKind::Gemm, &[Some(f(&[2, 3])), Some(f(&[2, 5])), None], g, &[f(&[2, 5])]).is_err());
+    // layerNormalization scale of the wrong size
+    let ln = Attrs::LayerNormalization { axes: vec![1], epsilon: 1e-5 };
+    assert!(compile_op(OpKind::LayerNormalization, &[Some(f(&[2, 3])), Some(f(&[2])), None], ln, &[f(&[2, 3])]).is_err());
+    let bn = Attrs::BatchNormalization { axis: 1, epsilon: 1e-5 };
+    assert!(compile_op(OpKind::BatchNormalization, &[Some(f(&[2, 3])), Some(f(&[3])), Some(f(&[2])), None, None], bn, &[f(&[2, 3])]).is_err());
+}
+
 fn wpt_dir() -> std::path::PathBuf {
     std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/wpt"))
 }

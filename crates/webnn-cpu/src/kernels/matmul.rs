@@ -11,9 +11,10 @@ use rayon::prelude::*;
 use webnn_core::graph::{Attrs, Operation};
 use webnn_core::{DataType, Error, Graph, Result};
 
-/// Below this many multiply-adds per matrix, batches run in parallel with single-threaded
-/// GEMMs instead of one parallel GEMM after another.
-const SMALL_GEMM: usize = 48 * 48 * 256;
+/// Up to this many multiply-adds per matrix, batches (when there are at least as many as
+/// threads) run in parallel with single-threaded GEMMs instead of one parallel GEMM after
+/// another (attention-style batched products).
+const BATCH_PARALLEL_MAX: usize = 256 * 256 * 256;
 
 struct MatmulKernel {
     data_type: DataType,
@@ -46,6 +47,9 @@ pub fn lower_matmul(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let m = a.shape[ra - 2] as usize;
     let k = a.shape[ra - 1] as usize;
     let n = b.shape[rb - 1] as usize;
+    if b.shape[rb - 2] as usize != k || out.shape[ro - 2] as usize != m || out.shape[ro - 1] as usize != n {
+        return Err(Error::operation("matmul: operand shapes do not match"));
+    }
     let batch_shape = &out.shape[..ro - 2];
     let a_batch = &a.shape[..ra - 2];
     let b_batch = &b.shape[..rb - 2];
@@ -91,7 +95,8 @@ impl MatmulKernel {
             sgemm(batch * m, n, k, Mat::rows(a, k), Mat::rows(b, n), out, n, 1, 1.0, None, true);
             return;
         }
-        let small = m * n * k < SMALL_GEMM && self.batches.len() > 1;
+        let batches = self.batches.len();
+        let small = batches > 1 && m * n * k <= BATCH_PARALLEL_MAX && batches >= rayon::current_num_threads();
         if small {
             out.par_chunks_mut(m * n).zip(self.batches.par_iter()).for_each(|(o, &(oa, ob))| {
                 sgemm(m, n, k, Mat::rows(&a[oa..], k), Mat::rows(&b[ob..], n), o, n, 1, 1.0, None, false);
@@ -171,10 +176,17 @@ pub fn lower_gemm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     }
     let (m, n) = (out.shape[0] as usize, out.shape[1] as usize);
     let k = if a_transpose { a.shape[0] } else { a.shape[1] } as usize;
+    let am = if a_transpose { a.shape[1] } else { a.shape[0] } as usize;
+    let (bk, bn) = if b_transpose { (b.shape[1], b.shape[0]) } else { (b.shape[0], b.shape[1]) };
+    if am != m || bk as usize != k || bn as usize != n {
+        return Err(Error::operation("gemm: operand shapes do not match"));
+    }
     let a_view = if a_transpose { (1, m) } else { (k, 1) };
     let b_view = if b_transpose { (1, k) } else { (n, 1) };
     // Constant b (weights): f32, row-major k×n, once.
-    let b_const = constant_f32(graph, b_id).map(|w| {
+    // (A float32 constant already in row-major order is read in place from the plan.)
+    let widen_b = b_transpose || out.data_type == DataType::Float16;
+    let b_const = widen_b.then(|| constant_f32(graph, b_id)).flatten().map(|w| {
         if b_transpose {
             let mut t = vec![0f32; k * n];
             for (j, row) in w.chunks_exact(k).enumerate() {

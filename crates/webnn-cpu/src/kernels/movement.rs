@@ -4,7 +4,7 @@
 //! affine views run by [`StridedCopy`]; concat and split copy contiguous runs; triangular copies
 //! row prefixes/suffixes and zero-fills the rest. pad is in `pad.rs`.
 
-use super::strided::{istrides, par_rows, StridedCopy};
+use super::strided::{istrides, par_memcpy, par_rows, StridedCopy, PAR_MIN_BYTES};
 use super::{In, Kernel, Out};
 use smallvec::SmallVec;
 use webnn_core::graph::{Attrs, Operation};
@@ -12,6 +12,18 @@ use webnn_core::{Error, Graph, OpKind, Result};
 
 fn shape_of(s: &[u32]) -> Vec<usize> {
     s.iter().map(|&d| d as usize).collect()
+}
+
+fn mismatch(op: &Operation) -> Error {
+    Error::operation(format!("{}: attributes do not match the operand shapes", op.kind))
+}
+
+/// Every operand of a concat/split has `outer` rows of `chunks[k]` elements.
+fn rows_fit(op: &Operation, graph: &Graph, ids: &[webnn_core::OperandId], chunks: &[usize], whole: u64, row: usize) -> Result<()> {
+    let outer = (whole as usize).checked_div(row).unwrap_or(0);
+    let ok = outer * row == whole as usize
+        && ids.iter().zip(chunks).all(|(&id, &c)| graph.descriptor(id).element_count() as usize == outer * c);
+    if ok { Ok(()) } else { Err(mismatch(op)) }
 }
 
 fn bad_attrs(op: &Operation) -> Error {
@@ -39,7 +51,9 @@ pub fn lower_view(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let rank = in_shape.len();
     let copy = match (op.kind, &op.attrs) {
         // outShape[i] = inShape[perm[i]] (decisions.md D21): output dim i walks input dim perm[i].
-        (OpKind::Transpose, Attrs::Transpose { permutation }) if permutation.len() == rank => {
+        (OpKind::Transpose, Attrs::Transpose { permutation })
+            if permutation.len() == rank && permutation.iter().all(|&p| (p as usize) < rank) =>
+        {
             let st: Vec<isize> = permutation.iter().map(|&p| ist[p as usize]).collect();
             StridedCopy::new(&out_shape, &st, 0, elem)
         }
@@ -62,7 +76,7 @@ pub fn lower_view(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
             StridedCopy::new(&out_shape, &st, base, elem)
         }
         // Numpy broadcasting: stride 0 along broadcast dimensions.
-        (OpKind::Expand, _) => {
+        (OpKind::Expand, _) if out_shape.len() >= rank => {
             let pad = out_shape.len() - rank;
             let st: Vec<isize> =
                 (0..out_shape.len()).map(|i| if i < pad || in_shape[i - pad] == 1 { 0 } else { ist[i - pad] }).collect();
@@ -84,6 +98,11 @@ pub fn lower_view(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         }
         _ => return Err(bad_attrs(op)),
     };
+    // The view must stay inside the input and fill the output exactly: never index out of
+    // bounds in `run`, whatever the attributes.
+    if !copy.fits(input.element_count() as usize, output.element_count() as usize) {
+        return Err(mismatch(op));
+    }
     Ok(Box::new(ViewKernel(copy)))
 }
 
@@ -109,12 +128,26 @@ pub fn lower_concat(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         chunks.push(d.shape.get(axis).copied().unwrap_or(1) as usize * inner);
     }
     let row = chunks.iter().sum();
+    let ids: Vec<_> = op.inputs.iter().flatten().copied().collect();
+    rows_fit(op, graph, &ids, &chunks, output.element_count(), row)?;
     Ok(Box::new(ConcatKernel { elem: output.data_type.byte_size(), chunks, row }))
 }
 
 impl ConcatKernel {
     fn go<T: bytemuck::Pod + Send + Sync>(&self, inputs: &[Option<In<'_>>], out: &mut [T]) {
         let ins: SmallVec<[&[T]; 8]> = inputs.iter().map(|i| i.map_or(&[][..], |i| i.slice::<T>())).collect();
+        let outer = out.len() / self.row.max(1);
+        if outer < rayon::current_num_threads() * 2 && std::mem::size_of_val(out) >= PAR_MIN_BYTES {
+            // Few long rows (e.g. concat along axis 0): split every run instead.
+            for (g, row) in out.chunks_exact_mut(self.row).enumerate() {
+                let mut off = 0;
+                for (src, &c) in ins.iter().zip(&self.chunks) {
+                    par_memcpy(&mut row[off..off + c], &src[g * c..(g + 1) * c]);
+                    off += c;
+                }
+            }
+            return;
+        }
         par_rows(out, self.row, |first, rows| {
             for (r, row) in rows.chunks_exact_mut(self.row).enumerate() {
                 let g = first + r;
@@ -152,12 +185,25 @@ pub fn lower_split(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let chunks: Vec<usize> =
         op.outputs.iter().map(|&o| graph.descriptor(o).shape.get(axis).copied().unwrap_or(1) as usize * inner).collect();
     let row = chunks.iter().sum();
+    rows_fit(op, graph, &op.outputs, &chunks, input.element_count(), row)?;
     Ok(Box::new(SplitKernel { elem: input.data_type.byte_size(), chunks, row }))
 }
 
 impl SplitKernel {
     fn go<T: bytemuck::Pod + Send + Sync>(&self, src: &[T], outputs: &mut [Out<'_>]) {
         let mut off = 0;
+        let outer = src.len() / self.row.max(1);
+        if outer < rayon::current_num_threads() * 2 && std::mem::size_of_val(src) >= PAR_MIN_BYTES {
+            // Few long rows (e.g. split along axis 0): split every run instead.
+            for (out, &c) in outputs.iter_mut().zip(&self.chunks) {
+                for (g, dst) in out.slice_mut::<T>().chunks_exact_mut(c).enumerate() {
+                    let s = g * self.row + off;
+                    par_memcpy(dst, &src[s..s + c]);
+                }
+                off += c;
+            }
+            return;
+        }
         for (out, &c) in outputs.iter_mut().zip(&self.chunks) {
             par_rows(out.slice_mut::<T>(), c, |first, rows| {
                 for (r, dst) in rows.chunks_exact_mut(c).enumerate() {
@@ -191,9 +237,10 @@ struct TriangularKernel {
 pub fn lower_triangular(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let Attrs::Triangular { upper, diagonal } = op.attrs else { return Err(bad_attrs(op)) };
     let output = graph.descriptor(op.outputs[0]);
+    let input = graph.descriptor(op.input(0).ok_or_else(|| Error::operation("triangular: missing input"))?);
     let r = output.shape.len();
-    if r < 2 {
-        return Err(Error::operation("triangular: rank below 2"));
+    if r < 2 || input.shape != output.shape {
+        return Err(mismatch(op));
     }
     Ok(Box::new(TriangularKernel {
         elem: output.data_type.byte_size(),

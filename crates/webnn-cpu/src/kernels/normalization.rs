@@ -7,7 +7,7 @@
 //! `scale / sqrt(variance + epsilon)` formed in f64. float16 is read as f32 and rounded once.
 //! Constant parameters are widened to f32 in `lower`.
 
-use super::gemm_backend::{constant_f32, FloatElem, Scratch};
+use super::gemm_backend::{constant_f32, simd, FloatElem, Scratch};
 use super::util::strides;
 use super::{In, Kernel, Out};
 use half::f16;
@@ -31,6 +31,17 @@ impl Param {
         let id = op.input(slot)?;
         Some(Param { slot, constant: constant_f32(graph, id) })
     }
+}
+
+/// Rejects (instead of indexing out of bounds later) parameters whose element count is not
+/// `count`; the builder's validation guarantees it is.
+fn check_params(graph: &Graph, op: &Operation, slots: &[usize], count: usize) -> Result<()> {
+    for &slot in slots {
+        if op.input(slot).is_some_and(|id| graph.descriptor(id).len() != count) {
+            return Err(Error::operation("normalization: parameter size does not match the input"));
+        }
+    }
+    Ok(())
 }
 
 /// Read access to a parameter's values during a dispatch.
@@ -78,6 +89,39 @@ fn moments(n: usize, get: impl Fn(usize) -> f32) -> (f64, f64) {
     (mean, v / n as f64)
 }
 
+/// [`moments`] of a contiguous slice, with independent accumulators so the loops vectorize.
+#[inline(always)]
+fn moments_slice<T: FloatElem>(xs: &[T]) -> (f64, f64) {
+    const L: usize = 8;
+    let n = xs.len();
+    if n == 0 {
+        return (0.0, 0.0);
+    }
+    let chunks = xs.chunks_exact(L);
+    let rem = chunks.remainder();
+    let mut acc = [0f64; L];
+    for c in chunks.clone() {
+        for (a, v) in acc.iter_mut().zip(c) {
+            *a += v.to_f32() as f64;
+        }
+    }
+    let mut s: f64 = acc.iter().sum::<f64>() + rem.iter().map(|v| v.to_f32() as f64).sum::<f64>();
+    let mean = s / n as f64;
+    let mut acc = [0f64; L];
+    for c in chunks {
+        for (a, v) in acc.iter_mut().zip(c) {
+            let d = v.to_f32() as f64 - mean;
+            *a += d * d;
+        }
+    }
+    s = acc.iter().sum::<f64>();
+    for v in rem {
+        let d = v.to_f32() as f64 - mean;
+        s += d * d;
+    }
+    (mean, s / n as f64)
+}
+
 // ---------------------------------------------------------------------------------------
 // batchNormalization
 
@@ -105,6 +149,7 @@ pub fn lower_batch_norm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>
     if axis >= shape.len() {
         return Err(Error::operation("batchNormalization: axis out of range"));
     }
+    check_params(graph, op, &[1, 2, 3, 4], shape[axis] as usize)?;
     Ok(Box::new(BatchNormKernel {
         data_type: graph.descriptor(op.outputs[0]).data_type,
         epsilon,
@@ -115,22 +160,27 @@ pub fn lower_batch_norm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>
     }))
 }
 
+/// One [channels, inner] block of [`affine`].
+#[inline(always)]
+fn affine_block<T: FloatElem>(o: &mut [T], xs: &[T], coef: &[f32], channels: usize, inner: usize) {
+    if inner == 1 {
+        for (k, (ov, &xv)) in coef.chunks_exact(3).zip(o.iter_mut().zip(xs)) {
+            *ov = T::from_f32((xv.to_f32() - k[0]) * k[1] + k[2]);
+        }
+    } else {
+        for (ch, k) in coef.chunks_exact(3).enumerate().take(channels) {
+            let (m, f, b) = (k[0], k[1], k[2]);
+            for (ov, &xv) in o[ch * inner..][..inner].iter_mut().zip(&xs[ch * inner..][..inner]) {
+                *ov = T::from_f32((xv.to_f32() - m) * f + b);
+            }
+        }
+    }
+}
+
 /// `out = (x − k0) · k1 + k2` per channel, `x` as [outer, channels, inner].
 fn affine<T: FloatElem>(x: &[T], coef: &[f32], channels: usize, inner: usize, out: &mut [T]) {
     let block = (channels * inner).max(1);
-    out.par_chunks_mut(block).zip(x.par_chunks(block)).for_each(|(o, xs)| {
-        if inner == 1 {
-            for (k, (ov, &xv)) in coef.chunks_exact(3).zip(o.iter_mut().zip(xs)) {
-                *ov = T::from_f32((xv.to_f32() - k[0]) * k[1] + k[2]);
-            }
-        } else {
-            for (ch, k) in coef.chunks_exact(3).enumerate().take(channels) {
-                for (ov, &xv) in o[ch * inner..][..inner].iter_mut().zip(&xs[ch * inner..][..inner]) {
-                    *ov = T::from_f32((xv.to_f32() - k[0]) * k[1] + k[2]);
-                }
-            }
-        }
-    });
+    out.par_chunks_mut(block).zip(x.par_chunks(block)).for_each(|(o, xs)| simd(#[inline(always)] || affine_block(o, xs, coef, channels, inner)));
 }
 
 impl Kernel for BatchNormKernel {
@@ -189,6 +239,7 @@ pub fn lower_instance_norm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kern
     }
     let nhwc = layout == InputOperandLayout::Nhwc;
     let (n, c, hw) = if nhwc { (s[0], s[3], s[1] * s[2]) } else { (s[0], s[1], s[2] * s[3]) };
+    check_params(graph, op, &[1, 2], c)?;
     Ok(Box::new(InstanceNormKernel {
         data_type: graph.descriptor(op.outputs[0]).data_type,
         epsilon,
@@ -201,18 +252,63 @@ pub fn lower_instance_norm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kern
     }))
 }
 
+/// Normalizes one contiguous group (an nchw plane): `y = (x − mean) · scale/sqrt(var + eps) + bias`.
+#[inline(always)]
+fn normalize_slice<T: FloatElem>(o: &mut [T], xs: &[T], scale: f64, bias: f32, eps: f64) {
+    let (mean, var) = moments_slice(xs);
+    let (m, f) = (mean as f32, (scale / (var + eps).sqrt()) as f32);
+    for (ov, &xv) in o.iter_mut().zip(xs) {
+        *ov = T::from_f32((xv.to_f32() - m) * f + bias);
+    }
+}
+
+/// Channels-last statistics of channels `c0..c0 + k.len()/3` of one image `xn` ([hw, c]):
+/// writes (mean, factor, bias) per channel into `k`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn channel_stats<T: FloatElem>(xn: &[T], c: usize, c0: usize, eps: f64, scale: Option<Values<'_>>, bias: Option<Values<'_>>, k: &mut [f32]) {
+    let lanes = k.len() / 3;
+    let hw = (xn.len() / c.max(1)).max(1) as f64;
+    let mut sum = [0f64; LANES];
+    for px in xn.chunks_exact(c) {
+        for (s, &v) in sum.iter_mut().zip(&px[c0..c0 + lanes]) {
+            *s += v.to_f32() as f64;
+        }
+    }
+    let mean: [f64; LANES] = std::array::from_fn(|i| sum[i] / hw);
+    let mut var = [0f64; LANES];
+    for px in xn.chunks_exact(c) {
+        for ((s, &v), &m) in var.iter_mut().zip(&px[c0..c0 + lanes]).zip(&mean) {
+            let d = v.to_f32() as f64 - m;
+            *s += d * d;
+        }
+    }
+    for i in 0..lanes {
+        let ch = c0 + i;
+        k[i * 3] = mean[i] as f32;
+        k[i * 3 + 1] = (scale.map_or(1.0, |s| s.get(ch) as f64) / (var[i] / hw + eps).sqrt()) as f32;
+        k[i * 3 + 2] = bias.map_or(0.0, |b| b.get(ch));
+    }
+}
+
+/// Applies per-channel (mean, factor, bias) to channels-last pixels.
+#[inline(always)]
+fn apply_pixels<T: FloatElem>(o: &mut [T], xs: &[T], kn: &[f32], c: usize) {
+    for (opx, xpx) in o.chunks_exact_mut(c).zip(xs.chunks_exact(c)) {
+        for ((ov, &xv), k) in opx.iter_mut().zip(xpx).zip(kn.chunks_exact(3)) {
+            *ov = T::from_f32((xv.to_f32() - k[0]) * k[1] + k[2]);
+        }
+    }
+}
+
 impl InstanceNormKernel {
     fn compute<T: FloatElem>(&self, x: &[T], scale: Option<Values<'_>>, bias: Option<Values<'_>>, out: &mut [T]) {
         let (c, hw, eps) = (self.c, self.hw, self.epsilon);
-        let factor = |ch: usize, var: f64| (scale.map_or(1.0, |s| s.get(ch) as f64) / (var + eps).sqrt()) as f32;
         if !self.nhwc {
             out.par_chunks_mut(hw.max(1)).zip(x.par_chunks(hw.max(1))).enumerate().for_each(|(p, (o, xs))| {
                 let ch = p % c;
-                let (mean, var) = moments(hw, |i| xs[i].to_f32());
-                let (m, f, b) = (mean as f32, factor(ch, var), bias.map_or(0.0, |b| b.get(ch)));
-                for (ov, &xv) in o.iter_mut().zip(xs) {
-                    *ov = T::from_f32((xv.to_f32() - m) * f + b);
-                }
+                let (s, b) = (scale.map_or(1.0, |s| s.get(ch) as f64), bias.map_or(0.0, |b| b.get(ch)));
+                simd(#[inline(always)] || normalize_slice(o, xs, s, b, eps))
             });
             return;
         }
@@ -220,41 +316,14 @@ impl InstanceNormKernel {
         let mut coef = self.coef.get(self.n * c * 3);
         coef.par_chunks_mut(c * 3).enumerate().for_each(|(n, kn)| {
             let xn = &x[n * hw * c..][..hw * c];
-            kn.par_chunks_mut(LANES * 3).enumerate().for_each(|(blk, k)| {
-                let c0 = blk * LANES;
-                let lanes = k.len() / 3;
-                let mut sum = [0f64; LANES];
-                for px in xn.chunks_exact(c) {
-                    for (s, &v) in sum.iter_mut().zip(&px[c0..c0 + lanes]) {
-                        *s += v.to_f32() as f64;
-                    }
-                }
-                let mean: [f64; LANES] = std::array::from_fn(|i| sum[i] / hw.max(1) as f64);
-                let mut var = [0f64; LANES];
-                for px in xn.chunks_exact(c) {
-                    for ((s, &v), &m) in var.iter_mut().zip(&px[c0..c0 + lanes]).zip(&mean) {
-                        let d = v.to_f32() as f64 - m;
-                        *s += d * d;
-                    }
-                }
-                for i in 0..lanes {
-                    let ch = c0 + i;
-                    k[i * 3] = mean[i] as f32;
-                    k[i * 3 + 1] = factor(ch, var[i] / hw.max(1) as f64);
-                    k[i * 3 + 2] = bias.map_or(0.0, |b| b.get(ch));
-                }
-            });
+            kn.par_chunks_mut(LANES * 3)
+                .enumerate()
+                .for_each(|(blk, k)| simd(#[inline(always)] || channel_stats(xn, c, blk * LANES, eps, scale, bias, k)));
         });
         let coef = &coef[..];
         out.par_chunks_mut((hw * c).max(1)).zip(x.par_chunks((hw * c).max(1))).enumerate().for_each(|(n, (o, xs))| {
             let kn = &coef[n * c * 3..][..c * 3];
-            o.par_chunks_mut(c * 256).zip(xs.par_chunks(c * 256)).for_each(|(o, xs)| {
-                for (opx, xpx) in o.chunks_exact_mut(c).zip(xs.chunks_exact(c)) {
-                    for ((ov, &xv), k) in opx.iter_mut().zip(xpx).zip(kn.chunks_exact(3)) {
-                        *ov = T::from_f32((xv.to_f32() - k[0]) * k[1] + k[2]);
-                    }
-                }
-            });
+            o.par_chunks_mut(c * 256).zip(xs.par_chunks(c * 256)).for_each(|(o, xs)| simd(#[inline(always)] || apply_pixels(o, xs, kn, c)));
         });
     }
 }
@@ -322,6 +391,7 @@ pub fn lower_layer_norm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>
     if axes.iter().any(|&a| a >= rank) {
         return Err(Error::operation("layerNormalization: axis out of range"));
     }
+    check_params(graph, op, &[1, 2], axes.iter().map(|&a| shape[a] as usize).product())?;
     let red = offsets(&axes.iter().map(|&a| (shape[a] as usize, st[a])).collect::<Vec<_>>());
     let identity = red.iter().enumerate().all(|(j, &o)| j == o);
     let mut sorted = axes.clone();
@@ -351,41 +421,60 @@ impl LayerNormKernel {
         (mean as f32, (1.0 / (var + self.epsilon).sqrt()) as f32)
     }
 
-    fn compute<T: FloatElem>(&self, x: &[T], scale: Option<Values<'_>>, bias: Option<Values<'_>>, out: &mut [T]) {
-        let r = self.red.len();
-        let y = |j: usize, xv: T, mean: f32, inv: f32| -> T {
+    /// One contiguous row whose elements are in scale order.
+    #[inline(always)]
+    fn row_identity<T: FloatElem>(&self, o: &mut [T], xs: &[T], scale: Option<Values<'_>>, bias: Option<Values<'_>>) {
+        let (mean, var) = moments_slice(xs);
+        let (mean, inv) = (mean as f32, (1.0 / (var + self.epsilon).sqrt()) as f32);
+        match (scale, bias) {
+            (Some(Values::F32(s)), Some(Values::F32(b))) => {
+                for (((ov, &xv), &sv), &bv) in o.iter_mut().zip(xs).zip(s).zip(b) {
+                    *ov = T::from_f32((xv.to_f32() - mean) * inv * sv + bv);
+                }
+            }
+            (None, None) => {
+                for (ov, &xv) in o.iter_mut().zip(xs) {
+                    *ov = T::from_f32((xv.to_f32() - mean) * inv);
+                }
+            }
+            _ => {
+                for (j, (ov, &xv)) in o.iter_mut().zip(xs).enumerate() {
+                    let s = scale.map_or(1.0, |s| s.get(j));
+                    let b = bias.map_or(0.0, |b| b.get(j));
+                    *ov = T::from_f32((xv.to_f32() - mean) * inv * s + b);
+                }
+            }
+        }
+    }
+
+    /// One group at `base` whose elements sit at offsets `red` (in scale order).
+    #[inline(always)]
+    fn group<T: FloatElem>(&self, x: &[T], base: usize, out: &mut [T], scale: Option<Values<'_>>, bias: Option<Values<'_>>) {
+        let (mean, inv) = self.stats(|j| x[base + self.red[j]]);
+        for (j, &off) in self.red.iter().enumerate() {
             let s = scale.map_or(1.0, |s| s.get(j));
             let b = bias.map_or(0.0, |b| b.get(j));
-            T::from_f32((xv.to_f32() - mean) * inv * s + b)
-        };
+            out[base + off] = T::from_f32((x[base + off].to_f32() - mean) * inv * s + b);
+        }
+    }
+
+    fn compute<T: FloatElem>(&self, x: &[T], scale: Option<Values<'_>>, bias: Option<Values<'_>>, out: &mut [T]) {
+        let r = self.red.len();
         if self.trailing {
             out.par_chunks_mut(r).zip(x.par_chunks(r)).for_each(|(o, xs)| {
                 if self.identity {
-                    let (mean, inv) = self.stats(|j| xs[j]);
-                    if let (Some(Values::F32(s)), Some(Values::F32(b))) = (scale, bias) {
-                        for (((ov, &xv), &sv), &bv) in o.iter_mut().zip(xs).zip(s).zip(b) {
-                            *ov = T::from_f32((xv.to_f32() - mean) * inv * sv + bv);
-                        }
-                    } else {
-                        for (j, (ov, &xv)) in o.iter_mut().zip(xs).enumerate() {
-                            *ov = y(j, xv, mean, inv);
-                        }
-                    }
+                    simd(#[inline(always)] || self.row_identity(o, xs, scale, bias))
                 } else {
-                    let (mean, inv) = self.stats(|j| xs[self.red[j]]);
-                    for (j, &off) in self.red.iter().enumerate() {
-                        o[off] = y(j, xs[off], mean, inv);
-                    }
+                    simd(#[inline(always)] || self.group(xs, 0, o, scale, bias))
                 }
             });
             return;
         }
-        for &base in &self.kept {
-            let (mean, inv) = self.stats(|j| x[base + self.red[j]]);
-            for (j, &off) in self.red.iter().enumerate() {
-                out[base + off] = y(j, x[base + off], mean, inv);
+        simd(#[inline(always)] || {
+            for &base in &self.kept {
+                self.group(x, base, out, scale, bias);
             }
-        }
+        });
     }
 }
 

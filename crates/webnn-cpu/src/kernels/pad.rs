@@ -49,14 +49,18 @@ struct PadKernel {
 
 /// Lowers pad.
 pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
-    let Attrs::Pad { beginning, mode, value, .. } = &op.attrs else {
+    let Attrs::Pad { beginning, ending, mode, value } = &op.attrs else {
         return Err(Error::operation(format!("pad: unexpected attributes {:?}", op.attrs)));
     };
     let input = graph.descriptor(op.input(0).ok_or_else(|| Error::operation("pad: missing input"))?);
     let output = graph.descriptor(op.outputs[0]);
     let rank = input.shape.len();
-    if beginning.len() != rank || output.shape.len() != rank || rank > MAX_DIMS {
-        return Err(Error::operation("pad: padding does not match the rank"));
+    let fits = rank <= MAX_DIMS && beginning.len() == rank
+        && ending.len() == rank
+        && output.shape.len() == rank
+        && (0..rank).all(|d| beginning[d] as u64 + input.shape[d] as u64 + ending[d] as u64 == output.shape[d] as u64);
+    if !fits {
+        return Err(Error::operation("pad: padding does not match the operand shapes"));
     }
     let in_shape: Vec<usize> = input.shape.iter().map(|&d| d as usize).collect();
     let out_shape: Vec<usize> = output.shape.iter().map(|&d| d as usize).collect();

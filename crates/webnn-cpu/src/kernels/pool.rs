@@ -9,7 +9,7 @@
 //! any data type, propagating NaN.
 
 use super::conv::span;
-use super::gemm_backend::FloatElem;
+use super::gemm_backend::{simd, FloatElem};
 use super::{In, Kernel, Out};
 use half::f16;
 use rayon::prelude::*;
@@ -28,6 +28,8 @@ pub trait Reducer<T>: Sync {
     fn init() -> Self::Acc;
     /// Adds one element.
     fn add(acc: Self::Acc, x: T) -> Self::Acc;
+    /// Merges two partial accumulators.
+    fn combine(a: Self::Acc, b: Self::Acc) -> Self::Acc;
     /// The result from the accumulator and the number of real elements.
     fn finish(acc: Self::Acc, count: usize) -> T;
 }
@@ -50,6 +52,10 @@ impl<T: FloatElem> Reducer<T> for AvgR {
         acc + x.to_f32()
     }
     #[inline(always)]
+    fn combine(a: f32, b: f32) -> f32 {
+        a + b
+    }
+    #[inline(always)]
     fn finish(acc: f32, count: usize) -> T {
         T::from_f32(if count == 0 { 0.0 } else { acc / count as f32 })
     }
@@ -65,6 +71,10 @@ impl<T: FloatElem> Reducer<T> for L2R {
     fn add(acc: f32, x: T) -> f32 {
         let v = x.to_f32();
         acc + v * v
+    }
+    #[inline(always)]
+    fn combine(a: f32, b: f32) -> f32 {
+        a + b
     }
     #[inline(always)]
     fn finish(acc: f32, _count: usize) -> T {
@@ -95,10 +105,13 @@ impl MaxElem for f32 {
     const LOWEST: f32 = f32::NEG_INFINITY;
     #[inline(always)]
     fn max_of(a: f32, b: f32) -> f32 {
-        if b > a || b.is_nan() {
-            b
+        // NaN-propagating, branchless, and never "keep the old value" (which compilers turn
+        // into slow masked stores): `a + b` is NaN when either is.
+        let m = a.max(b);
+        if a.is_nan() | b.is_nan() {
+            a + b
         } else {
-            a
+            m
         }
     }
 }
@@ -107,7 +120,9 @@ impl MaxElem for f16 {
     const LOWEST: f16 = f16::NEG_INFINITY;
     #[inline(always)]
     fn max_of(a: f16, b: f16) -> f16 {
-        if b > a || b.is_nan() {
+        if a.is_nan() | b.is_nan() {
+            f16::NAN
+        } else if b > a {
             b
         } else {
             a
@@ -124,6 +139,10 @@ impl<T: MaxElem> Reducer<T> for MaxR {
     #[inline(always)]
     fn add(acc: T, x: T) -> T {
         T::max_of(acc, x)
+    }
+    #[inline(always)]
+    fn combine(a: T, b: T) -> T {
+        T::max_of(a, b)
     }
     #[inline(always)]
     fn finish(acc: T, _count: usize) -> T {
@@ -155,6 +174,10 @@ pub struct PoolGeom {
     pub dilations: [usize; 2],
     /// [beginH, beginW]
     pub pad_begin: [usize; 2],
+    /// [wH, wW]
+    pub window: [usize; 2],
+    /// The output columns whose whole window lies inside the input (a range).
+    pub interior: (usize, usize),
     /// Per output row: the window rows `kh` whose input row is real.
     pub rows: Vec<(usize, usize)>,
     /// Per output column: the window columns `kw` whose input column is real.
@@ -166,8 +189,14 @@ impl PoolGeom {
     #[allow(clippy::too_many_arguments)]
     pub fn new(n: usize, c: usize, h: usize, w: usize, oh: usize, ow: usize, window: [usize; 2], strides: [usize; 2], dilations: [usize; 2], pad_begin: [usize; 2], nhwc: bool) -> Self {
         let rows = (0..oh).map(|o| span(window[0], dilations[0], o * strides[0], pad_begin[0], h)).collect();
-        let cols = (0..ow).map(|o| span(window[1], dilations[1], o * strides[1], pad_begin[1], w)).collect();
-        PoolGeom { n, c, h, w, oh, ow, nhwc, strides, dilations, pad_begin, rows, cols }
+        let cols: Vec<(usize, usize)> = (0..ow).map(|o| span(window[1], dilations[1], o * strides[1], pad_begin[1], w)).collect();
+        let full: Vec<usize> = (0..ow).filter(|&o| cols[o].1 - cols[o].0 == window[1]).collect();
+        // Full windows form one run of columns (the window start grows with the column).
+        let interior = match (full.first(), full.last()) {
+            (Some(&a), Some(&b)) if b + 1 - a == full.len() => (a, b + 1),
+            _ => (0, 0),
+        };
+        PoolGeom { n, c, h, w, oh, ow, nhwc, strides, dilations, pad_begin, window, interior, rows, cols }
     }
 
     #[inline(always)]
@@ -181,66 +210,146 @@ impl PoolGeom {
     }
 }
 
+/// One nchw plane. Per output row: the window rows are reduced column-wise into `vbuf`;
+/// then `hbuf[j]` reduces `vbuf` over a full window starting at column `j` (both passes
+/// contiguous, so they vectorize); outputs whose window lies inside the input take
+/// `hbuf[first column]`, the others (at the padded edges) reduce their real columns.
+#[inline(always)]
+fn pool_plane_nchw<T: Copy, R: Reducer<T>>(g: &PoolGeom, xp: &[T], o: &mut [T], bufs: &mut (Vec<R::Acc>, Vec<R::Acc>)) {
+    let (vbuf, hbuf) = bufs;
+    vbuf.clear();
+    vbuf.resize(g.w, R::init());
+    let kw_n = g.window[1];
+    let dw = g.dilations[1];
+    let reach = (kw_n - 1) * dw;
+    let full = g.w.saturating_sub(reach);
+    hbuf.clear();
+    hbuf.resize(full, R::init());
+    for (oh, orow) in o.chunks_exact_mut(g.ow).enumerate() {
+        let (h0, h1) = g.rows[oh];
+        vbuf.fill(R::init());
+        for kh in h0..h1 {
+            let row = &xp[g.ih(oh, kh) * g.w..][..g.w];
+            for (a, &v) in vbuf.iter_mut().zip(row) {
+                *a = R::add(*a, v);
+            }
+        }
+        hbuf.copy_from_slice(&vbuf[..full]);
+        for kw in 1..kw_n {
+            for (a, &v) in hbuf.iter_mut().zip(&vbuf[kw * dw..kw * dw + full]) {
+                *a = R::combine(*a, v);
+            }
+        }
+        let (a, b) = g.interior;
+        let count = (h1 - h0) * kw_n;
+        let sw = g.strides[1];
+        let first = if a < b { g.iw(a, 0) } else { 0 };
+        for (j, ov) in orow[a..b].iter_mut().enumerate() {
+            *ov = R::finish(hbuf[first + j * sw], count);
+        }
+        for ow in (0..a).chain(b..g.ow) {
+            let (w0, w1) = g.cols[ow];
+            let mut acc = R::init();
+            for kw in w0..w1 {
+                acc = R::combine(acc, vbuf[g.iw(ow, kw)]);
+            }
+            orow[ow] = R::finish(acc, (h1 - h0) * (w1 - w0));
+        }
+    }
+}
+
+/// One nhwc output row (all its pixels and channels), channels in blocks of `LANES`.
+#[inline(always)]
+fn pool_row_nhwc<T: Copy, R: Reducer<T>>(g: &PoolGeom, xn: &[T], oh: usize, o: &mut [T]) {
+    let c = g.c;
+    let (h0, h1) = g.rows[oh];
+    for ow in 0..g.ow {
+        let (w0, w1) = g.cols[ow];
+        let count = (h1 - h0) * (w1 - w0);
+        let opx = &mut o[ow * c..][..c];
+        let mut c0 = 0;
+        while c0 < c {
+            let lanes = LANES.min(c - c0);
+            let mut acc = [R::init(); LANES];
+            for kh in h0..h1 {
+                let ih = g.ih(oh, kh);
+                for kw in w0..w1 {
+                    let px = &xn[(ih * g.w + g.iw(ow, kw)) * c + c0..][..lanes];
+                    for (a, &v) in acc.iter_mut().zip(px) {
+                        *a = R::add(*a, v);
+                    }
+                }
+            }
+            for (d, &a) in opx[c0..c0 + lanes].iter_mut().zip(&acc) {
+                *d = R::finish(a, count);
+            }
+            c0 += lanes;
+        }
+    }
+}
+
+/// Reduces a whole contiguous plane (global pooling), with independent accumulators.
+#[inline(always)]
+fn reduce_all<T: Copy, R: Reducer<T>>(xp: &[T]) -> R::Acc {
+    const L: usize = 8;
+    let mut acc = [R::init(); L];
+    let chunks = xp.chunks_exact(L);
+    let rem = chunks.remainder();
+    for c in chunks {
+        for (a, &v) in acc.iter_mut().zip(c) {
+            *a = R::add(*a, v);
+        }
+    }
+    let mut total = R::init();
+    for a in acc {
+        total = R::combine(total, a);
+    }
+    for &v in rem {
+        total = R::add(total, v);
+    }
+    total
+}
+
 /// Pools `x` into `out` with reducer `R`.
 pub fn pool<T: Copy + Send + Sync, R: Reducer<T>>(g: &PoolGeom, x: &[T], out: &mut [T]) {
     let plane = g.h * g.w;
-    if !g.nhwc {
-        out.par_chunks_mut(g.oh * g.ow).enumerate().for_each(|(p, o)| {
-            let xp = &x[p * plane..][..plane];
-            for oh in 0..g.oh {
-                let (h0, h1) = g.rows[oh];
-                for ow in 0..g.ow {
-                    let (w0, w1) = g.cols[ow];
-                    let mut acc = R::init();
-                    for kh in h0..h1 {
-                        if w0 >= w1 {
-                            break;
-                        }
-                        let row = &xp[g.ih(oh, kh) * g.w..][..g.w];
-                        if g.dilations[1] == 1 {
-                            let start = g.iw(ow, w0);
-                            for &v in &row[start..start + (w1 - w0)] {
-                                acc = R::add(acc, v);
-                            }
-                        } else {
-                            for kw in w0..w1 {
-                                acc = R::add(acc, row[g.iw(ow, kw)]);
-                            }
-                        }
+    let global = g.oh == 1 && g.ow == 1 && g.rows[0] == (0, g.h) && g.cols[0] == (0, g.w) && g.dilations == [1, 1];
+    if global && !g.nhwc && g.window == [g.h, g.w] {
+        let per_task = (4096 / plane.max(1)).max(1);
+        out.par_chunks_mut(per_task).enumerate().for_each(|(t, o)| {
+            simd(
+                #[inline(always)]
+                || {
+                    for (i, ov) in o.iter_mut().enumerate() {
+                        let p = t * per_task + i;
+                        *ov = R::finish(reduce_all::<T, R>(&x[p * plane..][..plane]), plane);
                     }
-                    o[oh * g.ow + ow] = R::finish(acc, (h1 - h0) * (w1 - w0));
-                }
-            }
+                },
+            )
+        });
+        return;
+    }
+    if !g.nhwc {
+        let bufs = || (Vec::new(), Vec::new());
+        // Several small planes per task, so per-task overhead stays small.
+        let oplane = g.oh * g.ow;
+        let per_task = (4096 / plane.max(1)).max(1);
+        out.par_chunks_mut(oplane * per_task).enumerate().for_each_init(bufs, |bufs: &mut (Vec<R::Acc>, Vec<R::Acc>), (t, o)| {
+            simd(
+                #[inline(always)]
+                || {
+                    for (i, op) in o.chunks_exact_mut(oplane).enumerate() {
+                        let p = t * per_task + i;
+                        pool_plane_nchw::<T, R>(g, &x[p * plane..][..plane], op, bufs);
+                    }
+                },
+            )
         });
     } else {
         let c = g.c;
         out.par_chunks_mut(g.ow * c).enumerate().for_each(|(r, o)| {
             let (n, oh) = (r / g.oh, r % g.oh);
-            let xn = &x[n * plane * c..][..plane * c];
-            let (h0, h1) = g.rows[oh];
-            for ow in 0..g.ow {
-                let (w0, w1) = g.cols[ow];
-                let count = (h1 - h0) * (w1 - w0);
-                let opx = &mut o[ow * c..][..c];
-                let mut c0 = 0;
-                while c0 < c {
-                    let lanes = LANES.min(c - c0);
-                    let mut acc = [R::init(); LANES];
-                    for kh in h0..h1 {
-                        let ih = g.ih(oh, kh);
-                        for kw in w0..w1 {
-                            let px = &xn[(ih * g.w + g.iw(ow, kw)) * c + c0..][..lanes];
-                            for (a, &v) in acc.iter_mut().zip(px) {
-                                *a = R::add(*a, v);
-                            }
-                        }
-                    }
-                    for (d, &a) in opx[c0..c0 + lanes].iter_mut().zip(&acc) {
-                        *d = R::finish(a, count);
-                    }
-                    c0 += lanes;
-                }
-            }
+            simd(#[inline(always)] || pool_row_nhwc::<T, R>(g, &x[n * plane * c..][..plane * c], oh, o))
         });
     }
 }

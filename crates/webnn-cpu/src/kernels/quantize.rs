@@ -49,28 +49,42 @@ impl QFloat for f16 {
 pub trait QInt: bytemuck::Pod + Send + Sync {
     /// The value as i64.
     fn to_i64(self) -> i64;
-    /// Saturating conversion of an integral f64 (NaN → 0).
-    fn saturate(v: f64) -> Self;
+    /// `saturate(r + zero_point)` for an integral (already rounded) `r`; NaN gives 0.
+    fn add_saturate(r: f32, zero_point: Self) -> Self;
 }
 
 macro_rules! qint {
-    ($($t:ty),+) => {$(
+    ($wide:ty => $($t:ty),+) => {$(
         impl QInt for $t {
             #[inline(always)]
             fn to_i64(self) -> i64 { self as i64 }
+            // The sum is exact in $wide wherever it is in range (f32 for the 8-bit types: any
+            // |r| ≥ 2^24 saturates anyway); `as` saturates to the type's range and maps NaN to 0
+            // (decisions.md D7).
             #[inline(always)]
-            // `as` from f64 saturates to the type's range and maps NaN to 0 (decisions.md D7).
-            fn saturate(v: f64) -> $t { v as $t }
+            fn add_saturate(r: f32, zero_point: $t) -> $t { (r as $wide + zero_point as $wide) as $t }
         }
     )+};
 }
-qint!(u8, i8, u32, i32);
+qint!(f64 => u32, i32);
+
+qint!(f32 => u8, i8);
+
+/// Round half to even of an f32 without a libm call (vectorisable with SSE2): below 2^23, adding
+/// and subtracting 2^23 rounds to an integer in the default (ties-to-even) mode; from 2^23 on
+/// every f32 is an integer. NaN stays NaN, the sign is kept.
+#[inline(always)]
+pub fn round_half_even(v: f32) -> f32 {
+    const TWO23: f32 = 8_388_608.0;
+    let a = v.abs();
+    let r = if a < TWO23 { (a + TWO23) - TWO23 } else { a };
+    r.copysign(v)
+}
 
 /// quantizeLinear of one element (decisions.md D7).
 #[inline(always)]
 pub fn quantize_one<F: QFloat, Q: QInt>(x: F, scale: F, zero_point: Q) -> Q {
-    let r = (x.to_f32() / scale.to_f32()).round_ties_even();
-    Q::saturate(r as f64 + zero_point.to_i64() as f64)
+    Q::add_saturate(round_half_even(x.to_f32() / scale.to_f32()), zero_point)
 }
 
 /// dequantizeLinear of one element.
@@ -146,26 +160,41 @@ impl Blockwise {
         Blockwise { x, b, s: super::util::strides(&sc) }
     }
 
-    /// Calls `f(range, scale_index)` for the runs of consecutive elements from `start` to
-    /// `start + len` that share one scale element.
+    /// Calls `f(range, scale_index, per_element)` for the consecutive elements from `start` to
+    /// `start + len`: either a run sharing scale element `scale_index` (`per_element` false), or,
+    /// where the last dimension has one scale element per input element, a whole row whose
+    /// element `range.start + i` uses scale element `scale_index + i` (`per_element` true).
     #[inline]
-    pub fn for_each_run(&self, start: usize, len: usize, mut f: impl FnMut(std::ops::Range<usize>, usize)) {
+    pub fn for_each_run(&self, start: usize, len: usize, mut f: impl FnMut(std::ops::Range<usize>, usize, bool)) {
         let n = self.x.len();
         let (xl, bl) = (self.x[n - 1], self.b[n - 1]);
         let end = start + len;
         let mut e = start;
         while e < end {
-            let mut rest = e;
+            // Scale offset of the row holding e (all dimensions but the last).
+            let mut rest = e / xl;
             let mut soff = 0;
-            for d in (0..n).rev() {
+            for d in (0..n - 1).rev() {
                 let p = rest % self.x[d];
                 rest /= self.x[d];
                 soff += (p / self.b[d]) * self.s[d];
             }
-            let last = e % xl;
-            let run = (bl - last % bl).min(end - e);
-            f(e..e + run, soff);
-            e += run;
+            // Blocks of the last dimension up to the end of the row (or of the range).
+            let p = e % xl;
+            let row_end = (e - p + xl).min(end);
+            if bl == 1 {
+                f(e..row_end, soff + p, true);
+                e = row_end;
+                continue;
+            }
+            let (mut q, mut r) = (p / bl, p % bl);
+            while e < row_end {
+                let run = (bl - r).min(row_end - e);
+                f(e..e + run, soff + q, false);
+                e += run;
+                q += 1;
+                r = 0;
+            }
         }
     }
 }
@@ -188,7 +217,11 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
             .ok_or_else(|| Error::operation(format!("{}: missing operand {slot}", op.kind)))
     };
     let (input, scale, zero_point) = (get(0)?, get(1)?, get(2)?);
-    if scale.shape.len() != input.shape.len() || zero_point.shape != scale.shape {
+    let blockwise = scale.shape.len() == input.shape.len()
+        && zero_point.shape == scale.shape
+        && input.shape.iter().zip(&scale.shape).all(|(&x, &s)| s > 0 && x % s == 0)
+        && graph.descriptor(op.outputs[0]).shape == input.shape;
+    if !blockwise {
         return Err(Error::operation(format!("{}: scale/zeroPoint shapes do not match the input", op.kind)));
     }
     Ok(Box::new(QuantizeKernel {
@@ -210,10 +243,18 @@ impl QuantizeKernel {
     ) {
         par_rows(out, CHUNK, |first, chunk| {
             let start = first * CHUNK;
-            self.blocks.for_each_run(start, chunk.len(), |r, s| {
-                let (sc, z) = (scale[s], zp[s]);
-                for (o, &v) in chunk[r.start - start..r.end - start].iter_mut().zip(&x[r]) {
-                    *o = f(v, sc, z);
+            self.blocks.for_each_run(start, chunk.len(), |r, s, per_element| {
+                let dst = chunk[r.start - start..r.end - start].iter_mut();
+                if per_element {
+                    let n = r.len();
+                    for (((o, &v), &sc), &z) in dst.zip(&x[r]).zip(&scale[s..s + n]).zip(&zp[s..s + n]) {
+                        *o = f(v, sc, z);
+                    }
+                } else {
+                    let (sc, z) = (scale[s], zp[s]);
+                    for (o, &v) in dst.zip(&x[r]) {
+                        *o = f(v, sc, z);
+                    }
                 }
             });
         });
@@ -233,5 +274,21 @@ impl Kernel for QuantizeKernel {
                 self.go::<F, F, Q, Q>(x.slice(), s.slice(), z.slice(), out.slice_mut(), quantize_one::<F, Q>)
             }
         }))
+    }
+}
+
+#[cfg(test)]
+mod round_tests {
+    use super::round_half_even;
+
+    #[test]
+    fn round_half_even_matches_std() {
+        let mut v: Vec<f32> = vec![0.0, -0.0, 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, 8388607.5, 8388608.0, 8388609.0,
+            -8388607.5, 1e30, -1e30, f32::INFINITY, f32::NEG_INFINITY, f32::MIN_POSITIVE, 4194303.5, 4194304.5];
+        v.extend((0..100_000).map(|i| (i as f32 - 50_000.0) * 0.25 + 0.125 * (i % 3) as f32));
+        for x in v {
+            assert_eq!(round_half_even(x).to_bits(), x.round_ties_even().to_bits(), "{x}");
+        }
+        assert!(round_half_even(f32::NAN).is_nan());
     }
 }

@@ -173,9 +173,9 @@ fn blockwise_merging_keeps_the_scale_map() {
         let n = numel(x);
         let mut seen = vec![usize::MAX; n];
         for start in [0, n / 3] {
-            b.for_each_run(start, n - start, |r, k| {
-                for e in r {
-                    seen[e] = k;
+            b.for_each_run(start, n - start, |r, k, per_element| {
+                for (i, e) in r.enumerate() {
+                    seen[e] = if per_element { k + i } else { k };
                 }
             });
         }

@@ -10,6 +10,7 @@
 //! Linear on float16 computes in f32 and rounds once; on int8/uint8 it computes in f32,
 //! rounds half to even and saturates (decisions.md D17).
 
+use super::gemm_backend::simd;
 use super::util::strides;
 use super::{In, Kernel, Out};
 use half::f16;
@@ -65,27 +66,33 @@ pub trait Interp: Copy + Send + Sync + bytemuck::Pod {
 }
 
 impl Interp for f32 {
+    #[inline(always)]
     fn to_f32(self) -> f32 {
         self
     }
+    #[inline(always)]
     fn from_f32(v: f32) -> f32 {
         v
     }
 }
 
 impl Interp for f16 {
+    #[inline(always)]
     fn to_f32(self) -> f32 {
         f16::to_f32(self)
     }
+    #[inline(always)]
     fn from_f32(v: f32) -> f16 {
         f16::from_f32(v)
     }
 }
 
 impl Interp for i8 {
+    #[inline(always)]
     fn to_f32(self) -> f32 {
         self as f32
     }
+    #[inline(always)]
     fn from_f32(v: f32) -> i8 {
         // `as` saturates (NaN → 0) (decisions.md D17).
         v.round_ties_even() as i8
@@ -93,9 +100,11 @@ impl Interp for i8 {
 }
 
 impl Interp for u8 {
+    #[inline(always)]
     fn to_f32(self) -> f32 {
         self as f32
     }
+    #[inline(always)]
     fn from_f32(v: f32) -> u8 {
         v.round_ties_even() as u8
     }
@@ -141,37 +150,83 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     Ok(Box::new(ResampleKernel { data_type: od.data_type, linear: mode == InterpolationMode::Linear, taps, axes, out_shape }))
 }
 
+#[inline(always)]
+fn lerp(a: f32, b: f32, t: f32) -> f32 {
+    a * (1.0 - t) + b * t
+}
+
 impl ResampleKernel {
-    fn nearest<T: Copy + Send + Sync>(&self, x: &[T], out: &mut [T]) {
-        let [_, d1, d2, d3] = self.out_shape;
+    /// Output row `r` (a run along the last dimension) of nearest-neighbor resampling.
+    #[inline(always)]
+    fn nearest_row<T: Copy>(&self, x: &[T], r: usize, row: &mut [T]) {
+        let [_, d1, d2, _] = self.out_shape;
         let t = &self.taps;
-        out.par_chunks_mut(d3.max(1)).enumerate().for_each(|(r, row)| {
-            let (i0, i1, i2) = (r / (d1 * d2), (r / d2) % d1, r % d2);
-            let base = t[0][i0].lo + t[1][i1].lo + t[2][i2].lo;
-            for (o, tap) in row.iter_mut().zip(&t[3]) {
-                *o = x[base + tap.lo];
+        let (i0, i1, i2) = (r / (d1 * d2), (r / d2) % d1, r % d2);
+        let base = t[0][i0].lo + t[1][i1].lo + t[2][i2].lo;
+        for (o, tap) in row.iter_mut().zip(&t[3]) {
+            *o = x[base + tap.lo];
+        }
+    }
+
+    fn nearest<T: Copy + Send + Sync>(&self, x: &[T], out: &mut [T]) {
+        let d3 = self.out_shape[3];
+        out.par_chunks_mut(d3.max(1)).enumerate().for_each(|(r, row)| simd(#[inline(always)] || self.nearest_row(x, r, row)));
+    }
+
+    /// Output row `r` of bilinear resampling.
+    #[inline(always)]
+    fn linear_row<T: Interp>(&self, x: &[T], r: usize, row: &mut [T]) {
+        let [_, d1, d2, _] = self.out_shape;
+        let [ay, ax] = self.axes;
+        let t = &self.taps;
+        let zero = Tap { lo: 0, hi: 0, t: 0.0 };
+        let idx = [r / (d1 * d2), (r / d2) % d1, r % d2];
+        // Taps fixed for the row: the resampled axes among the first three dimensions, and
+        // the offset of the others.
+        let (mut y, mut xx, mut base) = (zero, zero, 0);
+        for d in 0..3 {
+            let tap = t[d][idx[d]];
+            if d == ay {
+                y = tap;
+            } else if d == ax {
+                xx = tap;
+            } else {
+                base += tap.lo;
             }
-        });
+        }
+        let v = |off: usize| x[off].to_f32();
+        if ax == 3 {
+            let (r0, r1) = (base + y.lo, base + y.hi);
+            for (o, xt) in row.iter_mut().zip(&t[3]) {
+                let vy0 = lerp(v(r0 + xt.lo), v(r0 + xt.hi), xt.t);
+                let vy1 = lerp(v(r1 + xt.lo), v(r1 + xt.hi), xt.t);
+                *o = T::from_f32(lerp(vy0, vy1, y.t));
+            }
+        } else if ay == 3 {
+            let (c0, c1) = (base + xx.lo, base + xx.hi);
+            for (o, yt) in row.iter_mut().zip(&t[3]) {
+                let vy0 = lerp(v(c0 + yt.lo), v(c1 + yt.lo), xx.t);
+                let vy1 = lerp(v(c0 + yt.hi), v(c1 + yt.hi), xx.t);
+                *o = T::from_f32(lerp(vy0, vy1, yt.t));
+            }
+        } else {
+            // The last dimension is not resampled: four contiguous source rows.
+            let n = row.len();
+            let s00 = &x[base + y.lo + xx.lo..][..n];
+            let s01 = &x[base + y.lo + xx.hi..][..n];
+            let s10 = &x[base + y.hi + xx.lo..][..n];
+            let s11 = &x[base + y.hi + xx.hi..][..n];
+            for (i, o) in row.iter_mut().enumerate() {
+                let vy0 = lerp(s00[i].to_f32(), s01[i].to_f32(), xx.t);
+                let vy1 = lerp(s10[i].to_f32(), s11[i].to_f32(), xx.t);
+                *o = T::from_f32(lerp(vy0, vy1, y.t));
+            }
+        }
     }
 
     fn linear<T: Interp>(&self, x: &[T], out: &mut [T]) {
-        let [_, d1, d2, d3] = self.out_shape;
-        let [ay, ax] = self.axes;
-        let t = &self.taps;
-        out.par_chunks_mut(d3.max(1)).enumerate().for_each(|(r, row)| {
-            let idx = [r / (d1 * d2), (r / d2) % d1, r % d2];
-            for (i3, o) in row.iter_mut().enumerate() {
-                let mut taps = [t[0][idx[0]], t[1][idx[1]], t[2][idx[2]], t[3][i3]];
-                let (y, xx) = (taps[ay], taps[ax]);
-                taps[ay] = Tap { lo: 0, hi: 0, t: 0.0 };
-                taps[ax] = Tap { lo: 0, hi: 0, t: 0.0 };
-                let base = taps[0].lo + taps[1].lo + taps[2].lo + taps[3].lo;
-                let v = |oy: usize, ox: usize| x[base + oy + ox].to_f32();
-                let vy0 = v(y.lo, xx.lo) * (1.0 - xx.t) + v(y.lo, xx.hi) * xx.t;
-                let vy1 = v(y.hi, xx.lo) * (1.0 - xx.t) + v(y.hi, xx.hi) * xx.t;
-                *o = T::from_f32(vy0 * (1.0 - y.t) + vy1 * y.t);
-            }
-        });
+        let d3 = self.out_shape[3];
+        out.par_chunks_mut(d3.max(1)).enumerate().for_each(|(r, row)| simd(#[inline(always)] || self.linear_row(x, r, row)));
     }
 }
 

@@ -4,7 +4,7 @@
 //! hit the same place, the last one in row-major order of the indices wins (decisions.md D19).
 
 use super::gather::{resolve, IndexValue};
-use super::strided::par_rows;
+use super::strided::par_memcpy;
 use super::{In, Kernel, Out};
 use rayon::prelude::*;
 use webnn_core::graph::{Attrs, Operation};
@@ -31,25 +31,35 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
             .map(|id| graph.descriptor(id).clone())
             .ok_or_else(|| Error::operation(format!("{}: missing operand {slot}", op.kind)))
     };
-    let (input, indices) = (get(0)?, get(1)?);
-    get(2)?;
+    let (input, indices, updates) = (get(0)?, get(1)?, get(2)?);
+    let mismatch = || Error::operation(format!("{}: attributes do not match the operand shapes", op.kind));
+    if graph.descriptor(op.outputs[0]).shape != input.shape {
+        return Err(mismatch());
+    }
+    let rank = input.shape.len();
     let elem = input.data_type.byte_size();
     let index_type = indices.data_type;
     let dims = |s: &[u32]| s.iter().map(|&d| d as usize).collect::<Vec<_>>();
     let kernel = match (op.kind, &op.attrs) {
         (OpKind::ScatterElements, Attrs::Axis { axis }) => {
             let axis = *axis as usize;
-            if axis >= input.shape.len() || indices.shape.len() != input.shape.len() {
-                return Err(Error::operation("scatterElements: axis or indices rank mismatch"));
+            let same_but_axis = indices.shape.len() == rank
+                && (0..rank).all(|d| d == axis || indices.shape[d] == input.shape[d]);
+            if axis >= rank || !same_but_axis || updates.shape != indices.shape {
+                return Err(mismatch());
             }
             let inner = input.shape[axis + 1..].iter().map(|&d| d as usize).product();
             let mode = Mode::Elements { n: input.shape[axis] as usize, ni: indices.shape[axis] as usize };
             ScatterKernel { elem, index_type, inner, mode }
         }
         (OpKind::ScatterNd, _) => {
-            let c = indices.shape.last().copied().unwrap_or(1) as usize;
-            if c > input.shape.len() {
-                return Err(Error::operation("scatterND: coordinate size above the input rank"));
+            let c = indices.shape.last().copied().unwrap_or(0) as usize;
+            if c == 0 || c > rank {
+                return Err(Error::operation("scatterND: coordinate size not in [1, input rank]"));
+            }
+            let inner: u64 = input.shape[c..].iter().map(|&d| d as u64).product();
+            if indices.element_count() / c as u64 * inner != updates.element_count() {
+                return Err(mismatch());
             }
             let all = super::util::strides(&input.shape);
             let inner = input.shape[c..].iter().map(|&d| d as usize).product();
@@ -58,10 +68,6 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         _ => return Err(Error::operation(format!("{}: unexpected attributes {:?}", op.kind, op.attrs))),
     };
     Ok(Box::new(kernel))
-}
-
-fn par_copy<T: Copy + Send + Sync>(dst: &mut [T], src: &[T]) {
-    par_rows(dst, 1 << 14, |first, rows| rows.copy_from_slice(&src[first << 14..(first << 14) + rows.len()]));
 }
 
 impl ScatterKernel {
@@ -93,7 +99,7 @@ impl ScatterKernel {
                 }
             }
             Mode::Nd { dims, strides } => {
-                par_copy(out, src);
+                par_memcpy(out, src);
                 let c = dims.len();
                 // Serial, in row-major order of the index tuples (decisions.md D19).
                 for (coord, u) in idx.chunks_exact(c).zip(upd.chunks_exact(inner)) {

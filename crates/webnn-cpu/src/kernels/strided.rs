@@ -59,6 +59,22 @@ impl StridedCopy {
         StridedCopy { elem, shape, strides, base }
     }
 
+    /// True if the view reads only inside an input of `in_len` elements and writes exactly
+    /// `out_len` elements.
+    pub fn fits(&self, in_len: usize, out_len: usize) -> bool {
+        let count: usize = self.shape.iter().product();
+        let (mut lo, mut hi) = (self.base, self.base);
+        for (&d, &s) in self.shape.iter().zip(&self.strides) {
+            let span = (d as isize - 1) * s;
+            if span < 0 {
+                lo += span;
+            } else {
+                hi += span;
+            }
+        }
+        count == out_len && lo >= 0 && (hi as usize) < in_len && self.shape.len() <= MAX_DIMS
+    }
+
     /// The merged view (for tests).
     pub fn view(&self) -> (&[usize], &[isize], isize) {
         (&self.shape, &self.strides, self.base)
@@ -119,6 +135,16 @@ pub fn par_rows<T: Send>(out: &mut [T], row_len: usize, f: impl Fn(usize, &mut [
     }
     let per = rows.div_ceil(threads * 4).max(1);
     out.par_chunks_mut(per * row_len).enumerate().for_each(|(c, chunk)| f(c * per, chunk));
+}
+
+/// `dst.copy_from_slice(src)`, split over the thread pool when big.
+pub fn par_memcpy<T: Copy + Send + Sync>(dst: &mut [T], src: &[T]) {
+    const PIECE: usize = 1 << 14;
+    let piece = (PIECE / std::mem::size_of::<T>().max(1)).max(1);
+    par_rows(dst, piece, |first, part| {
+        let s = first * piece;
+        part.copy_from_slice(&src[s..s + part.len()]);
+    });
 }
 
 /// Parallel copy: splits along dimension 0 (or recurses into it when it is short).
@@ -574,6 +600,16 @@ mod tests {
         let mut out2 = vec![0u32; want.len()];
         copy_serial(&mut out2, &inp, shape, st, base);
         assert_eq!(out2, want);
+    }
+
+    #[test]
+    fn fits_rejects_views_outside_the_input() {
+        assert!(StridedCopy::new(&[3, 4], &[4, 1], 0, 4).fits(12, 12));
+        assert!(!StridedCopy::new(&[3, 4], &[4, 1], 1, 4).fits(12, 12));
+        assert!(!StridedCopy::new(&[3, 4], &[4, 1], 0, 4).fits(12, 13));
+        assert!(StridedCopy::new(&[3, 4], &[-4, -1], 11, 4).fits(12, 12));
+        assert!(!StridedCopy::new(&[3, 4], &[-4, -1], 10, 4).fits(12, 12));
+        assert!(StridedCopy::new(&[], &[], 0, 4).fits(1, 1));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! −128), sign gives −1/0/1. sign(NaN) is 0, as in the spec's emulation
 //! `where(greater(x, 0), 1, where(lesser(x, 0), −1, 0))`.
 
+use super::fast_math::exp_f32;
 use super::{In, Kernel, Out};
 use half::f16;
 use rayon::prelude::*;
@@ -237,7 +238,7 @@ pub fn unary_float(op: UnaryOp, data_type: DataType, input: In<'_>, out: &mut Ou
         Ceil => map_float(data_type, input, out, c, f32::ceil),
         Cos => map_float(data_type, input, out, e, f32::cos),
         Erf => map_float(data_type, input, out, e, erf_f32),
-        Exp => map_float(data_type, input, out, e, f32::exp),
+        Exp => map_float(data_type, input, out, c, exp_f32),
         Floor => map_float(data_type, input, out, c, f32::floor),
         Identity => out.bytes.copy_from_slice(input.bytes),
         Log => map_float(data_type, input, out, e, f32::ln),

@@ -381,3 +381,58 @@ fn wpt_reduction() {
 fn wpt_binary() {
     check_files(&["add", "sub", "mul", "div", "max", "min", "pow"]);
 }
+
+/// Rough throughput of the element-wise and reduction kernels (run with
+/// `cargo test --release -p webnn-cpu bench_k1 -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn bench_k1() {
+    use crate::plan::{CompiledPlan, Plan};
+    use std::sync::Arc;
+    use webnn_core::backend::CompiledGraph;
+    use webnn_core::graph::{OperandNode, OperandSource, Operation};
+    use webnn_core::{Graph, OperandId};
+    let n: u32 = 1 << 22;
+    let shape = vec![1024, n / 1024];
+    let f32d = OperandDescriptor::new(DataType::Float32, shape.clone());
+    let cases: Vec<(OpKind, Attrs, OperandDescriptor)> = vec![
+        (OpKind::Relu, Attrs::None, f32d.clone()),
+        (OpKind::Abs, Attrs::None, f32d.clone()),
+        (OpKind::Exp, Attrs::None, f32d.clone()),
+        (OpKind::Sigmoid, Attrs::None, f32d.clone()),
+        (OpKind::Tanh, Attrs::None, f32d.clone()),
+        (OpKind::Gelu, Attrs::None, f32d.clone()),
+        (OpKind::Erf, Attrs::None, f32d.clone()),
+        (OpKind::Elu, Attrs::AlphaBeta { alpha: 1.0, beta: 0.0 }, f32d.clone()),
+        (OpKind::HardSwish, Attrs::None, f32d.clone()),
+        (OpKind::Clamp, Attrs::Clamp { min: MLNumber::Double(0.0).cast(DataType::Float32), max: MLNumber::Double(6.0).cast(DataType::Float32) }, f32d.clone()),
+        (OpKind::Softmax, Attrs::Axis { axis: 1 }, f32d.clone()),
+        (OpKind::Softmax, Attrs::Axis { axis: 0 }, f32d.clone()),
+        (OpKind::ReduceSum, Attrs::Reduce { axes: vec![1], keep_dimensions: false }, OperandDescriptor::new(DataType::Float32, vec![1024])),
+        (OpKind::ReduceSum, Attrs::Reduce { axes: vec![0], keep_dimensions: false }, OperandDescriptor::new(DataType::Float32, vec![n / 1024])),
+        (OpKind::ReduceMean, Attrs::Reduce { axes: vec![0, 1], keep_dimensions: false }, OperandDescriptor::new(DataType::Float32, vec![])),
+        (OpKind::Cast, Attrs::None, OperandDescriptor::new(DataType::Float16, shape.clone())),
+        (OpKind::IsNaN, Attrs::None, OperandDescriptor::new(DataType::Uint8, shape.clone())),
+    ];
+    let data: Vec<f32> = (0..n).map(|i| ((i % 1000) as f32 - 500.0) / 100.0).collect();
+    let pool = Arc::new(crate::pool::build_pool(None).unwrap());
+    for (kind, attrs, out) in cases {
+        let mut graph = Graph::default();
+        graph.operands.push(OperandNode { descriptor: f32d.clone(), source: OperandSource::Input("x".into()) });
+        graph.inputs.push(("x".into(), OperandId(0)));
+        graph.operands.push(OperandNode { descriptor: out.clone(), source: OperandSource::Operation { op: 0, output: 0 } });
+        graph.outputs.push(("y".into(), OperandId(1)));
+        graph.operations.push(Operation { kind, inputs: vec![Some(OperandId(0))], outputs: vec![OperandId(1)], attrs: attrs.clone(), label: String::new() });
+        let compiled = CompiledPlan::new(Plan::compile(&graph).unwrap(), pool.clone());
+        let input = bytemuck::cast_slice::<f32, u8>(&data).to_vec();
+        let mut output = vec![0u8; out.byte_length() as usize];
+        let iters = 10;
+        compiled.execute(&[&input], &mut [&mut output]).unwrap();
+        let t = std::time::Instant::now();
+        for _ in 0..iters {
+            compiled.execute(&[&input], &mut [&mut output]).unwrap();
+        }
+        let ns = t.elapsed().as_nanos() as f64 / iters as f64 / n as f64;
+        println!("{kind} {attrs:?}: {ns:.3} ns/elem");
+    }
+}
