@@ -15,7 +15,8 @@
 //! (`pip install onnx numpy`); recent wheels ship only the generators, so the node tests are
 //! generated once with `tests/gen_node_data.py`. Without Python/onnx the test prints a notice
 //! and passes. `ONNX_NODE_FILTER=substr` runs only matching tests; a per-test report is written
-//! to `<target tmp>/onnx-node-report.txt`.
+//! to `<target tmp>/onnx-node-report.txt` and the summary line to `onnx-node-summary.txt`
+//! beside it (`<target dir>/tmp/`).
 
 mod common;
 
@@ -181,11 +182,17 @@ fn onnx_backend_node_tests() {
     for f in &failures {
         println!("FAILED {f}");
     }
-    println!(
+    let summary = format!(
         "onnx node tests: {passed} passed, {failed} failed, {unsupported} unsupported, {no_kernel} kernel not available \
          ({} tests, report: {})",
         dirs.len(),
         report_path.display()
+    );
+    println!("{summary}");
+    // For CI logs (test output is captured): the summary line in a file next to the report.
+    let _ = std::fs::write(
+        report_path.with_file_name("onnx-node-summary.txt"),
+        format!("{summary}\n"),
     );
     assert_eq!(
         failed,
