@@ -139,7 +139,7 @@ fn onnx_backend_node_tests() {
     let node_dir = data.join("node");
     let filter = std::env::var("ONNX_NODE_FILTER").unwrap_or_default();
     let mut dirs: Vec<_> = std::fs::read_dir(&node_dir)
-        .expect("node test directory")
+        .unwrap_or_else(|e| panic!("node test directory {}: {e}", node_dir.display()))
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.join("model.onnx").exists())

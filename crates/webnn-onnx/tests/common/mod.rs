@@ -46,7 +46,10 @@ fn onnx_package() -> Option<(PathBuf, String)> {
 /// The directory holding onnx's `light_*.onnx` models: `$ONNX_BACKEND_DATA/light`, else the
 /// installed `onnx` package's `backend/test/data/light`.
 pub fn light_models_dir() -> Option<PathBuf> {
-    if let Ok(dir) = std::env::var("ONNX_BACKEND_DATA") {
+    if let Some(dir) = std::env::var("ONNX_BACKEND_DATA")
+        .ok()
+        .filter(|d| !d.is_empty())
+    {
         let p = PathBuf::from(dir);
         let p = if p.ends_with("node") {
             p.parent().map(Path::to_path_buf).unwrap_or(p)
@@ -63,7 +66,10 @@ pub fn light_models_dir() -> Option<PathBuf> {
 /// the installed `onnx` package's own data, else data generated from the installed package's
 /// test case generators into the cargo temp dir.
 pub fn backend_data_dir() -> Option<PathBuf> {
-    if let Ok(dir) = std::env::var("ONNX_BACKEND_DATA") {
+    if let Some(dir) = std::env::var("ONNX_BACKEND_DATA")
+        .ok()
+        .filter(|d| !d.is_empty())
+    {
         let p = PathBuf::from(dir);
         return Some(if p.ends_with("node") {
             p.parent().map(Path::to_path_buf).unwrap_or(p)
