@@ -95,6 +95,10 @@ pub fn exp_diff(x: f32, m: f32) -> f32 {
     let d = x - m;
     let r = ((x as f64 - m as f64) - d as f64) as f32;
     let e = exp_f32(d);
+    if !r.is_finite() {
+        // x = -inf (masked logits): the correction term is NaN; exp(-inf) is exactly 0.
+        return e;
+    }
     e + e * r
 }
 
