@@ -205,4 +205,68 @@ mod plan_tests {
         );
         assert_eq!(from_bytes::<i64>(&out[0]), vec![11, 22, 13, 24]);
     }
+
+    /// Integer pow reference: the exact power in i128, wrapped to the type by `as` (two's
+    /// complement), with decisions.md D5 for negative exponents.
+    fn int_pow_reference(base: i128, exponent: i128) -> i128 {
+        if exponent < 0 {
+            return match base {
+                1 => 1,
+                -1 => if exponent % 2 == 0 { 1 } else { -1 },
+                _ => 0,
+            };
+        }
+        (0..exponent).fold(1i128, |acc, _| acc * base)
+    }
+
+    macro_rules! pow_case {
+        ($t:ty, $dt:expr, $bases:expr, $exps:expr) => {{
+            let bases: Vec<$t> = $bases;
+            let exps: Vec<$t> = $exps;
+            // a: [bases, 1] against b: [exps] broadcasts to [bases, exps].
+            let a = OperandDescriptor::new($dt, vec![bases.len() as u32, 1]);
+            let b = OperandDescriptor::new($dt, vec![exps.len() as u32]);
+            let out_desc = OperandDescriptor::new($dt, vec![bases.len() as u32, exps.len() as u32]);
+            let out = run_op(OpKind::Pow, &[Some((a, bytes_of(&bases))), Some((b, bytes_of(&exps)))], Attrs::None, &[out_desc]);
+            let got = from_bytes::<$t>(&out[0]);
+            for (i, &x) in bases.iter().enumerate() {
+                for (j, &e) in exps.iter().enumerate() {
+                    let want = int_pow_reference(x as i128, e as i128) as $t;
+                    assert_eq!(got[i * exps.len() + j], want, "pow({x}, {e}) in {}", stringify!($t));
+                }
+            }
+        }};
+    }
+
+    #[test]
+    fn pow_in_every_integer_data_type_through_a_plan() {
+        use DataType::*;
+        pow_case!(i8, Int8, vec![-3, -1, 0, 1, 2, 5], vec![-2, -1, 0, 1, 3, 4]);
+        pow_case!(u8, Uint8, vec![0, 1, 2, 3, 7], vec![0, 1, 2, 5, 9]);
+        pow_case!(i32, Int32, vec![-7, -1, 0, 1, 3, 10], vec![-3, -1, 0, 2, 9, 31]);
+        pow_case!(u32, Uint32, vec![0, 1, 3, 10, 65535], vec![0, 1, 2, 7, 21]);
+        pow_case!(i64, Int64, vec![-12, -1, 0, 1, 2, 9], vec![-4, -1, 0, 3, 17, 63]);
+        pow_case!(u64, Uint64, vec![0, 1, 3, 12, 1 << 20], vec![0, 1, 5, 17, 40]);
+    }
+
+    #[test]
+    fn pow_in_float16_through_a_plan() {
+        use half::f16;
+        let bases = [0.5f32, 1.5, 2.0, 3.0, 4.0, -2.0];
+        let exps = [-1.0f32, 0.0, 0.5, 2.0, 3.0];
+        let h = |v: &[f32]| v.iter().map(|&x| f16::from_f32(x)).collect::<Vec<_>>();
+        let a = OperandDescriptor::new(DataType::Float16, vec![6, 1]);
+        let b = OperandDescriptor::new(DataType::Float16, vec![5]);
+        let out_desc = OperandDescriptor::new(DataType::Float16, vec![6, 5]);
+        let out = run_op(OpKind::Pow, &[Some((a, bytes_of(&h(&bases)))), Some((b, bytes_of(&h(&exps))))], Attrs::None, &[out_desc]);
+        let got = from_bytes::<f16>(&out[0]);
+        for (i, &x) in bases.iter().enumerate() {
+            for (j, &e) in exps.iter().enumerate() {
+                // Reference in f64, rounded once to f16; every finite result here is exact in f16.
+                let want = f16::from_f64((x as f64).powf(e as f64));
+                let g = got[i * exps.len() + j];
+                assert!(g == want || (g.is_nan() && want.is_nan()), "pow({x}, {e}): got {g}, want {want}");
+            }
+        }
+    }
 }
