@@ -9,6 +9,7 @@ pub mod kernels;
 pub mod memory;
 pub mod plan;
 pub mod pool;
+pub mod profile;
 
 use std::sync::Arc;
 use webnn_core::backend::{Backend, CompiledGraph};

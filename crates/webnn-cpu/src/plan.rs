@@ -6,7 +6,9 @@
 use crate::kernels::{self, In, Kernel, Out};
 use crate::memory::{plan_arena, AlignedBuf, Lifetime};
 use smallvec::SmallVec;
+use crate::profile::{self, Profile};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use webnn_core::backend::CompiledGraph;
 use webnn_core::{Error, Graph, OperandDescriptor, OperandId, Result};
 
@@ -30,6 +32,8 @@ struct Step {
     kernel: Box<dyn Kernel>,
     inputs: Vec<Option<OperandId>>,
     outputs: Vec<OperandId>,
+    /// The op kind and a short description (label, shapes), for profiles.
+    name: (String, String),
 }
 
 /// A compiled graph: steps, constant storage and the memory plan.
@@ -78,7 +82,7 @@ impl Plan {
             let kernel = kernels::lower(op, graph).map_err(|e| {
                 Error::operation(format!("{}{}: cannot compile for the CPU: {}", label(&op.label), op.kind, e.message))
             })?;
-            steps.push(Step { kernel, inputs: op.inputs.clone(), outputs: op.outputs.clone() });
+            steps.push(Step { kernel, inputs: op.inputs.clone(), outputs: op.outputs.clone(), name: describe(op, &descriptors) });
         }
 
         // Lifetimes of the intermediates: from the producing step to the last reader.
@@ -128,6 +132,18 @@ impl Plan {
     }
 }
 
+/// `[label] shapes -> shapes` of an operation, for profiles.
+fn describe(op: &webnn_core::graph::Operation, descriptors: &[OperandDescriptor]) -> (String, String) {
+    let shape = |id: &OperandId| {
+        let d = &descriptors[id.index()];
+        let dims: Vec<String> = d.shape.iter().map(|v| v.to_string()).collect();
+        format!("{}[{}]", d.data_type.as_str(), dims.join("x"))
+    };
+    let ins: Vec<String> = op.inputs.iter().flatten().map(shape).collect();
+    let outs: Vec<String> = op.outputs.iter().map(shape).collect();
+    (op.kind.to_string(), format!("{}{} -> {}", label(&op.label), ins.join(" "), outs.join(" ")))
+}
+
 fn label(label: &str) -> String {
     webnn_core::error::label_prefix(label)
 }
@@ -143,13 +159,25 @@ pub struct CompiledPlan {
     plan: Plan,
     pool: Arc<rayon::ThreadPool>,
     state: Mutex<ExecState>,
+    /// Step timings when `WEBNN_PROFILE` is set.
+    profile: Option<Mutex<Profile>>,
 }
 
 impl CompiledPlan {
     /// Binds a plan to the pool it runs on and allocates its arena once.
     pub fn new(plan: Plan, pool: Arc<rayon::ThreadPool>) -> Self {
         let state = ExecState { arena: AlignedBuf::zeroed(plan.arena_size), addresses: vec![(0, 0); plan.locations.len()] };
-        CompiledPlan { plan, pool, state: Mutex::new(state) }
+        let profile = profile::enabled()
+            .then(|| Mutex::new(Profile::new(plan.steps.iter().map(|s| s.name.clone()).collect())));
+        CompiledPlan { plan, pool, state: Mutex::new(state), profile }
+    }
+}
+
+impl Drop for CompiledPlan {
+    fn drop(&mut self) {
+        if let Some(profile) = self.profile.as_ref().and_then(|p| p.lock().ok()) {
+            eprint!("{}", profile.report());
+        }
     }
 }
 
@@ -184,8 +212,11 @@ impl CompiledGraph for CompiledPlan {
             state.addresses[i] = (addr, len);
         }
         let addresses = &state.addresses;
+        let mut times: SmallVec<[Duration; 64]> = SmallVec::new();
+        let timing = self.profile.is_some();
         self.pool.install(|| {
             for step in &plan.steps {
+                let start = timing.then(Instant::now);
                 let ins: SmallVec<[Option<In<'_>>; 8]> = step
                     .inputs
                     .iter()
@@ -214,8 +245,16 @@ impl CompiledGraph for CompiledPlan {
                     })
                     .collect();
                 step.kernel.run(&ins, &mut outs);
+                if let Some(start) = start {
+                    times.push(start.elapsed());
+                }
             }
         });
+        if let Some(profile) = &self.profile {
+            if let Ok(mut p) = profile.lock() {
+                p.record(&times);
+            }
+        }
         for &(dst, src) in &plan.output_copies {
             let (a, b) = if dst < src {
                 let (lo, hi) = outputs.split_at_mut(src);
