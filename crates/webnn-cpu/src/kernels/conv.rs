@@ -251,8 +251,8 @@ fn fill_bias(g: &Geom, bias: Option<&[f32]>, out: &mut [f32]) {
     }
 }
 
-/// `orow[j] += Σ_k w[k]·xs[k][j]` for `K` taps over contiguous inputs: the tap loop is
-/// unrolled so the loop over `j` vectorizes.
+/// `orow[j] += Σ_k w[k]·xs[k][j]` for `K` taps over contiguous inputs, summed in order `k`: the
+/// tap loop is unrolled so the loop over `j` vectorizes.
 #[inline(always)]
 fn taps_row<const K: usize>(orow: &mut [f32], xs: [&[f32]; K], w: [f32; K]) {
     let n = orow.len();
@@ -266,54 +266,118 @@ fn taps_row<const K: usize>(orow: &mut [f32], xs: [&[f32]; K], w: [f32; K]) {
     }
 }
 
-/// One nchw output plane of a depthwise conv2d (`o` pre-filled with the bias). With unit
-/// horizontal stride and a 3-, 5- or 7-wide window, the interior columns (whole window inside
-/// the input) take all taps of a window row in one vectorized pass; otherwise one pass per
-/// tap. The padded edge columns are summed one by one.
+thread_local! {
+    /// Per-thread scratch of the nchw depthwise kernel: the zero-padded input plane and the
+    /// wide output plane. Grown on first use, then reused by every dispatch.
+    static DEPTHWISE_SCRATCH: std::cell::RefCell<(Vec<f32>, Vec<f32>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// One nchw output plane of a depthwise conv2d (`o` pre-filled with the bias).
+///
+/// The input plane is first copied into a zero-padded plane (the spec's padding made explicit),
+/// so that every window lies inside it and no edge needs special handling. With a horizontal
+/// stride `s > 1` the padded columns are stored split by phase (column `c` at `c % s` block,
+/// index `c / s`), so every tap reads consecutive elements. With unit strides the output is
+/// computed as one flat "wide" plane of the padded row pitch — output `(oh, ow)` at
+/// `oh·pitch + ow` — so the vector loop runs over the whole plane rather than one short row at
+/// a time; the extra columns are dropped when copying out. Every output element adds its taps
+/// to the bias in window order (row, then column).
 #[inline(always)]
-fn depthwise_plane(g: &Geom, xp: &[f32], wk: &[f32], spans: &[(usize, usize)], o: &mut [f32]) {
+fn depthwise_plane(g: &Geom, xp: &[f32], wk: &[f32], o: &mut [f32]) {
     let [st_h, st_w] = g.strides;
     let [dl_h, dl_w] = g.dilations;
-    let [pt, _, pl, _] = g.padding;
-    let ilo = spans.iter().map(|s| s.0).max().unwrap_or(0);
-    let ihi = spans.iter().map(|s| s.1).min().unwrap_or(0).max(ilo);
-    for oh in 0..g.oh {
-        let orow = &mut o[oh * g.ow..][..g.ow];
-        for kh in 0..g.kh {
-            let Some(ih) = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) else { continue };
-            let xrow = &xp[ih * g.w..][..g.w];
-            let w = &wk[kh * g.kw..][..g.kw];
-            if ilo < ihi {
-                let inner = &mut orow[ilo..ihi];
-                let tap = |k: usize| &xrow[ilo * st_w + k * dl_w - pl..];
-                match (st_w, g.kw) {
-                    (1, 3) => taps_row::<3>(inner, std::array::from_fn(tap), [w[0], w[1], w[2]]),
-                    (1, 5) => taps_row::<5>(inner, std::array::from_fn(tap), std::array::from_fn(|k| w[k])),
-                    (1, 7) => taps_row::<7>(inner, std::array::from_fn(tap), std::array::from_fn(|k| w[k])),
-                    _ => {
-                        for (k, &wv) in w.iter().enumerate() {
-                            let x = tap(k);
-                            if st_w == 1 {
-                                for (ov, xv) in inner.iter_mut().zip(x) {
-                                    *ov += wv * xv;
-                                }
-                            } else {
-                                for (j, ov) in inner.iter_mut().enumerate() {
-                                    *ov += wv * x[j * st_w];
-                                }
-                            }
-                        }
+    let [pt, pb, pl, pr] = g.padding;
+    let ph = g.h + pt + pb;
+    let phase_len = (g.w + pl + pr).div_ceil(st_w);
+    let pitch = phase_len * st_w;
+    let tap_offset = |kh: usize, kw: usize| {
+        let col = kw * dl_w;
+        kh * dl_h * pitch + (col % st_w) * phase_len + col / st_w
+    };
+    DEPTHWISE_SCRATCH.with(|cell| {
+        let mut guard = cell.borrow_mut();
+        let (padded, wide) = &mut *guard;
+        if padded.len() < ph * pitch {
+            padded.resize(ph * pitch, 0.0);
+        }
+        let padded = &mut padded[..ph * pitch];
+        padded.fill(0.0);
+        for (r, xrow) in xp.chunks_exact(g.w).enumerate() {
+            let prow = &mut padded[(pt + r) * pitch..][..pitch];
+            match st_w {
+                1 => prow[pl..pl + g.w].copy_from_slice(xrow),
+                2 => deinterleave_pairs(xrow, prow, pl, phase_len),
+                _ => {
+                    for (i, &v) in xrow.iter().enumerate() {
+                        let col = pl + i;
+                        prow[(col % st_w) * phase_len + col / st_w] = v;
                     }
                 }
             }
-            for ow in (0..ilo.min(g.ow)).chain(ihi.max(ilo)..g.ow) {
-                let mut acc = orow[ow];
+        }
+        let padded = &*padded;
+
+        if st_h == 1 && st_w == 1 {
+            let n = (g.oh - 1) * pitch + g.ow;
+            if wide.len() < n {
+                wide.resize(n, 0.0);
+            }
+            let wide = &mut wide[..n];
+            wide.fill(o[0]); // the bias: every element of the plane holds it
+            window_taps(wide, padded, wk, g.kh, g.kw, tap_offset);
+            for (oh, orow) in o.chunks_exact_mut(g.ow).enumerate() {
+                orow.copy_from_slice(&wide[oh * pitch..][..g.ow]);
+            }
+        } else {
+            for (oh, orow) in o.chunks_exact_mut(g.ow).enumerate() {
+                window_taps(orow, &padded[oh * st_h * pitch..], wk, g.kh, g.kw, tap_offset);
+            }
+        }
+    });
+}
+
+/// Stores `x` at columns `first..` of a padded row split into two phases of `phase_len`
+/// (even columns, then odd columns): a deinterleave of consecutive pairs, which vectorizes.
+#[inline(always)]
+fn deinterleave_pairs(x: &[f32], prow: &mut [f32], first: usize, phase_len: usize) {
+    let (even, odd) = prow.split_at_mut(phase_len);
+    // x[2i] lands in phase `first % 2`, x[2i + 1] in the other one.
+    let (a, b) = if first % 2 == 0 {
+        (&mut even[first / 2..], &mut odd[first / 2..])
+    } else {
+        (&mut odd[first / 2..], &mut even[first / 2 + 1..])
+    };
+    let pairs = x.len() / 2;
+    for ((pair, ea), eb) in x.chunks_exact(2).zip(a[..pairs].iter_mut()).zip(b[..pairs].iter_mut()) {
+        *ea = pair[0];
+        *eb = pair[1];
+    }
+    if x.len() % 2 == 1 {
+        a[pairs] = x[x.len() - 1];
+    }
+}
+
+/// `out[j] += Σ_{kh,kw} w[kh·kw_n + kw] · x[j + offset(kh, kw)]`, taps in window order; a 3×3
+/// window in one pass, others one window row per pass.
+#[inline(always)]
+fn window_taps(out: &mut [f32], x: &[f32], w: &[f32], kh_n: usize, kw_n: usize, offset: impl Fn(usize, usize) -> usize) {
+    if kh_n == 3 && kw_n == 3 {
+        let xs: [&[f32]; 9] = std::array::from_fn(|t| &x[offset(t / 3, t % 3)..]);
+        taps_row::<9>(out, xs, std::array::from_fn(|t| w[t]));
+        return;
+    }
+    for kh in 0..kh_n {
+        let w = &w[kh * kw_n..][..kw_n];
+        match kw_n {
+            3 => taps_row::<3>(out, std::array::from_fn(|k| &x[offset(kh, k)..]), std::array::from_fn(|k| w[k])),
+            5 => taps_row::<5>(out, std::array::from_fn(|k| &x[offset(kh, k)..]), std::array::from_fn(|k| w[k])),
+            7 => taps_row::<7>(out, std::array::from_fn(|k| &x[offset(kh, k)..]), std::array::from_fn(|k| w[k])),
+            _ => {
                 for (k, &wv) in w.iter().enumerate() {
-                    if ow >= spans[k].0 && ow < spans[k].1 {
-                        acc += wv * xrow[ow * st_w + k * dl_w - pl];
+                    for (ov, xv) in out.iter_mut().zip(&x[offset(kh, k)..]) {
+                        *ov += wv * xv;
                     }
                 }
-                orow[ow] = acc;
             }
         }
     }
@@ -346,15 +410,16 @@ fn depthwise_row(g: &Geom, xn: &[f32], wts: &[f32], spans: &[(usize, usize)], oh
 /// Direct depthwise conv2d: `out` pre-filled with the bias.
 pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32]) {
     let kk = g.kk();
-    let spans: Vec<(usize, usize)> = (0..g.kw).map(|k| span(g.ow, g.strides[1], k * g.dilations[1], g.padding[2], g.w)).collect();
     let c = g.cout;
     let plane = g.h * g.w;
     if !g.nhwc {
         out.par_chunks_mut(g.oh * g.ow).enumerate().for_each(|(p, o)| {
             let ch = p % c;
-            simd(#[inline(always)] || depthwise_plane(g, &x[p * plane..][..plane], &wts[ch * kk..][..kk], &spans, o))
+            simd(#[inline(always)] || depthwise_plane(g, &x[p * plane..][..plane], &wts[ch * kk..][..kk], o))
         });
     } else {
+        let spans: smallvec::SmallVec<[(usize, usize); 8]> =
+            (0..g.kw).map(|k| span(g.ow, g.strides[1], k * g.dilations[1], g.padding[2], g.w)).collect();
         out.par_chunks_mut(g.ow * c).enumerate().for_each(|(row, o)| {
             let (n, oh) = (row / g.oh, row % g.oh);
             simd(#[inline(always)] || depthwise_row(g, &x[n * plane * c..][..plane * c], wts, &spans, oh, o))

@@ -97,6 +97,12 @@ const CASES: &[Case] = &[
     Case { n: 2, cin: 5, h: 8, w: 7, cout: 5, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 5 },
     Case { n: 1, cin: 4, h: 9, w: 9, cout: 4, kh: 3, kw: 2, strides: [2, 3], dilations: [1, 2], padding: [0, 1, 2, 0], groups: 4 },
     Case { n: 1, cin: 70, h: 4, w: 4, cout: 70, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 70 },
+    // depthwise: the 9-tap 3×3 pass at strides 1 and 2 (with dilation), 5×5 stride 2, 7×7
+    Case { n: 1, cin: 3, h: 13, w: 21, cout: 3, kh: 3, kw: 3, strides: [2, 2], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 3 },
+    Case { n: 1, cin: 2, h: 12, w: 20, cout: 2, kh: 3, kw: 3, strides: [1, 1], dilations: [2, 2], padding: [2, 2, 2, 2], groups: 2 },
+    Case { n: 1, cin: 2, h: 11, w: 19, cout: 2, kh: 3, kw: 3, strides: [1, 2], dilations: [1, 3], padding: [0, 1, 3, 2], groups: 2 },
+    Case { n: 1, cin: 2, h: 12, w: 23, cout: 2, kh: 5, kw: 5, strides: [2, 2], dilations: [1, 1], padding: [2, 2, 2, 2], groups: 2 },
+    Case { n: 1, cin: 2, h: 10, w: 17, cout: 2, kh: 7, kw: 7, strides: [1, 1], dilations: [1, 1], padding: [3, 3, 3, 3], groups: 2 },
     // depthwise with a channel multiplier (general path)
     Case { n: 1, cin: 3, h: 6, w: 6, cout: 6, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 3 },
     // window larger than the input, covered by padding
