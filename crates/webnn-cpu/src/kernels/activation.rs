@@ -12,6 +12,7 @@
 //! NaN inputs give NaN for every float activation (clamp and relu pass NaN through).
 
 use super::fast_math::{exp_f32, expm1_f32, gelu_f32, sigmoid_f32, tanh_f32};
+use super::gemm_backend::simd;
 use super::logical::Broadcast;
 use super::unary::{map, map_float, with_int_type, IntElem, CHEAP_CHUNK, COSTLY_CHUNK};
 use super::{In, Kernel, Out};
@@ -274,6 +275,7 @@ const SOFTMAX_COLS: usize = 64;
 
 /// Numerically stable softmax of one `n × inner` block (`x`, `out` row-major), using
 /// `scratch` (at least `n × min(inner, SOFTMAX_COLS)` f32).
+#[inline(always)]
 fn softmax_block<T: Copy>(
     x: &[T],
     out: &mut [T],
@@ -284,23 +286,7 @@ fn softmax_block<T: Copy>(
     from: &impl Fn(f32) -> T,
 ) {
     if inner == 1 {
-        let mut max = f32::NEG_INFINITY;
-        for &v in x {
-            let v = to(v);
-            if v > max || v.is_nan() {
-                max = v;
-            }
-        }
-        let mut sum = 0.0f64;
-        for (s, &v) in scratch.iter_mut().zip(x) {
-            let e = exp_diff(to(v), max);
-            *s = e;
-            sum += e as f64;
-        }
-        let sum = sum as f32;
-        for (o, &e) in out.iter_mut().zip(scratch.iter()) {
-            *o = from(e / sum);
-        }
+        softmax_row(x, out, &mut scratch[..n], to, from);
         return;
     }
     let mut c0 = 0;
@@ -338,23 +324,73 @@ fn softmax_block<T: Copy>(
     }
 }
 
+/// Softmax of one contiguous row (the axis innermost), in vectorizable passes: widen into
+/// `scratch`, maximum in 8 lanes (a NaN anywhere makes it NaN, as a sequential scan would),
+/// exponentials with their sum in 8 f64 lanes, then the division.
+#[inline(always)]
+fn softmax_row<T: Copy>(x: &[T], out: &mut [T], scratch: &mut [f32], to: &impl Fn(T) -> f32, from: &impl Fn(f32) -> T) {
+    for (s, &v) in scratch.iter_mut().zip(x) {
+        *s = to(v);
+    }
+    let mut lanes = [f32::NEG_INFINITY; 8];
+    let mut nan = [false; 8];
+    let mut chunks = scratch.chunks_exact(8);
+    for c in &mut chunks {
+        for l in 0..8 {
+            lanes[l] = if c[l] > lanes[l] { c[l] } else { lanes[l] };
+            nan[l] |= c[l].is_nan();
+        }
+    }
+    for &v in chunks.remainder() {
+        lanes[0] = if v > lanes[0] { v } else { lanes[0] };
+        nan[0] |= v.is_nan();
+    }
+    let max = if nan.iter().any(|&b| b) { f32::NAN } else { lanes.iter().fold(f32::NEG_INFINITY, |m, &v| if v > m { v } else { m }) };
+    let mut sums = [0.0f64; 8];
+    let mut chunks = scratch.chunks_exact_mut(8);
+    for c in &mut chunks {
+        for l in 0..8 {
+            let e = exp_diff(c[l], max);
+            c[l] = e;
+            sums[l] += e as f64;
+        }
+    }
+    for v in chunks.into_remainder() {
+        let e = exp_diff(*v, max);
+        *v = e;
+        sums[0] += e as f64;
+    }
+    let sum = sums.iter().sum::<f64>() as f32;
+    for (o, &e) in out.iter_mut().zip(scratch.iter()) {
+        *o = from(e / sum);
+    }
+}
+
+thread_local! {
+    /// Per-thread softmax scratch: grown on first use, then reused by every dispatch.
+    static SOFTMAX_SCRATCH: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 fn softmax<T: Copy + Send + Sync>(x: &[T], out: &mut [T], g: SoftmaxGeom, to: impl Fn(T) -> f32 + Sync, from: impl Fn(f32) -> T + Sync) {
     let block = g.n * g.inner;
     let scratch_len = g.n * g.inner.min(SOFTMAX_COLS);
-    // Blocks per parallel task: enough work per task to amortize its scratch buffer.
+    let blocks = |o: &mut [T], xi: &[T]| {
+        SOFTMAX_SCRATCH.with(|cell| {
+            let mut scratch = cell.borrow_mut();
+            if scratch.len() < scratch_len {
+                scratch.resize(scratch_len, 0.0);
+            }
+            for (ob, xb) in o.chunks_mut(block).zip(xi.chunks(block)) {
+                simd(#[inline(always)] || softmax_block(xb, ob, g.n, g.inner, &mut scratch[..scratch_len], &to, &from));
+            }
+        })
+    };
+    // Blocks per parallel task: enough work per task to amortize the task.
     let per_task = (CHEAP_CHUNK / 4 / block.max(1)).max(1);
     if g.outer > per_task {
-        out.par_chunks_mut(block * per_task).zip(x.par_chunks(block * per_task)).for_each(|(o, xi)| {
-            let mut scratch = vec![0.0f32; scratch_len];
-            for (ob, xb) in o.chunks_mut(block).zip(xi.chunks(block)) {
-                softmax_block(xb, ob, g.n, g.inner, &mut scratch, &to, &from);
-            }
-        });
+        out.par_chunks_mut(block * per_task).zip(x.par_chunks(block * per_task)).for_each(|(o, xi)| blocks(o, xi));
     } else {
-        let mut scratch = vec![0.0f32; scratch_len];
-        for (ob, xb) in out.chunks_mut(block).zip(x.chunks(block)) {
-            softmax_block(xb, ob, g.n, g.inner, &mut scratch, &to, &from);
-        }
+        blocks(out, x);
     }
 }
 

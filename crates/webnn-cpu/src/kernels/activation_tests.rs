@@ -232,6 +232,16 @@ fn softmax_is_stable_for_large_values_and_propagates_nan() {
     let got = run_unary(OpKind::Softmax, DataType::Float32, DataType::Float32, &[2, 2], &[1.0, f64::NAN, 1.0, 2.0], Attrs::Axis { axis: 1 });
     assert!(got[0].is_nan() && got[1].is_nan());
     assert_close(DataType::Float32, &got[2..], &softmax_ref(&[1.0, 2.0], &[2], 0), 1, "row 2");
+    // Rows of 20: a NaN inside the 8-wide chunks, and masked (-inf) logits.
+    let mut x: Vec<f64> = (0..40).map(|i| (i % 7) as f64 - 3.0).collect();
+    x[10] = f64::NAN;
+    for i in [21, 22, 30, 39] {
+        x[i] = f64::NEG_INFINITY;
+    }
+    let got = run_unary(OpKind::Softmax, DataType::Float32, DataType::Float32, &[2, 20], &x, Attrs::Axis { axis: 1 });
+    assert!(got[..20].iter().all(|v| v.is_nan()), "{got:?}");
+    assert_close(DataType::Float32, &got[20..], &softmax_ref(&x[20..], &[20], 0), 2, "masked row");
+    assert_eq!(got[21], 0.0);
 }
 
 #[test]

@@ -3,9 +3,11 @@
 //! overflow wraps; integer pow with a negative exponent gives 0 except for bases ±1
 //! (decisions.md D5). float16 is computed in f32 and rounded once.
 
-use super::util::{broadcast_strides, for_each_strided};
+use super::gemm_backend::simd;
+use super::util::broadcast_strides;
 use super::{In, Kernel, Out};
 use half::f16;
+use rayon::prelude::*;
 use webnn_core::graph::Operation;
 use webnn_core::{DataType, Graph, OpKind, Result};
 
@@ -95,13 +97,91 @@ macro_rules! int_arith {
 }
 int_arith!(i32, true; u32, false; i64, true; u64, false; i8, true; u8, false);
 
+/// How an operand is read along one row of the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowRead {
+    /// Element by element (the operand is contiguous along the row).
+    Contiguous,
+    /// One value for the whole row (the operand is broadcast along it).
+    Repeated,
+}
+
+/// The output split into rows of `len` elements along which each operand is either contiguous
+/// or repeated, so that every row is a tight, vectorizable loop; the rows are walked with the
+/// operands' strides over the outer dimensions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowPlan {
+    /// Elements per row.
+    pub len: usize,
+    /// Number of rows.
+    pub rows: usize,
+    /// The outer dimensions (their product is `rows`).
+    pub outer_shape: Vec<usize>,
+    /// Strides of `a` and `b` over the outer dimensions (0 where broadcast).
+    pub outer_strides: [Vec<usize>; 2],
+    /// How `a` and `b` are read along a row.
+    pub reads: [RowRead; 2],
+}
+
+impl RowPlan {
+    /// The plan for operands with broadcast `strides` (see `broadcast_strides`) into `out_shape`.
+    pub fn new(out_shape: &[u32], strides: [&[usize]; 2]) -> RowPlan {
+        let rank = out_shape.len();
+        let mut reads = [RowRead::Contiguous; 2];
+        let mut len = 1usize;
+        let mut split = rank;
+        // Take inner dimensions while every operand keeps the read mode of the innermost one.
+        let mut decided = false;
+        while split > 0 {
+            let d = split - 1;
+            let size = out_shape[d] as usize;
+            if size != 1 {
+                if !decided {
+                    for k in 0..2 {
+                        reads[k] = if strides[k][d] == 0 { RowRead::Repeated } else { RowRead::Contiguous };
+                    }
+                    decided = true;
+                }
+                let fits = (0..2).all(|k| match reads[k] {
+                    RowRead::Repeated => strides[k][d] == 0,
+                    RowRead::Contiguous => strides[k][d] == len,
+                });
+                if !fits {
+                    break;
+                }
+            }
+            len *= size;
+            split -= 1;
+        }
+        let outer_shape: Vec<usize> = out_shape[..split].iter().map(|&d| d as usize).collect();
+        RowPlan {
+            len,
+            rows: outer_shape.iter().product(),
+            outer_strides: [strides[0][..split].to_vec(), strides[1][..split].to_vec()],
+            outer_shape,
+            reads,
+        }
+    }
+
+    /// Offsets of `a` and `b` at the start of row `row`.
+    fn offsets(&self, row: usize) -> [usize; 2] {
+        let mut rest = row;
+        let mut offs = [0usize; 2];
+        for d in (0..self.outer_shape.len()).rev() {
+            let i = rest % self.outer_shape[d];
+            rest /= self.outer_shape[d];
+            for k in 0..2 {
+                offs[k] += i * self.outer_strides[k][d];
+            }
+        }
+        offs
+    }
+}
+
 struct BinaryKernel {
     op: BinaryOp,
     data_type: DataType,
-    out_shape: Vec<u32>,
-    a_strides: Vec<usize>,
-    b_strides: Vec<usize>,
-    same_shape: bool,
+    rows: RowPlan,
 }
 
 /// Lowers add/sub/mul/div/max/min/pow.
@@ -118,43 +198,90 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let a = graph.descriptor(op.inputs[0].expect("validated: a"));
     let b = graph.descriptor(op.inputs[1].expect("validated: b"));
     let out = graph.descriptor(op.outputs[0]);
-    Ok(Box::new(BinaryKernel {
-        op: bop,
-        data_type: out.data_type,
-        out_shape: out.shape.clone(),
-        a_strides: broadcast_strides(&a.shape, &out.shape),
-        b_strides: broadcast_strides(&b.shape, &out.shape),
-        same_shape: a.shape == out.shape && b.shape == out.shape,
-    }))
+    let strides = [broadcast_strides(&a.shape, &out.shape), broadcast_strides(&b.shape, &out.shape)];
+    Ok(Box::new(BinaryKernel { op: bop, data_type: out.data_type, rows: RowPlan::new(&out.shape, [&strides[0], &strides[1]]) }))
 }
 
-/// Computes `out = op(a, b)` with broadcasting given by strides.
-pub fn binary<T: Arith>(
-    op: BinaryOp,
-    a: &[T],
-    b: &[T],
-    out: &mut [T],
-    out_shape: &[u32],
-    a_strides: &[usize],
-    b_strides: &[usize],
-    same_shape: bool,
-) {
-    if same_shape {
-        for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
-            *o = T::apply(op, x, y);
+/// Elements per parallel task.
+const TASK: usize = 1 << 14;
+
+/// One row: `o[i] = f(a[..], b[..])` with each operand read as `reads` says from its offset.
+#[inline(always)]
+fn row<T: Copy>(o: &mut [T], a: &[T], b: &[T], offs: [usize; 2], reads: [RowRead; 2], f: &impl Fn(T, T) -> T) {
+    let n = o.len();
+    match reads {
+        [RowRead::Contiguous, RowRead::Contiguous] => {
+            for ((o, &x), &y) in o.iter_mut().zip(&a[offs[0]..offs[0] + n]).zip(&b[offs[1]..offs[1] + n]) {
+                *o = f(x, y);
+            }
+        }
+        [RowRead::Contiguous, RowRead::Repeated] => {
+            let y = b[offs[1]];
+            for (o, &x) in o.iter_mut().zip(&a[offs[0]..offs[0] + n]) {
+                *o = f(x, y);
+            }
+        }
+        [RowRead::Repeated, RowRead::Contiguous] => {
+            let x = a[offs[0]];
+            for (o, &y) in o.iter_mut().zip(&b[offs[1]..offs[1] + n]) {
+                *o = f(x, y);
+            }
+        }
+        [RowRead::Repeated, RowRead::Repeated] => o.fill(f(a[offs[0]], b[offs[1]])),
+    }
+}
+
+/// Computes `out = f(a, b)` row by row, in parallel tasks of about [`TASK`] elements.
+fn binary_rows<T: Copy + Send + Sync>(a: &[T], b: &[T], out: &mut [T], plan: &RowPlan, f: impl Fn(T, T) -> T + Sync + Send) {
+    let len = plan.len;
+    if plan.rows == 1 {
+        // One long row: split it into pieces.
+        let reads = plan.reads;
+        let piece = |start: usize, o: &mut [T]| {
+            let offs = reads.map(|r| if r == RowRead::Contiguous { start } else { 0 });
+            simd(#[inline(always)] || row(o, a, b, offs, reads, &f))
+        };
+        if out.len() <= TASK {
+            piece(0, out);
+        } else {
+            out.par_chunks_mut(TASK).enumerate().for_each(|(i, o)| piece(i * TASK, o));
         }
         return;
     }
-    for_each_strided(out_shape, [a_strides, b_strides], |i, [ia, ib]| out[i] = T::apply(op, a[ia], b[ib]));
+    let rows_per_task = (TASK / len).max(1);
+    let task = |t: usize, o: &mut [T]| {
+        simd(#[inline(always)] || {
+            for (r, orow) in o.chunks_mut(len).enumerate() {
+                row(orow, a, b, plan.offsets(t * rows_per_task + r), plan.reads, &f);
+            }
+        })
+    };
+    if plan.rows <= rows_per_task {
+        task(0, out);
+    } else {
+        out.par_chunks_mut(rows_per_task * len).enumerate().for_each(|(t, o)| task(t, o));
+    }
+}
+
+/// Computes `out = op(a, b)` with broadcasting given by strides.
+pub fn binary<T: Arith>(op: BinaryOp, a: &[T], b: &[T], out: &mut [T], plan: &RowPlan) {
+    // The op is fixed per call so that each row loop is specialised (and vectorized) for it.
+    match op {
+        BinaryOp::Add => binary_rows(a, b, out, plan, |x, y| T::apply(BinaryOp::Add, x, y)),
+        BinaryOp::Sub => binary_rows(a, b, out, plan, |x, y| T::apply(BinaryOp::Sub, x, y)),
+        BinaryOp::Mul => binary_rows(a, b, out, plan, |x, y| T::apply(BinaryOp::Mul, x, y)),
+        BinaryOp::Div => binary_rows(a, b, out, plan, |x, y| T::apply(BinaryOp::Div, x, y)),
+        BinaryOp::Max => binary_rows(a, b, out, plan, |x, y| T::apply(BinaryOp::Max, x, y)),
+        BinaryOp::Min => binary_rows(a, b, out, plan, |x, y| T::apply(BinaryOp::Min, x, y)),
+        BinaryOp::Pow => binary_rows(a, b, out, plan, |x, y| T::apply(BinaryOp::Pow, x, y)),
+    }
 }
 
 impl Kernel for BinaryKernel {
     fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
         let (Some(a), Some(b)) = (inputs[0], inputs[1]) else { return };
         let out = &mut outputs[0];
-        crate::with_type!(self.data_type, T => binary::<T>(
-            self.op, a.slice(), b.slice(), out.slice_mut(), &self.out_shape, &self.a_strides, &self.b_strides, self.same_shape,
-        ))
+        crate::with_type!(self.data_type, T => binary::<T>(self.op, a.slice(), b.slice(), out.slice_mut(), &self.rows))
     }
 }
 
@@ -176,13 +303,62 @@ mod tests {
         assert_eq!(u64::apply(BinaryOp::Sub, 0, 1), u64::MAX);
     }
 
+    /// Element of a row-major tensor of `shape` at the output multi-index `idx` (numpy broadcast).
+    fn naive_index(shape: &[u32], idx: &[usize]) -> usize {
+        let pad = idx.len() - shape.len();
+        shape.iter().enumerate().fold(0, |acc, (d, &n)| acc * n as usize + if n == 1 { 0 } else { idx[pad + d] })
+    }
+
+    #[test]
+    fn row_plans_match_a_naive_broadcast() {
+        let cases: &[(&[u32], &[u32])] = &[
+            (&[2, 3, 4], &[4]),
+            (&[2, 3, 4], &[3, 1]),
+            (&[1, 12, 128, 128], &[1, 1, 1, 128]),
+            (&[1, 12, 128, 128], &[1, 12, 128, 1]),
+            (&[5, 1, 7], &[1, 6, 1]),
+            (&[3, 1, 1, 4], &[1, 2, 5, 1]),
+            (&[], &[2, 3]),
+            (&[2, 3], &[]),
+            (&[1], &[1]),
+            (&[40000], &[1]),
+            (&[1], &[40000]),
+            (&[40000], &[40000]),
+            (&[300, 200], &[300, 1]),
+            (&[1, 200], &[300, 1]),
+            (&[2, 1, 3, 1, 5], &[1, 4, 1, 6, 1]),
+            (&[64, 1, 1], &[64, 1, 600]),
+        ];
+        for &(sa, sb) in cases {
+            let out_shape = webnn_core::validate::broadcast_bidirectional(sa, sb).unwrap();
+            let count = |s: &[u32]| s.iter().map(|&d| d as usize).product::<usize>();
+            let a: Vec<f32> = (0..count(sa)).map(|i| (i % 251) as f32 * 0.5).collect();
+            let b: Vec<f32> = (0..count(sb)).map(|i| (i % 127) as f32 * 3.0 + 1.0).collect();
+            let n = count(&out_shape);
+            let mut out = vec![0f32; n];
+            let plan = RowPlan::new(&out_shape, [&broadcast_strides(sa, &out_shape), &broadcast_strides(sb, &out_shape)]);
+            binary(BinaryOp::Sub, &a, &b, &mut out, &plan);
+            let mut idx = vec![0usize; out_shape.len()];
+            for (i, &got) in out.iter().enumerate() {
+                let mut rest = i;
+                for d in (0..out_shape.len()).rev() {
+                    idx[d] = rest % out_shape[d] as usize;
+                    rest /= out_shape[d] as usize;
+                }
+                let want = a[naive_index(sa, &idx)] - b[naive_index(sb, &idx)];
+                assert_eq!(got, want, "{sa:?} - {sb:?} at {idx:?} ({plan:?})");
+            }
+        }
+    }
+
     #[test]
     fn broadcast_matches_naive() {
         let a: Vec<f32> = (0..6).map(|x| x as f32).collect(); // [2,3]
         let b = [10.0f32, 20.0]; // [2,1]
         let out_shape = [2u32, 3];
         let mut out = [0.0f32; 6];
-        binary(BinaryOp::Add, &a, &b, &mut out, &out_shape, &broadcast_strides(&[2, 3], &out_shape), &broadcast_strides(&[2, 1], &out_shape), false);
+        let plan = RowPlan::new(&out_shape, [&broadcast_strides(&[2, 3], &out_shape), &broadcast_strides(&[2, 1], &out_shape)]);
+        binary(BinaryOp::Add, &a, &b, &mut out, &plan);
         assert_eq!(out, [10.0, 11.0, 12.0, 23.0, 24.0, 25.0]);
     }
 }
