@@ -5,6 +5,7 @@
 //! storage once, intermediate values placed in one arena with buffer reuse), and `execute`
 //! runs the plan on the backend's thread pool without allocating on the hot path.
 
+pub mod coverage;
 pub mod kernels;
 pub mod memory;
 pub mod plan;

@@ -3,6 +3,7 @@
 //! arena placed by [`crate::memory::plan_arena`]. `execute` binds the caller's buffers and runs
 //! the steps in order; it allocates nothing.
 
+use crate::coverage::Coverage;
 use crate::kernels::{self, In, Kernel, Out};
 use crate::memory::{plan_arena, AlignedBuf, Lifetime};
 use smallvec::SmallVec;
@@ -47,6 +48,8 @@ pub struct Plan {
     /// (output index, operand) pairs whose operand's home is another output: copied at the end.
     output_copies: Vec<(usize, usize)>,
     output_count: usize,
+    /// What `WEBNN_OP_COVERAGE` records of this graph.
+    coverage: Coverage,
 }
 
 impl std::fmt::Debug for Plan {
@@ -118,6 +121,7 @@ impl Plan {
             input_count: graph.inputs.len(),
             output_copies,
             output_count: graph.outputs.len(),
+            coverage: Coverage::new(graph),
         })
     }
 
@@ -265,6 +269,7 @@ impl CompiledGraph for CompiledPlan {
             };
             a.copy_from_slice(b);
         }
+        plan.coverage.executed();
         Ok(())
     }
 }
