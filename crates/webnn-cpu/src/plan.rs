@@ -4,6 +4,7 @@
 //! the steps in order; it allocates nothing.
 
 use crate::coverage::Coverage;
+use crate::fusion::{self, Fate, SwishKernel};
 use crate::kernels::{self, In, Kernel, Out};
 use crate::memory::{plan_arena, AlignedBuf, Lifetime};
 use smallvec::SmallVec;
@@ -81,11 +82,25 @@ impl Plan {
         }
 
         let mut steps = Vec::with_capacity(graph.operations.len());
-        for op in &graph.operations {
-            let kernel = kernels::lower(op, graph).map_err(|e| {
-                Error::operation(format!("{}{}: cannot compile for the CPU: {}", label(&op.label), op.kind, e.message))
-            })?;
-            steps.push(Step { kernel, inputs: op.inputs.clone(), outputs: op.outputs.clone(), name: describe(op, &descriptors) });
+        for (op, fate) in graph.operations.iter().zip(fusion::plan(graph)) {
+            match fate {
+                Fate::Absorbed => {}
+                Fate::Own => {
+                    let kernel = kernels::lower(op, graph).map_err(|e| {
+                        Error::operation(format!("{}{}: cannot compile for the CPU: {}", label(&op.label), op.kind, e.message))
+                    })?;
+                    steps.push(Step { kernel, inputs: op.inputs.clone(), outputs: op.outputs.clone(), name: describe(op, &descriptors) });
+                }
+                Fate::Swish { x } => {
+                    let (_, what) = describe(op, &descriptors);
+                    steps.push(Step {
+                        kernel: Box::new(SwishKernel { data_type: descriptors[x.index()].data_type }),
+                        inputs: vec![Some(x)],
+                        outputs: op.outputs.clone(),
+                        name: ("sigmoid+mul".to_string(), what),
+                    });
+                }
+            }
         }
 
         // Lifetimes of the intermediates: from the producing step to the last reader.
