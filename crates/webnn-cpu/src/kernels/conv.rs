@@ -283,7 +283,7 @@ thread_local! {
 /// a time; the extra columns are dropped when copying out. Every output element adds its taps
 /// to the bias in window order (row, then column).
 #[inline(always)]
-fn depthwise_plane(g: &Geom, xp: &[f32], wk: &[f32], o: &mut [f32]) {
+fn depthwise_plane(g: &Geom, xp: &[f32], wk: &[f32], o: &mut [f32], scratch: &mut (Vec<f32>, Vec<f32>)) {
     let [st_h, st_w] = g.strides;
     let [dl_h, dl_w] = g.dilations;
     let [pt, pb, pl, pr] = g.padding;
@@ -294,9 +294,8 @@ fn depthwise_plane(g: &Geom, xp: &[f32], wk: &[f32], o: &mut [f32]) {
         let col = kw * dl_w;
         kh * dl_h * pitch + (col % st_w) * phase_len + col / st_w
     };
-    DEPTHWISE_SCRATCH.with(|cell| {
-        let mut guard = cell.borrow_mut();
-        let (padded, wide) = &mut *guard;
+    {
+        let (padded, wide) = scratch;
         if padded.len() < ph * pitch {
             padded.resize(ph * pitch, 0.0);
         }
@@ -333,7 +332,7 @@ fn depthwise_plane(g: &Geom, xp: &[f32], wk: &[f32], o: &mut [f32]) {
                 window_taps(orow, &padded[oh * st_h * pitch..], wk, g.kh, g.kw, tap_offset);
             }
         }
-    });
+    }
 }
 
 /// Stores `x` at columns `first..` of a padded row split into two phases of `phase_len`
@@ -415,7 +414,12 @@ pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32]) {
     if !g.nhwc {
         out.par_chunks_mut(g.oh * g.ow).enumerate().for_each(|(p, o)| {
             let ch = p % c;
-            simd(#[inline(always)] || depthwise_plane(g, &x[p * plane..][..plane], &wts[ch * kk..][..kk], o))
+            // The scratch is borrowed outside `simd`: `LocalKey::with` is not inlined, so code
+            // inside its closure would not get the AVX2 features.
+            DEPTHWISE_SCRATCH.with(|cell| {
+                let scratch = &mut *cell.borrow_mut();
+                simd(#[inline(always)] || depthwise_plane(g, &x[p * plane..][..plane], &wts[ch * kk..][..kk], o, scratch))
+            })
         });
     } else {
         let spans: smallvec::SmallVec<[(usize, usize); 8]> =
