@@ -93,6 +93,8 @@ const CASES: &[Case] = &[
     Case { n: 2, cin: 5, h: 4, w: 6, cout: 7, kh: 1, kw: 1, strides: [1, 1], dilations: [1, 1], padding: [0; 4], groups: 1 },
     Case { n: 1, cin: 6, h: 5, w: 5, cout: 4, kh: 1, kw: 1, strides: [1, 1], dilations: [1, 1], padding: [0; 4], groups: 2 },
     Case { n: 1, cin: 3, h: 5, w: 5, cout: 3, kh: 1, kw: 1, strides: [2, 2], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 1 },
+    // pointwise nchw in two column tiles per image and group (cog 64: 512-pixel tiles)
+    Case { n: 2, cin: 8, h: 30, w: 30, cout: 128, kh: 1, kw: 1, strides: [1, 1], dilations: [1, 1], padding: [0; 4], groups: 2 },
     // depthwise
     Case { n: 2, cin: 5, h: 8, w: 7, cout: 5, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 5 },
     Case { n: 1, cin: 4, h: 9, w: 9, cout: 4, kh: 3, kw: 2, strides: [2, 3], dilations: [1, 2], padding: [0, 1, 2, 0], groups: 4 },
