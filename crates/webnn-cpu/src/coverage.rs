@@ -21,21 +21,16 @@ fn target() -> Option<&'static std::path::Path> {
         .as_deref()
 }
 
-/// The `op member dataType` lines of one operation.
-fn lines_of(op: &Operation, graph: &Graph) -> Vec<String> {
+/// Appends the `op member dataType` lines of one operation to `text`.
+fn record(op: &Operation, graph: &Graph, text: &mut String) {
     let kind = op.kind.limits_kind();
-    let (inputs, outputs) = (kind.inputs(), kind.outputs());
-    let member = |names: &[&'static str], slot: usize| -> &'static str {
-        // concat's inputs and split's outputs are one member for every operand.
-        names.get(slot).or(names.last()).copied().unwrap_or("?")
-    };
-    let line = |name: &str, id: webnn_core::OperandId| {
-        format!("{} {} {}", op.kind.idl_name(), name, graph.descriptor(id).data_type.as_str())
-    };
-    let mut lines: Vec<String> =
-        op.inputs.iter().enumerate().filter_map(|(slot, id)| id.map(|id| line(member(inputs, slot), id))).collect();
-    lines.extend(op.outputs.iter().enumerate().map(|(slot, &id)| line(member(outputs, slot), id)));
-    lines
+    // concat's inputs and split's outputs are one member for every operand.
+    let member = |names: &[&'static str], slot: usize| names.get(slot).or(names.last()).copied().unwrap_or("?");
+    let inputs = op.inputs.iter().enumerate().filter_map(|(slot, id)| id.map(|id| (member(kind.inputs(), slot), id)));
+    let outputs = op.outputs.iter().enumerate().map(|(slot, &id)| (member(kind.outputs(), slot), id));
+    for (name, id) in inputs.chain(outputs) {
+        text.push_str(&format!("{} {} {}\n", op.kind.idl_name(), name, graph.descriptor(id).data_type.as_str()));
+    }
 }
 
 /// What one compiled graph will record after its first successful dispatch.
@@ -51,10 +46,7 @@ impl Coverage {
         let lines = target().map(|_| {
             let mut text = String::new();
             for op in &graph.operations {
-                for line in lines_of(op, graph) {
-                    text.push_str(&line);
-                    text.push('\n');
-                }
+                record(op, graph, &mut text);
             }
             text
         });

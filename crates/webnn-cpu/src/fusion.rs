@@ -50,10 +50,10 @@ pub fn plan(graph: &Graph) -> Vec<Fate> {
             continue;
         }
         let (Some(a), Some(b)) = (op.input(0), op.input(1)) else { continue };
+        let out = graph.descriptor(op.outputs[0]);
         for (s, x) in [(a, b), (b, a)] {
             let Some(p) = producer[s.index()] else { continue };
             let sig = &ops[p];
-            let out = graph.descriptor(op.outputs[0]);
             let fusable = sig.kind == OpKind::Sigmoid
                 && sig.input(0) == Some(x)
                 && readers[s.index()] == 1

@@ -170,8 +170,8 @@ impl RowPlan {
         for d in (0..self.outer_shape.len()).rev() {
             let i = rest % self.outer_shape[d];
             rest /= self.outer_shape[d];
-            for k in 0..2 {
-                offs[k] += i * self.outer_strides[k][d];
+            for (off, strides) in offs.iter_mut().zip(&self.outer_strides) {
+                *off += i * strides[d];
             }
         }
         offs
@@ -263,7 +263,7 @@ fn binary_rows<T: Copy + Send + Sync>(a: &[T], b: &[T], out: &mut [T], plan: &Ro
     }
 }
 
-/// Computes `out = op(a, b)` with broadcasting given by strides.
+/// Computes `out = op(a, b)`, broadcasting row by row as `plan` says.
 pub fn binary<T: Arith>(op: BinaryOp, a: &[T], b: &[T], out: &mut [T], plan: &RowPlan) {
     // The op is fixed per call so that each row loop is specialised (and vectorized) for it.
     match op {

@@ -294,43 +294,41 @@ fn depthwise_plane(g: &Geom, xp: &[f32], wk: &[f32], o: &mut [f32], scratch: &mu
         let col = kw * dl_w;
         kh * dl_h * pitch + (col % st_w) * phase_len + col / st_w
     };
-    {
-        let (padded, wide) = scratch;
-        if padded.len() < ph * pitch {
-            padded.resize(ph * pitch, 0.0);
-        }
-        let padded = &mut padded[..ph * pitch];
-        padded.fill(0.0);
-        for (r, xrow) in xp.chunks_exact(g.w).enumerate() {
-            let prow = &mut padded[(pt + r) * pitch..][..pitch];
-            match st_w {
-                1 => prow[pl..pl + g.w].copy_from_slice(xrow),
-                2 => deinterleave_pairs(xrow, prow, pl, phase_len),
-                _ => {
-                    for (i, &v) in xrow.iter().enumerate() {
-                        let col = pl + i;
-                        prow[(col % st_w) * phase_len + col / st_w] = v;
-                    }
+    let (padded, wide) = scratch;
+    if padded.len() < ph * pitch {
+        padded.resize(ph * pitch, 0.0);
+    }
+    let padded = &mut padded[..ph * pitch];
+    padded.fill(0.0);
+    for (r, xrow) in xp.chunks_exact(g.w).enumerate() {
+        let prow = &mut padded[(pt + r) * pitch..][..pitch];
+        match st_w {
+            1 => prow[pl..pl + g.w].copy_from_slice(xrow),
+            2 => deinterleave_pairs(xrow, prow, pl, phase_len),
+            _ => {
+                for (i, &v) in xrow.iter().enumerate() {
+                    let col = pl + i;
+                    prow[(col % st_w) * phase_len + col / st_w] = v;
                 }
             }
         }
-        let padded = &*padded;
+    }
+    let padded = &*padded;
 
-        if st_h == 1 && st_w == 1 {
-            let n = (g.oh - 1) * pitch + g.ow;
-            if wide.len() < n {
-                wide.resize(n, 0.0);
-            }
-            let wide = &mut wide[..n];
-            wide.fill(o[0]); // the bias: every element of the plane holds it
-            window_taps(wide, padded, wk, g.kh, g.kw, tap_offset);
-            for (oh, orow) in o.chunks_exact_mut(g.ow).enumerate() {
-                orow.copy_from_slice(&wide[oh * pitch..][..g.ow]);
-            }
-        } else {
-            for (oh, orow) in o.chunks_exact_mut(g.ow).enumerate() {
-                window_taps(orow, &padded[oh * st_h * pitch..], wk, g.kh, g.kw, tap_offset);
-            }
+    if st_h == 1 && st_w == 1 {
+        let n = (g.oh - 1) * pitch + g.ow;
+        if wide.len() < n {
+            wide.resize(n, 0.0);
+        }
+        let wide = &mut wide[..n];
+        wide.fill(o[0]); // the bias: every element of the plane holds it
+        window_taps(wide, padded, wk, g.kh, g.kw, tap_offset);
+        for (oh, orow) in o.chunks_exact_mut(g.ow).enumerate() {
+            orow.copy_from_slice(&wide[oh * pitch..][..g.ow]);
+        }
+    } else {
+        for (oh, orow) in o.chunks_exact_mut(g.ow).enumerate() {
+            window_taps(orow, &padded[oh * st_h * pitch..], wk, g.kh, g.kw, tap_offset);
         }
     }
 }
