@@ -23,4 +23,10 @@ pub trait CompiledGraph: Send + Sync {
     /// receives `graph.outputs[i]`, in the order of the [`Graph`] given to `compile`. Buffers
     /// are exactly the descriptors' byte lengths and 8-byte aligned.
     fn execute(&self, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) -> Result<()>;
+    /// Bytes of memory the compiled graph holds or will hold once dispatched (constants,
+    /// packed weights, its arena of intermediates), for bindings that report native memory to
+    /// a garbage collector. An estimate; 0 if unknown.
+    fn memory_bytes(&self) -> usize {
+        0
+    }
 }

@@ -287,4 +287,8 @@ impl CompiledGraph for CompiledPlan {
         plan.coverage.executed();
         Ok(())
     }
+
+    fn memory_bytes(&self) -> usize {
+        self.plan.constants.iter().map(AlignedBuf::len).sum::<usize>() + self.plan.arena_size
+    }
 }

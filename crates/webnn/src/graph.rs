@@ -70,6 +70,12 @@ impl Graph {
     pub fn is_destroyed(&self) -> bool {
         self.inner.is_destroyed()
     }
+    /// Bytes of native memory the graph holds, or will hold once dispatched (constants, packed
+    /// weights, intermediates); 0 once destroyed. Not in the spec: bindings report it to their
+    /// garbage collector (e.g. `napi_adjust_external_memory`).
+    pub fn memory_bytes(&self) -> usize {
+        lock(&self.inner.implementation).as_ref().map_or(0, |i| i.memory_bytes())
+    }
     /// `[[inputDescriptors]]`: name and descriptor of every input reachable from the outputs,
     /// in creation order.
     pub fn input_descriptors(&self) -> &[(String, OperandDescriptor)] {

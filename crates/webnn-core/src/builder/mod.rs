@@ -399,6 +399,12 @@ impl GraphBuilder {
         graph
     }
 
+    /// Bytes held by the constants added so far (for bindings that report native memory to
+    /// their garbage collector). A constant shared with a constant tensor counts here too.
+    pub fn constant_byte_length(&self) -> usize {
+        self.constants.iter().map(|c| c.bytes.len()).sum()
+    }
+
     /// Number of operations appended so far (for tests: a throwing call adds nothing).
     pub fn operation_count(&self) -> usize {
         self.operations.len()
