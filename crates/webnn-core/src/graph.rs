@@ -57,7 +57,7 @@ pub struct Constant {
     /// The operand holding the constant.
     pub operand: OperandId,
     /// Little-endian element bytes, exactly the descriptor's byte length.
-    pub bytes: Arc<[u8]>,
+    pub bytes: crate::SharedBytes,
     /// For `constant(tensor)`: the tensor's destroyed flag (decisions.md D2).
     pub tensor_destroyed: Option<Arc<AtomicBool>>,
 }

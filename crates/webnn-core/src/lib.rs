@@ -9,6 +9,7 @@
 
 pub mod backend;
 pub mod builder;
+pub mod bytes;
 pub mod error;
 pub mod graph;
 pub mod limits;
@@ -20,6 +21,7 @@ pub mod validate;
 #[cfg(test)]
 pub(crate) mod testing;
 
+pub use bytes::SharedBytes;
 pub use builder::{ConstantTensorSource, ContextLink, GraphBuilder};
 pub use error::{Error, ErrorKind, Result};
 pub use graph::{Attrs, Graph, OperandId, Operation};

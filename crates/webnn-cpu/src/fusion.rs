@@ -79,8 +79,8 @@ pub struct SwishKernel {
 }
 
 impl Kernel for SwishKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(x) = inputs[0] else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(x) = inputs[0] else { return Ok(()) };
         let out = &mut outputs[0];
         match self.data_type {
             DataType::Float16 => {
@@ -88,6 +88,7 @@ impl Kernel for SwishKernel {
             }
             _ => map_float(self.data_type, x, out, COSTLY_CHUNK, |v| v * sigmoid_f32(v)),
         }
+        Ok(())
     }
 }
 

@@ -1,7 +1,8 @@
 //! Lowering of a validated graph to a flat plan: one step per operation with its kernel
-//! prepared at build time, constants in aligned storage (copied once), intermediates in one
-//! arena placed by [`crate::memory::plan_arena`]. `execute` binds the caller's buffers and runs
-//! the steps in order; it allocates nothing.
+//! prepared at build time, constants shared with the graph (not copied), intermediates in one
+//! arena placed by [`crate::memory::plan_arena`]. The arena is allocated (fallibly) at the
+//! first dispatch and freed with the graph. `execute` binds the caller's buffers and runs the
+//! steps in order; after the first dispatch it allocates nothing.
 
 use crate::coverage::Coverage;
 use crate::fusion::{self, Fate, SwishKernel};
@@ -12,7 +13,7 @@ use crate::profile::{self, Profile};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use webnn_core::backend::CompiledGraph;
-use webnn_core::{Error, Graph, OperandDescriptor, OperandId, Result};
+use webnn_core::{Error, Graph, OperandDescriptor, OperandId, Result, SharedBytes};
 
 /// Where an operand's bytes live during a dispatch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +43,7 @@ struct Step {
 pub struct Plan {
     descriptors: Vec<OperandDescriptor>,
     locations: Vec<Location>,
-    constants: Vec<AlignedBuf>,
+    constants: Vec<SharedBytes>,
     steps: Vec<Step>,
     arena_size: usize,
     input_count: usize,
@@ -71,7 +72,7 @@ impl Plan {
         let mut constants = Vec::with_capacity(graph.constants.len());
         for c in &graph.constants {
             locations[c.operand.index()] = Location::Constant(constants.len());
-            constants.push(AlignedBuf::from_bytes(&c.bytes));
+            constants.push(c.bytes.clone());
         }
         let mut output_copies = Vec::new();
         for (i, (_, id)) in graph.outputs.iter().enumerate() {
@@ -183,9 +184,10 @@ pub struct CompiledPlan {
 }
 
 impl CompiledPlan {
-    /// Binds a plan to the pool it runs on and allocates its arena once.
+    /// Binds a plan to the pool it runs on. Its arena is allocated at the first dispatch, so
+    /// graphs that are built but never dispatched hold no memory for intermediates.
     pub fn new(plan: Plan, pool: Arc<rayon::ThreadPool>) -> Self {
-        let state = ExecState { arena: AlignedBuf::zeroed(plan.arena_size), addresses: vec![(0, 0); plan.locations.len()] };
+        let state = ExecState { arena: AlignedBuf::default(), addresses: vec![(0, 0); plan.locations.len()] };
         let profile = profile::enabled()
             .then(|| Mutex::new(Profile::new(plan.steps.iter().map(|s| s.name.clone()).collect())));
         CompiledPlan { plan, pool, state: Mutex::new(state), profile }
@@ -208,13 +210,17 @@ impl CompiledGraph for CompiledPlan {
         }
         let mut guard = self.state.lock().map_err(|_| Error::unknown("CPU backend: a previous dispatch panicked"))?;
         let state = &mut *guard;
+        if state.arena.len() < plan.arena_size {
+            // Fails with an UnknownError (the context is lost) rather than aborting.
+            state.arena = AlignedBuf::try_zeroed(plan.arena_size, "dispatch: the intermediate values of the graph")?;
+        }
         let arena_ptr = state.arena.as_mut_ptr() as usize;
         for (i, loc) in plan.locations.iter().enumerate() {
             let len = plan.descriptors[i].byte_length() as usize;
             let addr = match *loc {
                 Location::Input(k) => inputs[k].as_ptr() as usize,
                 Location::Output(k) => outputs[k].as_mut_ptr() as usize,
-                Location::Constant(k) => plan.constants[k].as_bytes().as_ptr() as usize,
+                Location::Constant(k) => plan.constants[k].as_ptr() as usize,
                 Location::Arena(off) => arena_ptr + off,
                 Location::Unused => 0,
             };
@@ -233,7 +239,7 @@ impl CompiledGraph for CompiledPlan {
         let addresses = &state.addresses;
         let mut times: SmallVec<[Duration; 64]> = SmallVec::new();
         let timing = self.profile.is_some();
-        self.pool.install(|| {
+        self.pool.install(|| -> Result<()> {
             for step in &plan.steps {
                 let start = timing.then(Instant::now);
                 let ins: SmallVec<[Option<In<'_>>; 8]> = step
@@ -263,12 +269,13 @@ impl CompiledGraph for CompiledPlan {
                         Out { desc: &plan.descriptors[id.index()], bytes }
                     })
                     .collect();
-                step.kernel.run(&ins, &mut outs);
+                step.kernel.run(&ins, &mut outs)?;
                 if let Some(start) = start {
                     times.push(start.elapsed());
                 }
             }
-        });
+            Ok(())
+        })?;
         if let Some(profile) = &self.profile {
             if let Ok(mut p) = profile.lock() {
                 p.record(&times);
@@ -289,6 +296,6 @@ impl CompiledGraph for CompiledPlan {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.plan.constants.iter().map(AlignedBuf::len).sum::<usize>() + self.plan.arena_size
+        self.plan.constants.iter().map(|c| c.len()).sum::<usize>() + self.plan.arena_size
     }
 }

@@ -91,7 +91,9 @@ impl PendingBuild {
     /// InvalidStateError if the context was lost while compiling.
     pub fn compile(self) -> Result<Graph> {
         let PendingBuild { graph, context } = self;
-        let backend = context.backend().clone();
+        let Some(backend) = context.backend() else {
+            return Err(Error::invalid_state("build: the context was lost while compiling"));
+        };
         let compiled = catch_unwind(AssertUnwindSafe(|| backend.compile(&graph))).unwrap_or_else(|panic| {
             let what = panic
                 .downcast_ref::<&str>()

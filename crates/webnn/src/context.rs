@@ -74,7 +74,8 @@ impl ML {
         let inner = Arc::new(ContextInner {
             id,
             power_preference: options.power_preference,
-            backend,
+            backend_name: backend.name().to_string(),
+            backend: Mutex::new(Some(backend)),
             limits,
             lost_flag: lost_flag.clone(),
             state: Mutex::new(ContextState::default()),
@@ -99,7 +100,11 @@ struct ContextState {
 pub(crate) struct ContextInner {
     pub id: u64,
     power_preference: PowerPreference,
-    backend: Arc<dyn Backend>,
+    /// The device; released when the context is lost, so its threads end then rather than
+    /// when the last handle of the context is dropped (a binding's garbage collector may
+    /// keep handles for a long time).
+    backend: Mutex<Option<Arc<dyn Backend>>>,
+    backend_name: String,
     limits: OpSupportLimits,
     /// Set once lost; shared with graph builders (`ContextLink`) and the timeline.
     lost_flag: Arc<AtomicBool>,
@@ -147,6 +152,8 @@ impl ContextInner {
         }
         // The releases queued above still run; then the worker drains and exits.
         lock(&self.sender).take();
+        // The graphs are destroyed: dropping the backend ends its thread pool.
+        lock(&self.backend).take();
         // Resolved last so that whoever observes `lost` sees everything destroyed, as the
         // promise reactions of the spec would.
         for r in resolvers {
@@ -203,7 +210,7 @@ impl std::fmt::Debug for Context {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Context")
             .field("id", &self.inner.id)
-            .field("backend", &self.inner.backend.name())
+            .field("backend", &self.inner.backend_name)
             .field("lost", &self.inner.is_lost())
             .finish()
     }
@@ -233,8 +240,9 @@ impl Context {
         ContextLink { id: self.inner.id, lost: self.inner.lost_flag.clone() }
     }
 
-    pub(crate) fn backend(&self) -> &Arc<dyn Backend> {
-        &self.inner.backend
+    /// The backend, or None once the context is lost.
+    pub(crate) fn backend(&self) -> Option<Arc<dyn Backend>> {
+        lock(&self.inner.backend).clone()
     }
 
     /// `opSupportLimits()` (§8.3.7).
@@ -309,7 +317,8 @@ impl Context {
     /// `bytes` (little-endian elements), usable only through `GraphBuilder::constant_tensor`.
     ///
     /// Errors: InvalidStateError if the context is lost; TypeError if the descriptor fails
-    /// *check dimensions* or `bytes` is not exactly its byte length.
+    /// *check dimensions* or `bytes` is not exactly its byte length; UnknownError if the copy
+    /// cannot be allocated.
     pub fn create_constant_tensor(&self, descriptor: &OperandDescriptor, bytes: &[u8]) -> Result<Tensor> {
         if self.inner.is_lost() {
             return Err(Error::invalid_state("createConstantTensor: the context is lost"));
@@ -322,6 +331,9 @@ impl Context {
                 descriptor.byte_length()
             )));
         }
+        let copy = webnn_core::SharedBytes::try_copy_from(bytes).map_err(|_| {
+            Error::unknown(format!("createConstantTensor: cannot allocate {} bytes for {descriptor}", bytes.len()))
+        })?;
         let tensor_descriptor = TensorDescriptor::new(descriptor.data_type, descriptor.shape.clone());
         let inner = Arc::new(TensorInner {
             context: self.inner.clone(),
@@ -330,7 +342,7 @@ impl Context {
             destroyed: Arc::new(AtomicBool::new(false)),
             pending: Mutex::default(),
             data: Mutex::new(None),
-            constant_bytes: Mutex::new(Some(Arc::from(bytes))),
+            constant_bytes: Mutex::new(Some(copy)),
         });
         self.inner.register_tensor(&inner)?;
         Ok(Tensor { inner })
@@ -369,7 +381,9 @@ impl Context {
     ///
     /// Rejections: TypeError if the tensor belongs to another context, is destroyed or is not
     /// readable; InvalidStateError if the tensor is destroyed or the context lost before the
-    /// read runs; UnknownError if the copy cannot be allocated.
+    /// promise's value is taken (awaited, waited on or `try_take`n: the spec settles the
+    /// promise in a later task, so a `destroy()` issued before that still rejects it, §8.8.2);
+    /// UnknownError if the copy cannot be allocated.
     pub fn read_tensor(&self, tensor: &Tensor) -> Promise<Result<Vec<u8>>> {
         if let Err(e) = self.check_tensor_access("readTensor", tensor, tensor.readable(), "readable") {
             return Promise::ready(Err(e));
@@ -380,7 +394,7 @@ impl Context {
             // Destroyed by another thread since the check above.
             Err(read) => read.reject(Error::type_error("readTensor: the tensor is destroyed")),
         }
-        promise
+        promise.keeping(tensor.inner.clone())
     }
 
     /// `readTensor(tensor, outputData)` (§8.3.6), blocking: waits until everything queued
@@ -414,11 +428,18 @@ impl Context {
     /// tensor on the timeline, after everything queued before.
     ///
     /// Errors: TypeError if the tensor belongs to another context, is destroyed, is not
-    /// writable, or `bytes` is not exactly its byte length.
+    /// writable, or `bytes` is not exactly its byte length; UnknownError if the copy cannot be
+    /// allocated.
     pub fn write_tensor(&self, tensor: &Tensor, bytes: &[u8]) -> Result<()> {
         self.check_tensor_access("writeTensor", tensor, tensor.writable(), "writable")?;
         Self::check_buffer("writeTensor", tensor, bytes.len())?;
-        self.inner.enqueue(Job::Write { tensor: tensor.inner.clone(), bytes: bytes.to_vec() });
+        // Our decision (writeTensor has no error of its own for it): a copy that cannot be
+        // allocated throws an UnknownError and writes nothing, instead of aborting.
+        let mut copy = Vec::new();
+        copy.try_reserve_exact(bytes.len())
+            .map_err(|_| Error::unknown(format!("writeTensor: cannot allocate {} bytes to copy the data", bytes.len())))?;
+        copy.extend_from_slice(bytes);
+        self.inner.enqueue(Job::Write { tensor: tensor.inner.clone(), bytes: copy });
         Ok(())
     }
 

@@ -29,9 +29,15 @@ impl<T> Shared<T> {
 
     /// Settles the slot once; later calls are ignored.
     fn settle(&self, value: T) {
+        self.store(value, false);
+    }
+
+    /// Puts `value` in the slot: only if unsettled, or (`overwrite`) also over a settled value
+    /// nobody has taken yet.
+    fn store(&self, value: T, overwrite: bool) {
         let waker = {
             let mut slot = self.lock();
-            if slot.settled {
+            if slot.taken || (slot.settled && !overwrite) {
                 return;
             }
             slot.value = Some(value);
@@ -52,6 +58,10 @@ impl<T> Shared<T> {
 /// can reject.
 pub struct Promise<T> {
     shared: Arc<Shared<T>>,
+    /// What must live as long as the promise: a read keeps its tensor (and with it the
+    /// tensor's `[[pendingPromises]]`) alive, so a later `destroy()` of the context still
+    /// reaches the read even if every handle of the tensor was dropped.
+    _keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl<T> fmt::Debug for Promise<T> {
@@ -67,7 +77,7 @@ impl<T> Promise<T> {
             slot: Mutex::new(Slot { value: Some(value), settled: true, taken: false, waker: None }),
             cond: Condvar::new(),
         });
-        Promise { shared }
+        Promise { shared, _keep_alive: None }
     }
 
     /// True once the promise has a value (it stays true after the value was taken).
@@ -102,6 +112,29 @@ impl<T> Promise<T> {
             v
         };
         value.ok_or(self)
+    }
+}
+
+impl<T> Promise<T> {
+    /// Keeps `value` alive as long as this promise.
+    pub(crate) fn keeping(mut self, value: Arc<dyn std::any::Any + Send + Sync>) -> Self {
+        self._keep_alive = Some(value);
+        self
+    }
+
+    /// `Ready` once the promise has a value, without taking it; otherwise registers the
+    /// task's waker (woken when it settles). For callers that must take the value on another
+    /// thread than the one the promise settles on (e.g. a JavaScript event loop).
+    pub fn poll_settled(&self, cx: &mut TaskContext<'_>) -> Poll<()> {
+        let mut slot = self.shared.lock();
+        if slot.settled {
+            return Poll::Ready(());
+        }
+        match &slot.waker {
+            Some(w) if w.will_wake(cx.waker()) => {}
+            _ => slot.waker = Some(cx.waker().clone()),
+        }
+        Poll::Pending
     }
 }
 
@@ -140,6 +173,35 @@ impl<T> Resolver<T> {
     }
 }
 
+impl<T> Resolver<T> {
+    /// A handle that can replace the value this resolver will settle until it is taken.
+    pub fn revocable(&self) -> Revocable<T> {
+        Revocable { shared: Arc::downgrade(&self.shared) }
+    }
+}
+
+/// The right to replace a promise's value until its holder takes it (polls it to completion,
+/// waits on it, or `try_take`s it). The spec settles a promise in a task queued after the
+/// current one, so a `destroy()` issued before that task still rejects it
+/// (`[[pendingPromises]]`, §8.8.2); in Rust "that task" is the holder taking the value.
+pub(crate) struct Revocable<T> {
+    shared: std::sync::Weak<Shared<T>>,
+}
+
+impl<T> Revocable<T> {
+    /// Replaces the value with `value` unless it was taken already (or the promise dropped).
+    pub fn revoke(&self, value: T) {
+        if let Some(shared) = self.shared.upgrade() {
+            shared.store(value, true);
+        }
+    }
+
+    /// False once the promise is gone (dropped, with or without its value taken) or taken.
+    pub fn is_live(&self) -> bool {
+        self.shared.upgrade().is_some_and(|s| !s.lock().taken)
+    }
+}
+
 impl<T> Drop for Resolver<T> {
     fn drop(&mut self) {
         if let Some(fallback) = self.fallback.take() {
@@ -154,7 +216,7 @@ pub(crate) fn pair<T>(fallback: impl FnOnce() -> T + Send + 'static) -> (Promise
         slot: Mutex::new(Slot { value: None, settled: false, taken: false, waker: None }),
         cond: Condvar::new(),
     });
-    (Promise { shared: shared.clone() }, Resolver { shared, fallback: Some(Box::new(fallback)) })
+    (Promise { shared: shared.clone(), _keep_alive: None }, Resolver { shared, fallback: Some(Box::new(fallback)) })
 }
 
 #[cfg(test)]
@@ -181,6 +243,38 @@ mod tests {
         assert_eq!(flag.0.load(std::sync::atomic::Ordering::SeqCst), 1);
         assert!(p.is_settled());
         assert_eq!(Pin::new(&mut p).poll(&mut cx), Poll::Ready(7));
+    }
+
+    #[test]
+    fn revocable_replaces_until_taken() {
+        let (p, r) = pair(|| 0);
+        let rev = r.revocable();
+        r.resolve(1);
+        assert!(p.is_settled() && rev.is_live());
+        rev.revoke(2);
+        assert_eq!(p.wait(), 2);
+        assert!(!rev.is_live());
+
+        let (p, r) = pair(|| 0);
+        let rev = r.revocable();
+        rev.revoke(5); // before the resolver settles: the resolver's value is ignored
+        r.resolve(1);
+        assert_eq!(p.try_take().ok(), Some(5));
+        rev.revoke(6); // after the take: nothing changes, nothing panics
+        assert!(!rev.is_live());
+    }
+
+    #[test]
+    fn poll_settled_does_not_take() {
+        let (p, r) = pair(|| 0);
+        let flag = Arc::new(Flag(Default::default()));
+        let waker = Waker::from(flag.clone());
+        let mut cx = TaskContext::from_waker(&waker);
+        assert!(p.poll_settled(&mut cx).is_pending());
+        r.resolve(3);
+        assert_eq!(flag.0.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert!(p.poll_settled(&mut cx).is_ready());
+        assert_eq!(p.wait(), 3);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `MLTensor` (§8.8): a typed buffer owned by one context, read and written on its timeline.
 
 use crate::context::ContextInner;
-use crate::promise::Resolver;
+use crate::promise::{Resolver, Revocable};
 use crate::timeline::Job;
 use crate::util::lock;
 use std::collections::HashMap;
@@ -68,10 +68,21 @@ impl PendingRead {
     }
 }
 
+/// An entry of `[[pendingPromises]]`.
+enum PendingEntry {
+    /// Queued on the timeline, not reached yet.
+    Waiting(PendingRead),
+    /// Resolved by the timeline, but its holder has not taken the value yet: the spec's
+    /// settling task has not run, so `destroy()` still rejects it (§8.8.2).
+    Settled(Revocable<Result<Vec<u8>>>),
+}
+
 #[derive(Default)]
 pub(crate) struct Pending {
     next_id: u64,
-    reads: HashMap<u64, PendingRead>,
+    reads: HashMap<u64, PendingEntry>,
+    /// Size at which entries whose value was taken are pruned next.
+    prune_at: usize,
 }
 
 pub(crate) struct TensorInner {
@@ -86,7 +97,7 @@ pub(crate) struct TensorInner {
     /// [`ReadGate`]). `None` once released or for a constant tensor.
     pub data: Mutex<Option<Storage>>,
     /// The bytes of a constant tensor (shared with the constants of graphs built from it).
-    pub constant_bytes: Mutex<Option<Arc<[u8]>>>,
+    pub constant_bytes: Mutex<Option<webnn_core::SharedBytes>>,
 }
 
 impl TensorInner {
@@ -100,29 +111,51 @@ impl TensorInner {
         if self.is_destroyed() {
             return Err(read);
         }
+        if pending.reads.len() >= pending.prune_at {
+            pending.reads.retain(|_, e| !matches!(e, PendingEntry::Settled(r) if !r.is_live()));
+            pending.prune_at = (pending.reads.len() * 2).max(64);
+        }
         let id = pending.next_id;
         pending.next_id += 1;
-        pending.reads.insert(id, read);
+        pending.reads.insert(id, PendingEntry::Waiting(read));
         Ok(id)
     }
 
-    /// Removes a pending read (None if `destroy()` already rejected it).
+    /// The timeline reached pending read `id`: returns it to be settled (None if `destroy()`
+    /// already rejected it). A copying read stays in `[[pendingPromises]]` until its holder
+    /// takes the value, so that a `destroy()` before that still rejects it.
     pub fn take_pending(&self, id: u64) -> Option<PendingRead> {
-        lock(&self.pending).reads.remove(&id)
+        let mut pending = lock(&self.pending);
+        match pending.reads.remove(&id)? {
+            PendingEntry::Waiting(read) => {
+                if let PendingRead::Copy(resolver) = &read {
+                    pending.reads.insert(id, PendingEntry::Settled(resolver.revocable()));
+                }
+                Some(read)
+            }
+            settled @ PendingEntry::Settled(_) => {
+                pending.reads.insert(id, settled);
+                None
+            }
+        }
     }
 
     /// `MLTensor.destroy()` (§8.8.2): set `[[isDestroyed]]`, reject pending reads with
     /// InvalidStateError, release `[[data]]` on the timeline. Idempotent.
     pub fn destroy(self: &Arc<Self>, reason: &str) {
-        let reads: Vec<PendingRead> = {
+        let entries: Vec<PendingEntry> = {
             let mut pending = lock(&self.pending);
             if self.destroyed.swap(true, Ordering::AcqRel) {
                 return;
             }
             pending.reads.drain().map(|(_, r)| r).collect()
         };
-        for read in reads {
-            read.reject(Error::invalid_state(format!("readTensor: {reason}")));
+        let error = || Error::invalid_state(format!("readTensor: {reason}"));
+        for entry in entries {
+            match entry {
+                PendingEntry::Waiting(read) => read.reject(error()),
+                PendingEntry::Settled(value) => value.revoke(Err(error())),
+            }
         }
         if self.is_constant {
             lock(&self.constant_bytes).take();
@@ -212,7 +245,7 @@ impl ConstantTensorSource for Tensor {
     fn destroyed_flag(&self) -> Arc<AtomicBool> {
         self.inner.destroyed.clone()
     }
-    fn constant_bytes(&self) -> Option<Arc<[u8]>> {
+    fn constant_bytes(&self) -> Option<webnn_core::SharedBytes> {
         lock(&self.inner.constant_bytes).clone()
     }
 }

@@ -182,3 +182,93 @@ fn destroying_from_another_thread_while_work_is_queued() {
         }
     }
 }
+
+/// Issue 10, item 7: `readTensor(t); readTensor(t); t.destroy()` rejects both reads with
+/// InvalidStateError however far the timeline got (spec §8.8.2: a promise leaves
+/// `[[pendingPromises]]` only when its settling task runs — in Rust, when its value is taken);
+/// the same for a read issued just before `context.destroy()`. The timeline is given time to
+/// finish the reads before the destroy, which made the race show every time before the fix.
+#[test]
+fn destroy_rejects_reads_whose_value_was_not_taken_yet() {
+    for round in 0..50 {
+        let context = ctx();
+        let t = rw_tensor(&context, &[4], &[1.0, 2.0, 3.0, 4.0]);
+        let first = context.read_tensor(&t);
+        let second = context.read_tensor(&t);
+        if round % 2 == 0 {
+            // Let the timeline run both reads to the end.
+            while !(first.is_settled() && second.is_settled()) {
+                std::thread::yield_now();
+            }
+        }
+        t.destroy();
+        assert_err(first.wait(), ErrorKind::InvalidState, "destroyed");
+        assert_err(second.wait(), ErrorKind::InvalidState, "destroyed");
+
+        let t = rw_tensor(&context, &[4], &[1.0, 2.0, 3.0, 4.0]);
+        let read = context.read_tensor(&t);
+        if round % 2 == 0 {
+            while !read.is_settled() {
+                std::thread::yield_now();
+            }
+        }
+        context.destroy();
+        assert_err(read.wait(), ErrorKind::InvalidState, "lost");
+
+        // A pending read keeps its tensor alive: dropping every handle of the tensor does not
+        // let a later context destroy() miss the read.
+        let context = ctx();
+        let t = rw_tensor(&context, &[4], &[1.0, 2.0, 3.0, 4.0]);
+        let read = context.read_tensor(&t);
+        drop(t);
+        while !read.is_settled() {
+            std::thread::yield_now();
+        }
+        context.destroy();
+        assert_err(read.wait(), ErrorKind::InvalidState, "lost");
+    }
+}
+
+/// A read whose value was taken before `destroy()` keeps it; reads do not pile up in
+/// `[[pendingPromises]]` once taken (many reads of one long-lived tensor).
+#[test]
+fn taken_reads_stay_resolved_and_do_not_accumulate() {
+    let context = ctx();
+    let t = rw_tensor(&context, &[2], &[5.0, 6.0]);
+    for _ in 0..10_000 {
+        assert_eq!(to_f32(&context.read_tensor(&t).wait().unwrap()), vec![5.0, 6.0]);
+    }
+    let read = context.read_tensor(&t);
+    let value = read.wait();
+    t.destroy();
+    assert_eq!(to_f32(&value.unwrap()), vec![5.0, 6.0]);
+}
+
+/// Issue 10, item 6: `destroy()` ends the context's threads (timeline and CPU pool) at once,
+/// not when its last handle is dropped: 400 destroyed contexts whose handles are kept, each
+/// with a built and dispatched graph, leave no threads behind (411 exhausted thread creation
+/// before).
+#[test]
+fn destroyed_contexts_release_their_threads() {
+    fn threads() -> usize {
+        std::fs::read_dir("/proc/self/task").map(|d| d.count()).unwrap_or(0)
+    }
+    let before = threads();
+    let mut kept = Vec::new();
+    for _ in 0..400 {
+        let context = ctx();
+        let graph = add_graph(&context, &[2]);
+        let (a, b, out) = (rw_tensor(&context, &[2], &[1.0, 2.0]), rw_tensor(&context, &[2], &[3.0, 4.0]), rw_tensor(&context, &[2], &[0.0; 2]));
+        context.dispatch(&graph, &[("a", &a), ("b", &b)], &[("out", &out)]).unwrap();
+        assert_eq!(read_f32(&context, &out), vec![4.0, 6.0]);
+        context.destroy();
+        kept.push((context, graph, a, b, out));
+    }
+    // Threads end asynchronously once their work is gone: wait for them (bounded).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while threads() > before + 20 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(threads() <= before + 20, "{} threads alive, {before} before 400 destroyed contexts", threads());
+    drop(kept);
+}

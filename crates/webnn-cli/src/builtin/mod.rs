@@ -285,7 +285,7 @@ pub(crate) mod tests {
     fn weights_are_deterministic() {
         let (_, a) = build_graph("mobilenetv2", &[]);
         let (_, b) = build_graph("mobilenetv2", &[]);
-        assert!(a.constants.iter().zip(&b.constants).all(|(x, y)| x.bytes == y.bytes));
+        assert!(a.constants.iter().zip(&b.constants).all(|(x, y)| x.bytes[..] == y.bytes[..]));
         let first = &a.constants[0].bytes;
         assert!(first.iter().any(|&x| x != 0));
     }

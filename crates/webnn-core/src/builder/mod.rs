@@ -54,7 +54,7 @@ pub trait ConstantTensorSource {
     /// The tensor's `[[isDestroyed]]` flag, shared so that build() can check it (D2).
     fn destroyed_flag(&self) -> Arc<AtomicBool>;
     /// The constant bytes captured by `createConstantTensor`.
-    fn constant_bytes(&self) -> Option<Arc<[u8]>>;
+    fn constant_bytes(&self) -> Option<crate::SharedBytes>;
 }
 
 /// `MLGraphBuilder`: builds one graph for one context.
@@ -241,14 +241,21 @@ impl GraphBuilder {
                 descriptor.byte_length()
             )));
         }
-        Ok(self.push_constant(descriptor.clone(), Arc::from(bytes), None))
+        // Our decision (the spec has no step for it): a copy that cannot be allocated is a
+        // TypeError, like a buffer of the wrong size, instead of aborting the process.
+        let copy = crate::SharedBytes::try_copy_from(bytes).map_err(|_| {
+            Error::type_error(format!("constant: cannot allocate {} bytes to copy the buffer of {descriptor}", bytes.len()))
+        })?;
+        Ok(self.push_constant(descriptor.clone(), copy, None))
     }
 
     /// `constant(dataType, value)` (§8.9.3.3): a rank-0 constant, `value` cast per §9.2.
     pub fn constant_scalar(&mut self, data_type: crate::types::DataType, value: MLNumber) -> Result<Operand> {
         self.check_can_build("constant", "")?;
         let bytes = value.cast(data_type).to_le_bytes();
-        Ok(self.push_constant(OperandDescriptor::new(data_type, []), Arc::from(bytes), None))
+        let copy = crate::SharedBytes::try_copy_from(&bytes)
+            .map_err(|_| Error::type_error("constant: cannot allocate the scalar's bytes"))?;
+        Ok(self.push_constant(OperandDescriptor::new(data_type, []), copy, None))
     }
 
     /// `constant(tensor)` (§8.9.3.2). Tensor checks come before the can-build check, as in
@@ -277,7 +284,7 @@ impl GraphBuilder {
     fn push_constant(
         &mut self,
         descriptor: OperandDescriptor,
-        bytes: Arc<[u8]>,
+        bytes: crate::SharedBytes,
         tensor_destroyed: Option<Arc<AtomicBool>>,
     ) -> Operand {
         let id = self.push_operand(descriptor.clone(), OperandSource::Constant(self.constants.len()));

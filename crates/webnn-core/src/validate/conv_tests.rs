@@ -559,7 +559,17 @@ fn conv_transpose2d_types_ranks_builders_attrs() {
         b.conv_transpose2d(&x, &f, &ConvTranspose2dOptions { label: "up".into(), groups: 0, ..ConvTranspose2dOptions::new() }),
         "[up] convTranspose2d: groups",
     );
+    // Input channels not divisible by groups: a TypeError in the builder (our decision, as in
+    // Chromium), not a build() failure.
+    let x3 = b.input("x3", &desc(Float32, &[1, 3, 4, 4])).unwrap();
+    let f3 = b.input("f3", &desc(Float32, &[3, 1, 3, 3])).unwrap();
+    assert_type_error(
+        b.conv_transpose2d(&x3, &f3, &ConvTranspose2dOptions { label: "up".into(), groups: 2, ..ConvTranspose2dOptions::new() }),
+        "[up] convTranspose2d: input channels (3) must be divisible by groups (2)",
+    );
     assert_eq!(b.operation_count(), 0);
+    let grouped = b.conv_transpose2d(&x3, &f3, &ConvTranspose2dOptions { groups: 3, ..ConvTranspose2dOptions::new() });
+    assert_eq!(grouped.unwrap().descriptor(), &desc(Float32, &[1, 3, 6, 6]));
     let (mut built, x) = built_builder();
     assert_kind(built.conv_transpose2d(&x, &x, &ConvTranspose2dOptions::new()), ErrorKind::InvalidState);
 

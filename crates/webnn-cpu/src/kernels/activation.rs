@@ -156,8 +156,8 @@ struct ActivationKernel {
 }
 
 impl Kernel for ActivationKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(input) = inputs[0] else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(input) = inputs[0] else { return Ok(()) };
         let out = &mut outputs[0];
         if self.data_type.is_float() {
             self.act.run_float(self.data_type, input, out);
@@ -167,6 +167,7 @@ impl Kernel for ActivationKernel {
                 input.slice(), out.slice_mut(), CHEAP_CHUNK, |x| if x.is_negative() { T::ZERO } else { x },
             ));
         }
+        Ok(())
     }
 }
 
@@ -196,12 +197,13 @@ pub fn clamp<T: PartialOrd + Copy + Send + Sync>(input: &[T], out: &mut [T], lo:
 }
 
 impl Kernel for ClampKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(input) = inputs[0] else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(input) = inputs[0] else { return Ok(()) };
         let out = &mut outputs[0];
         crate::with_type!(self.data_type, T => clamp::<T>(
             input.slice(), out.slice_mut(), scalar_as::<T>(self.min), scalar_as::<T>(self.max),
-        ))
+        ));
+        Ok(())
     }
 }
 
@@ -236,8 +238,8 @@ pub fn prelu_int<T: IntElem>(x: &[T], slope: &[T], out: &mut [T], geom: &Broadca
 }
 
 impl Kernel for PreluKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let (Some(x), Some(s)) = (inputs[0], inputs[1]) else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let (Some(x), Some(s)) = (inputs[0], inputs[1]) else { return Ok(()) };
         let out = &mut outputs[0];
         match self.data_type {
             // The product of two f32 (or f16) values is exact in f64: one rounding.
@@ -254,6 +256,7 @@ impl Kernel for PreluKernel {
             ),
             dt => with_int_type!(dt, T => prelu_int::<T>(x.slice(), s.slice(), out.slice_mut(), &self.geom)),
         }
+        Ok(())
     }
 }
 
@@ -371,37 +374,42 @@ thread_local! {
     static SOFTMAX_SCRATCH: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-fn softmax<T: Copy + Send + Sync>(x: &[T], out: &mut [T], g: SoftmaxGeom, to: impl Fn(T) -> f32 + Sync, from: impl Fn(f32) -> T + Sync) {
+fn softmax<T: Copy + Send + Sync>(
+    x: &[T],
+    out: &mut [T],
+    g: SoftmaxGeom,
+    to: impl Fn(T) -> f32 + Sync,
+    from: impl Fn(f32) -> T + Sync,
+) -> webnn_core::Result<()> {
     let block = g.n * g.inner;
     let scratch_len = g.n * g.inner.min(SOFTMAX_COLS);
     let blocks = |o: &mut [T], xi: &[T]| {
         SOFTMAX_SCRATCH.with(|cell| {
             let mut scratch = cell.borrow_mut();
-            if scratch.len() < scratch_len {
-                scratch.resize(scratch_len, 0.0);
-            }
+            super::gemm_backend::grow(&mut scratch, scratch_len)?;
             for (ob, xb) in o.chunks_mut(block).zip(xi.chunks(block)) {
                 simd(#[inline(always)] || softmax_block(xb, ob, g.n, g.inner, &mut scratch[..scratch_len], &to, &from));
             }
+            Ok(())
         })
     };
     // Blocks per parallel task: enough work per task to amortize the task.
     let per_task = (CHEAP_CHUNK / 4 / block.max(1)).max(1);
     if g.outer > per_task {
-        out.par_chunks_mut(block * per_task).zip(x.par_chunks(block * per_task)).for_each(|(o, xi)| blocks(o, xi));
+        out.par_chunks_mut(block * per_task).zip(x.par_chunks(block * per_task)).try_for_each(|(o, xi)| blocks(o, xi))
     } else {
-        blocks(out, x);
+        blocks(out, x)
     }
 }
 
 impl Kernel for SoftmaxKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(x) = inputs[0] else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(x) = inputs[0] else { return Ok(()) };
         let out = &mut outputs[0];
         match self.data_type {
             DataType::Float32 => softmax::<f32>(x.slice(), out.slice_mut(), self.geom, |v| v, |v| v),
             DataType::Float16 => softmax::<f16>(x.slice(), out.slice_mut(), self.geom, f16::to_f32, f16::from_f32),
-            _ => {}
+            _ => Ok(()),
         }
     }
 }

@@ -278,10 +278,11 @@ pub fn binary<T: Arith>(op: BinaryOp, a: &[T], b: &[T], out: &mut [T], plan: &Ro
 }
 
 impl Kernel for BinaryKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let (Some(a), Some(b)) = (inputs[0], inputs[1]) else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let (Some(a), Some(b)) = (inputs[0], inputs[1]) else { return Ok(()) };
         let out = &mut outputs[0];
-        crate::with_type!(self.data_type, T => binary::<T>(self.op, a.slice(), b.slice(), out.slice_mut(), &self.rows))
+        crate::with_type!(self.data_type, T => binary::<T>(self.op, a.slice(), b.slice(), out.slice_mut(), &self.rows));
+        Ok(())
     }
 }
 

@@ -114,14 +114,15 @@ struct CastKernel {
 }
 
 impl Kernel for CastKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(input) = inputs[0] else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(input) = inputs[0] else { return Ok(()) };
         let out = &mut outputs[0];
         if self.from == self.to {
             out.bytes.copy_from_slice(input.bytes);
-            return;
+            return Ok(());
         }
-        crate::with_type!(self.from, S => crate::with_type!(self.to, D => cast::<S, D>(input.slice(), out.slice_mut())))
+        crate::with_type!(self.from, S => crate::with_type!(self.to, D => cast::<S, D>(input.slice(), out.slice_mut())));
+        Ok(())
     }
 }
 

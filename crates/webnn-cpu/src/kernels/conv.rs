@@ -9,7 +9,7 @@
 //! size comes from the output descriptor (outputPadding/outputSizes may make it larger than
 //! the computed size: positions no input reaches hold the bias).
 
-use super::gemm_backend::{constant_f32, sgemm, simd, widen, FloatElem, Mat, Scratch};
+use super::gemm_backend::{grow, try_zeroed, constant_f32, sgemm, simd, widen, FloatElem, Mat, Scratch};
 use super::{In, Kernel, Out};
 use half::f16;
 use rayon::prelude::*;
@@ -214,10 +214,10 @@ pub fn lower_conv2d(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let kdim = g.cig() * g.kk();
     let pixels = oh * ow;
     let tile = if kdim * pixels <= COL_BUDGET { pixels } else { (COL_BUDGET / kdim).max(64).min(pixels) };
-    let weights = op.input(1).and_then(|id| constant_f32(graph, id)).map(|raw| {
-        let mut packed = vec![0f32; raw.len()];
+    let weights = op.input(1).and_then(|id| constant_f32(graph, id)).and_then(|raw| {
+        let mut packed = try_zeroed(raw.len())?;
         pack_conv_filter(filter_layout, &g, path == ConvPath::Depthwise, &raw, &mut packed);
-        packed
+        Some(packed)
     });
     let bias = op.input(2).and_then(|id| constant_f32(graph, id));
     Ok(Box::new(Conv2dKernel {
@@ -283,21 +283,28 @@ thread_local! {
 /// a time; the extra columns are dropped when copying out. Every output element adds its taps
 /// to the bias in window order (row, then column).
 #[inline(always)]
+/// The padded plane's row pitch and the lengths of the two scratch planes of
+/// [`depthwise_plane`] (padded input, wide output).
+fn depthwise_scratch(g: &Geom) -> (usize, usize, usize) {
+    let [pt, pb, pl, pr] = g.padding;
+    let pitch = (g.w + pl + pr).div_ceil(g.strides[1]) * g.strides[1];
+    let wide = if g.strides == [1, 1] { (g.oh - 1) * pitch + g.ow } else { 0 };
+    (pitch, (g.h + pt + pb) * pitch, wide)
+}
+
+/// `scratch` holds at least the lengths [`depthwise_scratch`] gives.
 fn depthwise_plane(g: &Geom, xp: &[f32], wk: &[f32], o: &mut [f32], scratch: &mut (Vec<f32>, Vec<f32>)) {
     let [st_h, st_w] = g.strides;
     let [dl_h, dl_w] = g.dilations;
-    let [pt, pb, pl, pr] = g.padding;
-    let ph = g.h + pt + pb;
-    let phase_len = (g.w + pl + pr).div_ceil(st_w);
-    let pitch = phase_len * st_w;
+    let [pt, _, pl, _] = g.padding;
+    let (pitch, padded_len, _) = depthwise_scratch(g);
+    let ph = padded_len / pitch.max(1);
+    let phase_len = pitch / st_w;
     let tap_offset = |kh: usize, kw: usize| {
         let col = kw * dl_w;
         kh * dl_h * pitch + (col % st_w) * phase_len + col / st_w
     };
     let (padded, wide) = scratch;
-    if padded.len() < ph * pitch {
-        padded.resize(ph * pitch, 0.0);
-    }
     let padded = &mut padded[..ph * pitch];
     padded.fill(0.0);
     for (r, xrow) in xp.chunks_exact(g.w).enumerate() {
@@ -317,9 +324,6 @@ fn depthwise_plane(g: &Geom, xp: &[f32], wk: &[f32], o: &mut [f32], scratch: &mu
 
     if st_h == 1 && st_w == 1 {
         let n = (g.oh - 1) * pitch + g.ow;
-        if wide.len() < n {
-            wide.resize(n, 0.0);
-        }
         let wide = &mut wide[..n];
         wide.fill(o[0]); // the bias: every element of the plane holds it
         window_taps(wide, padded, wk, g.kh, g.kw, tap_offset);
@@ -405,20 +409,24 @@ fn depthwise_row(g: &Geom, xn: &[f32], wts: &[f32], spans: &[(usize, usize)], oh
 }
 
 /// Direct depthwise conv2d: `out` pre-filled with the bias.
-pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32]) {
+pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32]) -> webnn_core::Result<()> {
     let kk = g.kk();
     let c = g.cout;
     let plane = g.h * g.w;
     if !g.nhwc {
-        out.par_chunks_mut(g.oh * g.ow).enumerate().for_each(|(p, o)| {
+        let (_, padded_len, wide_len) = depthwise_scratch(g);
+        out.par_chunks_mut(g.oh * g.ow).enumerate().try_for_each(|(p, o)| {
             let ch = p % c;
             // The scratch is borrowed outside `simd`: `LocalKey::with` is not inlined, so code
             // inside its closure would not get the AVX2 features.
             DEPTHWISE_SCRATCH.with(|cell| {
                 let scratch = &mut *cell.borrow_mut();
-                simd(#[inline(always)] || depthwise_plane(g, &x[p * plane..][..plane], &wts[ch * kk..][..kk], o, scratch))
+                grow(&mut scratch.0, padded_len)?;
+                grow(&mut scratch.1, wide_len)?;
+                simd(#[inline(always)] || depthwise_plane(g, &x[p * plane..][..plane], &wts[ch * kk..][..kk], o, scratch));
+                Ok(())
             })
-        });
+        })
     } else {
         let spans: smallvec::SmallVec<[(usize, usize); 8]> =
             (0..g.kw).map(|k| span(g.ow, g.strides[1], k * g.dilations[1], g.padding[2], g.w)).collect();
@@ -426,6 +434,7 @@ pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32]) {
             let (n, oh) = (row / g.oh, row % g.oh);
             simd(#[inline(always)] || depthwise_row(g, &x[n * plane * c..][..plane * c], wts, &spans, oh, o))
         });
+        Ok(())
     }
 }
 
@@ -536,13 +545,22 @@ fn im2col_nhwc(g: &Geom, xn: &[f32], grp: usize, p0: usize, col: &mut [f32]) {
 /// conv2d on f32 data through GEMM (pointwise or im2col); `out` pre-filled with the bias
 /// when `acc` is true.
 #[allow(clippy::too_many_arguments)]
-fn conv_gemm(g: &Geom, path: ConvPath, tile: usize, x: &[f32], wts: &[f32], acc: bool, col_scratch: &Scratch, out: &mut [f32]) {
+fn conv_gemm(
+    g: &Geom,
+    path: ConvPath,
+    tile: usize,
+    x: &[f32],
+    wts: &[f32],
+    acc: bool,
+    col_scratch: &Scratch,
+    out: &mut [f32],
+) -> webnn_core::Result<()> {
     let (cig, cog, kk) = (g.cig(), g.cog(), g.kk());
     let kdim = cig * kk;
     let hw = g.h * g.w;
     let pixels = g.oh * g.ow;
     let acc = acc.then_some(1.0);
-    let mut col = col_scratch.get(if path == ConvPath::Im2col { kdim * tile } else { 0 });
+    let mut col = col_scratch.get(if path == ConvPath::Im2col { kdim * tile } else { 0 })?;
     for n in 0..g.n {
         for grp in 0..g.groups {
             if !g.nhwc {
@@ -581,21 +599,22 @@ fn conv_gemm(g: &Geom, path: ConvPath, tile: usize, x: &[f32], wts: &[f32], acc:
             }
         }
     }
+    Ok(())
 }
 
 impl Conv2dKernel {
-    fn compute(&self, x: &[f32], wts: &[f32], bias: Option<&[f32]>, out: &mut [f32]) {
+    fn compute(&self, x: &[f32], wts: &[f32], bias: Option<&[f32]>, out: &mut [f32]) -> webnn_core::Result<()> {
         let g = &self.g;
         match self.path {
             ConvPath::Depthwise => {
                 fill_bias(g, bias, out);
-                depthwise(g, x, wts, out);
+                depthwise(g, x, wts, out)
             }
             _ => {
                 if bias.is_some() {
                     fill_bias(g, bias, out);
                 }
-                conv_gemm(g, self.path, self.tile, x, wts, bias.is_some(), &self.col_scratch, out);
+                conv_gemm(g, self.path, self.tile, x, wts, bias.is_some(), &self.col_scratch, out)
             }
         }
     }
@@ -612,14 +631,14 @@ fn with_weights<R>(
     const_b: &Option<Vec<f32>>,
     scratches: [&Scratch; 3],
     pack: impl Fn(&[f32], &mut [f32]),
-    f: impl FnOnce(&[f32], Option<&[f32]>) -> R,
-) -> R {
+    f: impl FnOnce(&[f32], Option<&[f32]>) -> webnn_core::Result<R>,
+) -> webnn_core::Result<R> {
     let [filter_s, weight_s, bias_s] = scratches;
-    let mut ws = weight_s.get(if const_w.is_some() { 0 } else { filter.desc.len() });
+    let mut ws = weight_s.get(if const_w.is_some() { 0 } else { filter.desc.len() })?;
     let wts: &[f32] = match const_w {
         Some(w) => w,
         None => {
-            let mut fs = filter_s.get(if data_type == DataType::Float16 { filter.desc.len() } else { 0 });
+            let mut fs = filter_s.get(if data_type == DataType::Float16 { filter.desc.len() } else { 0 })?;
             let raw = widen(data_type, filter.bytes, &mut fs);
             pack(raw, &mut ws);
             &ws
@@ -628,7 +647,7 @@ fn with_weights<R>(
     let mut bs = bias_s.get(match (const_b, bias) {
         (None, Some(b)) if data_type == DataType::Float16 => b.desc.len(),
         _ => 0,
-    });
+    })?;
     let b: Option<&[f32]> = match (const_b, bias) {
         (Some(b), _) => Some(b),
         (None, Some(b)) => Some(widen(data_type, b.bytes, &mut bs)),
@@ -639,21 +658,29 @@ fn with_weights<R>(
 
 /// Runs `compute` on f32 views of input and output: float32 directly, float16 through
 /// scratch buffers (rounded once at the end).
-fn with_f32_io(data_type: DataType, input: In<'_>, out: &mut Out<'_>, in_s: &Scratch, out_s: &Scratch, compute: impl FnOnce(&[f32], &mut [f32])) {
+fn with_f32_io(
+    data_type: DataType,
+    input: In<'_>,
+    out: &mut Out<'_>,
+    in_s: &Scratch,
+    out_s: &Scratch,
+    compute: impl FnOnce(&[f32], &mut [f32]) -> webnn_core::Result<()>,
+) -> webnn_core::Result<()> {
     if data_type == DataType::Float16 {
-        let mut xs = in_s.get(input.desc.len());
+        let mut xs = in_s.get(input.desc.len())?;
         f16::slice_to_f32(input.slice(), &mut xs);
-        let mut os = out_s.get(out.desc.len());
-        compute(&xs, &mut os);
+        let mut os = out_s.get(out.desc.len())?;
+        compute(&xs, &mut os)?;
         f16::slice_from_f32(&os, out.slice_mut());
+        Ok(())
     } else {
-        compute(input.slice(), out.slice_mut());
+        compute(input.slice(), out.slice_mut())
     }
 }
 
 impl Kernel for Conv2dKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let (Some(x), Some(filter)) = (inputs[0], inputs[1]) else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let (Some(x), Some(filter)) = (inputs[0], inputs[1]) else { return Ok(()) };
         let bias = inputs.get(2).copied().flatten();
         let depthwise = self.path == ConvPath::Depthwise;
         with_weights(
@@ -669,7 +696,7 @@ impl Kernel for Conv2dKernel {
                     self.compute(xs, wts, b, os)
                 })
             },
-        );
+        )
     }
 }
 
@@ -755,10 +782,10 @@ pub fn lower_conv_transpose2d(op: &Operation, graph: &Graph) -> Result<Box<dyn K
         return Err(Error::operation("convTranspose2d: channels not divisible by groups"));
     }
     check_sizes(graph, op, cin * g.cog() * g.kk(), cout)?;
-    let weights = op.input(1).and_then(|id| constant_f32(graph, id)).map(|raw| {
-        let mut packed = vec![0f32; raw.len()];
+    let weights = op.input(1).and_then(|id| constant_f32(graph, id)).and_then(|raw| {
+        let mut packed = try_zeroed(raw.len())?;
         pack_convt_filter(filter_layout, &g, &raw, &mut packed);
-        packed
+        Some(packed)
     });
     let bias = op.input(2).and_then(|id| constant_f32(graph, id));
     Ok(Box::new(ConvTranspose2dKernel {
@@ -777,11 +804,18 @@ pub fn lower_conv_transpose2d(op: &Operation, graph: &Graph) -> Result<Box<dyn K
 }
 
 /// convTranspose2d on f32 data with a packed filter.
-pub fn conv_transpose(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, col_scratch: &Scratch, out: &mut [f32]) {
+pub fn conv_transpose(
+    g: &Geom,
+    x: &[f32],
+    wts: &[f32],
+    bias: Option<&[f32]>,
+    col_scratch: &Scratch,
+    out: &mut [f32],
+) -> webnn_core::Result<()> {
     let (cig, cog, kk) = (g.cig(), g.cog(), g.kk());
     let hw = g.h * g.w;
     let opix = g.oh * g.ow;
-    let mut col = col_scratch.get(g.cout * kk * hw);
+    let mut col = col_scratch.get(g.cout * kk * hw)?;
     fill_bias(g, bias, out);
     let w_spans: Vec<(usize, usize)> = (0..g.kw).map(|k| span(g.w, g.strides[1], k * g.dilations[1], g.padding[2], g.ow)).collect();
     for n in 0..g.n {
@@ -814,6 +848,7 @@ pub fn conv_transpose(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, co
                 .for_each(|(oh, orow)| simd(#[inline(always)] || col2im_row(g, col, &w_spans, oh, orow)));
         }
     }
+    Ok(())
 }
 
 /// nchw col2im of one output channel plane: `src` holds its kh·kw rows of input pixels.
@@ -882,8 +917,8 @@ fn col2im_row(g: &Geom, col: &[f32], w_spans: &[(usize, usize)], oh: usize, orow
 }
 
 impl Kernel for ConvTranspose2dKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let (Some(x), Some(filter)) = (inputs[0], inputs[1]) else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let (Some(x), Some(filter)) = (inputs[0], inputs[1]) else { return Ok(()) };
         let bias = inputs.get(2).copied().flatten();
         with_weights(
             self.data_type,
@@ -898,7 +933,7 @@ impl Kernel for ConvTranspose2dKernel {
                     conv_transpose(&self.g, xs, wts, b, &self.col_scratch, os)
                 })
             },
-        );
+        )
     }
 }
 

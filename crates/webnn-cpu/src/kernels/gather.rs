@@ -185,10 +185,11 @@ impl GatherKernel {
 }
 
 impl Kernel for GatherKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let (Some(Some(a)), Some(Some(ix))) = (inputs.first(), inputs.get(1)) else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let (Some(Some(a)), Some(Some(ix))) = (inputs.first(), inputs.get(1)) else { return Ok(()) };
         let out = &mut outputs[0];
         crate::with_elem!(self.elem, T => crate::with_index!(self.index_type, I =>
-            self.go::<T, I>(a.slice(), ix.slice(), out.slice_mut())))
+            self.go::<T, I>(a.slice(), ix.slice(), out.slice_mut())));
+        Ok(())
     }
 }

@@ -199,6 +199,18 @@ impl FloatElem for f16 {
 #[derive(Default)]
 pub struct Scratch(Mutex<Vec<f32>>);
 
+/// Makes `buf` at least `len` elements long, fallibly: scratch sized by tensor shapes must not
+/// abort the process when memory runs out (an UnknownError instead).
+pub fn grow<T: Clone + Default>(buf: &mut Vec<T>, len: usize) -> webnn_core::Result<()> {
+    if buf.len() < len {
+        buf.try_reserve_exact(len - buf.len()).map_err(|_| {
+            webnn_core::Error::unknown(format!("dispatch: cannot allocate {} bytes of scratch", len * std::mem::size_of::<T>()))
+        })?;
+        buf.resize(len, T::default());
+    }
+    Ok(())
+}
+
 /// A locked scratch buffer of the requested length.
 pub struct ScratchGuard<'a> {
     guard: MutexGuard<'a, Vec<f32>>,
@@ -206,13 +218,12 @@ pub struct ScratchGuard<'a> {
 }
 
 impl Scratch {
-    /// Locks the buffer and makes it at least `len` elements long (contents unspecified).
-    pub fn get(&self, len: usize) -> ScratchGuard<'_> {
+    /// Locks the buffer and makes it at least `len` elements long (contents unspecified); an
+    /// UnknownError if it cannot grow (the dispatch fails and the context is lost).
+    pub fn get(&self, len: usize) -> webnn_core::Result<ScratchGuard<'_>> {
         let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if guard.len() < len {
-            guard.resize(len, 0.0);
-        }
-        ScratchGuard { guard, len }
+        grow(&mut guard, len)?;
+        Ok(ScratchGuard { guard, len })
     }
 }
 
@@ -237,14 +248,31 @@ pub fn constant_bytes(graph: &Graph, id: OperandId) -> Option<&[u8]> {
     }
 }
 
-/// Little-endian float32/float16 bytes widened to f32 (None for other types).
+/// A zero-filled vector of `n` elements, or None if it cannot be allocated. Kernels use it
+/// for what they precompute at build time from constants: when it fails they fall back to
+/// their path for non-constant operands (which works from fallible scratch), so a graph never
+/// aborts the process for want of memory.
+pub fn try_zeroed<T: Clone + Default>(n: usize) -> Option<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).ok()?;
+    v.resize(n, T::default());
+    Some(v)
+}
+
+/// Little-endian float32/float16 bytes widened to f32 (None for other types, or if the memory
+/// cannot be allocated).
 pub fn bytes_to_f32(data_type: DataType, bytes: &[u8]) -> Option<Vec<f32>> {
     match data_type {
-        DataType::Float32 => Some(bytemuck::pod_collect_to_vec::<u8, f32>(bytes)),
+        DataType::Float32 => {
+            let mut out = try_zeroed::<f32>(bytes.len() / 4)?;
+            bytemuck::cast_slice_mut::<f32, u8>(&mut out).copy_from_slice(&bytes[..bytes.len() / 4 * 4]);
+            Some(out)
+        }
         DataType::Float16 => {
-            let h = bytemuck::pod_collect_to_vec::<u8, f16>(bytes);
-            let mut out = vec![0f32; h.len()];
-            f16::slice_to_f32(&h, &mut out);
+            let mut out = try_zeroed::<f32>(bytes.len() / 2)?;
+            for (o, c) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+                *o = f16::from_le_bytes([c[0], c[1]]).to_f32();
+            }
             Some(out)
         }
         _ => None,

@@ -31,7 +31,7 @@ fn bench(name: &str, kind: OpKind, inputs: &[Option<(&[u32], bool)>], attrs: Att
         let id = OperandId(graph.operands.len() as u32);
         if *constant {
             graph.operands.push(OperandNode { descriptor: desc, source: OperandSource::Constant(graph.constants.len()) });
-            graph.constants.push(Constant { operand: id, bytes: Arc::from(bytes.as_slice()), tensor_destroyed: None });
+            graph.constants.push(Constant { operand: id, bytes: webnn_core::SharedBytes::try_copy_from(&bytes).unwrap(), tensor_destroyed: None });
         } else {
             let n = format!("in{i}");
             graph.operands.push(OperandNode { descriptor: desc, source: OperandSource::Input(n.clone()) });

@@ -205,13 +205,14 @@ pub fn logical(op: LogicalOp, a: &[u8], b: &[u8], out: &mut [u8], geom: &Broadca
 }
 
 impl Kernel for CompareKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let (Some(a), Some(b)) = (inputs[0], inputs[1]) else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let (Some(a), Some(b)) = (inputs[0], inputs[1]) else { return Ok(()) };
         let out: &mut [u8] = outputs[0].slice_mut();
         match self.op {
             LogicalOp::And | LogicalOp::Or | LogicalOp::Xor => logical(self.op, a.slice(), b.slice(), out, &self.geom),
             _ => crate::with_type!(self.data_type, T => compare::<T>(self.op, a.slice(), b.slice(), out, &self.geom)),
         }
+        Ok(())
     }
 }
 
@@ -229,8 +230,8 @@ struct UnaryLogicalKernel {
 }
 
 impl Kernel for UnaryLogicalKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(a) = inputs[0] else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(a) = inputs[0] else { return Ok(()) };
         let out: &mut [u8] = outputs[0].slice_mut();
         let c = CHEAP_CHUNK;
         match (self.op, self.data_type) {
@@ -246,6 +247,7 @@ impl Kernel for UnaryLogicalKernel {
             // Integers are never NaN or infinite (the validators only let floats through).
             _ => out.fill(0),
         }
+        Ok(())
     }
 }
 
@@ -292,8 +294,8 @@ pub fn select<T: Copy + Send + Sync>(cond: &[u8], t: &[T], f: &[T], out: &mut [T
 }
 
 impl Kernel for WhereKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let (Some(c), Some(t), Some(f)) = (inputs[0], inputs[1], inputs[2]) else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let (Some(c), Some(t), Some(f)) = (inputs[0], inputs[1], inputs[2]) else { return Ok(()) };
         let out = &mut outputs[0];
         let cond: &[u8] = c.slice();
         // Selection only moves bits: dispatch on the element size.
@@ -303,6 +305,7 @@ impl Kernel for WhereKernel {
             4 => select::<u32>(cond, t.slice(), f.slice(), out.slice_mut(), &self.geom),
             _ => select::<u64>(cond, t.slice(), f.slice(), out.slice_mut(), &self.geom),
         }
+        Ok(())
     }
 }
 

@@ -3,7 +3,7 @@
 //! widened to f32 (and for gemm transposed to row-major) once in `lower`; float16 is computed
 //! in f32 and rounded once.
 
-use super::gemm_backend::{constant_f32, sgemm, FloatElem, Mat, Scratch};
+use super::gemm_backend::{try_zeroed, constant_f32, sgemm, FloatElem, Mat, Scratch};
 use super::util::{broadcast_strides, strides};
 use super::{In, Kernel, Out};
 use half::f16;
@@ -110,13 +110,13 @@ impl MatmulKernel {
 }
 
 impl Kernel for MatmulKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let (Some(a), Some(b)) = (inputs[0], inputs[1]) else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let (Some(a), Some(b)) = (inputs[0], inputs[1]) else { return Ok(()) };
         let out = &mut outputs[0];
         match self.data_type {
             DataType::Float16 => {
-                let mut sa = self.a_scratch.get(if self.a_const.is_some() { 0 } else { a.desc.len() });
-                let mut sb = self.b_scratch.get(if self.b_const.is_some() { 0 } else { b.desc.len() });
+                let mut sa = self.a_scratch.get(if self.a_const.is_some() { 0 } else { a.desc.len() })?;
+                let mut sb = self.b_scratch.get(if self.b_const.is_some() { 0 } else { b.desc.len() })?;
                 let a32: &[f32] = match &self.a_const {
                     Some(c) => c,
                     None => {
@@ -131,12 +131,13 @@ impl Kernel for MatmulKernel {
                         &sb
                     }
                 };
-                let mut o32 = self.out_scratch.get(out.desc.len());
+                let mut o32 = self.out_scratch.get(out.desc.len())?;
                 self.compute(a32, b32, &mut o32);
                 f16::slice_from_f32(&o32, out.slice_mut());
             }
             _ => self.compute(a.slice(), b.slice(), out.slice_mut()),
         }
+        Ok(())
     }
 }
 
@@ -186,9 +187,9 @@ pub fn lower_gemm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     // Constant b (weights): f32, row-major k×n, once.
     // (A float32 constant already in row-major order is read in place from the plan.)
     let widen_b = b_transpose || out.data_type == DataType::Float16;
-    let b_const = widen_b.then(|| constant_f32(graph, b_id)).flatten().map(|w| {
-        if b_transpose {
-            let mut t = vec![0f32; k * n];
+    let b_const = widen_b.then(|| constant_f32(graph, b_id)).flatten().and_then(|w| {
+        Some(if b_transpose {
+            let mut t = try_zeroed(k * n)?;
             for (j, row) in w.chunks_exact(k).enumerate() {
                 for (p, &v) in row.iter().enumerate() {
                     t[p * n + j] = v;
@@ -197,7 +198,7 @@ pub fn lower_gemm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
             t
         } else {
             w
-        }
+        })
     });
     let a_const = if out.data_type == DataType::Float16 { constant_f32(graph, a_id) } else { None };
     // The spec's emulation adds mul(beta, c); beta = 0 leaves the product alone.
@@ -247,14 +248,14 @@ impl GemmKernel {
 }
 
 impl Kernel for GemmKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let (Some(a), Some(b)) = (inputs[0], inputs[1]) else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let (Some(a), Some(b)) = (inputs[0], inputs[1]) else { return Ok(()) };
         let c = inputs.get(2).copied().flatten();
         let out = &mut outputs[0];
         match self.data_type {
             DataType::Float16 => {
-                let mut sa = self.a_scratch.get(if self.a_const.is_some() { 0 } else { a.desc.len() });
-                let mut sb = self.b_scratch.get(if self.b_const.is_some() { 0 } else { b.desc.len() });
+                let mut sa = self.a_scratch.get(if self.a_const.is_some() { 0 } else { a.desc.len() })?;
+                let mut sb = self.b_scratch.get(if self.b_const.is_some() { 0 } else { b.desc.len() })?;
                 let a32: &[f32] = match &self.a_const {
                     Some(v) => v,
                     None => {
@@ -269,7 +270,7 @@ impl Kernel for GemmKernel {
                         &sb
                     }
                 };
-                let mut o32 = self.out_scratch.get(out.desc.len());
+                let mut o32 = self.out_scratch.get(out.desc.len())?;
                 self.compute::<f16>(a32, b32, c.map(|c| c.slice::<f16>()), &mut o32);
                 f16::slice_from_f32(&o32, out.slice_mut());
             }
@@ -281,6 +282,7 @@ impl Kernel for GemmKernel {
                 self.compute::<f32>(a.slice(), b32, c.map(|c| c.slice::<f32>()), out.slice_mut());
             }
         }
+        Ok(())
     }
 }
 

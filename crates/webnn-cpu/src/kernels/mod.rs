@@ -43,7 +43,7 @@ use webnn_core::{Graph, OpKind, OperandDescriptor, Result};
 pub struct In<'a> {
     /// Its descriptor.
     pub desc: &'a OperandDescriptor,
-    /// Its bytes (64-byte aligned for intermediates and constants, 8-byte for caller buffers).
+    /// Its bytes (64-byte aligned for intermediates, 8-byte for constants and caller buffers).
     pub bytes: &'a [u8],
 }
 
@@ -72,8 +72,9 @@ impl Out<'_> {
 /// A prepared kernel: runs one operation of a plan.
 pub trait Kernel: Send + Sync {
     /// Computes `outputs` from `inputs` (slots as in the op's `Operation::inputs`; `None` for
-    /// absent optional operands).
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]);
+    /// absent optional operands). Fails only when scratch memory cannot be allocated
+    /// (an UnknownError, which loses the context).
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()>;
 }
 
 /// Lowers one operation to its kernel.

@@ -34,9 +34,10 @@ fn bad_attrs(op: &Operation) -> Error {
 struct ViewKernel(StridedCopy);
 
 impl Kernel for ViewKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(Some(a)) = inputs.first() else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(Some(a)) = inputs.first() else { return Ok(()) };
         self.0.run(a.bytes, outputs[0].bytes);
+        Ok(())
     }
 }
 
@@ -162,9 +163,10 @@ impl ConcatKernel {
 }
 
 impl Kernel for ConcatKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
         let out = &mut outputs[0];
-        crate::with_elem!(self.elem, T => self.go::<T>(inputs, out.slice_mut()))
+        crate::with_elem!(self.elem, T => self.go::<T>(inputs, out.slice_mut()));
+        Ok(())
     }
 }
 
@@ -217,9 +219,10 @@ impl SplitKernel {
 }
 
 impl Kernel for SplitKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(Some(a)) = inputs.first() else { return };
-        crate::with_elem!(self.elem, T => self.go::<T>(a.slice(), outputs))
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(Some(a)) = inputs.first() else { return Ok(()) };
+        crate::with_elem!(self.elem, T => self.go::<T>(a.slice(), outputs));
+        Ok(())
     }
 }
 
@@ -279,10 +282,11 @@ impl TriangularKernel {
 }
 
 impl Kernel for TriangularKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(Some(a)) = inputs.first() else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(Some(a)) = inputs.first() else { return Ok(()) };
         let out = &mut outputs[0];
-        crate::with_elem!(self.elem, T => self.go::<T>(a.slice(), out.slice_mut()))
+        crate::with_elem!(self.elem, T => self.go::<T>(a.slice(), out.slice_mut()));
+        Ok(())
     }
 }
 

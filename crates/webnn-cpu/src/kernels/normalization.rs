@@ -70,26 +70,7 @@ fn values<'a>(data_type: DataType, inputs: &[Option<In<'a>>], p: &'a Option<Para
     Some(if data_type == DataType::Float16 { Values::F16(i.slice()) } else { Values::F32(i.slice()) })
 }
 
-/// Mean and population variance (f64) of `n` values given by `get`.
-#[inline]
-fn moments(n: usize, get: impl Fn(usize) -> f32) -> (f64, f64) {
-    if n == 0 {
-        return (0.0, 0.0);
-    }
-    let mut s = 0f64;
-    for i in 0..n {
-        s += get(i) as f64;
-    }
-    let mean = s / n as f64;
-    let mut v = 0f64;
-    for i in 0..n {
-        let d = get(i) as f64 - mean;
-        v += d * d;
-    }
-    (mean, v / n as f64)
-}
-
-/// [`moments`] of a contiguous slice, with independent accumulators so the loops vectorize.
+/// Mean and population variance (f64) of a contiguous slice, with independent accumulators so the loops vectorize.
 #[inline(always)]
 fn moments_slice<T: FloatElem>(xs: &[T]) -> (f64, f64) {
     const L: usize = 8;
@@ -184,16 +165,16 @@ fn affine<T: FloatElem>(x: &[T], coef: &[f32], channels: usize, inner: usize, ou
 }
 
 impl Kernel for BatchNormKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(x) = inputs[0] else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(x) = inputs[0] else { return Ok(()) };
         let dt = self.data_type;
         let [Some(mean), Some(var)] = [values(dt, inputs, &self.params[0]), values(dt, inputs, &self.params[1])] else {
-            return;
+            return Ok(());
         };
         let scale = values(dt, inputs, &self.params[2]);
         let bias = values(dt, inputs, &self.params[3]);
         let c = self.channels;
-        let mut coef = self.coef.get(3 * c);
+        let mut coef = self.coef.get(3 * c)?;
         for ch in 0..c {
             let s = scale.map_or(1.0, |s| s.get(ch) as f64);
             coef[ch * 3] = mean.get(ch);
@@ -205,6 +186,7 @@ impl Kernel for BatchNormKernel {
             DataType::Float16 => affine::<f16>(x.slice(), &coef, c, self.inner, out.slice_mut()),
             _ => affine::<f32>(x.slice(), &coef, c, self.inner, out.slice_mut()),
         }
+        Ok(())
     }
 }
 
@@ -302,7 +284,13 @@ fn apply_pixels<T: FloatElem>(o: &mut [T], xs: &[T], kn: &[f32], c: usize) {
 }
 
 impl InstanceNormKernel {
-    fn compute<T: FloatElem>(&self, x: &[T], scale: Option<Values<'_>>, bias: Option<Values<'_>>, out: &mut [T]) {
+    fn compute<T: FloatElem>(
+        &self,
+        x: &[T],
+        scale: Option<Values<'_>>,
+        bias: Option<Values<'_>>,
+        out: &mut [T],
+    ) -> webnn_core::Result<()> {
         let (c, hw, eps) = (self.c, self.hw, self.epsilon);
         if !self.nhwc {
             out.par_chunks_mut(hw.max(1)).zip(x.par_chunks(hw.max(1))).enumerate().for_each(|(p, (o, xs))| {
@@ -310,10 +298,10 @@ impl InstanceNormKernel {
                 let (s, b) = (scale.map_or(1.0, |s| s.get(ch) as f64), bias.map_or(0.0, |b| b.get(ch)));
                 simd(#[inline(always)] || normalize_slice(o, xs, s, b, eps))
             });
-            return;
+            return Ok(());
         }
         // Channels-last: statistics per (image, block of LANES channels), then one affine pass.
-        let mut coef = self.coef.get(self.n * c * 3);
+        let mut coef = self.coef.get(self.n * c * 3)?;
         coef.par_chunks_mut(c * 3).enumerate().for_each(|(n, kn)| {
             let xn = &x[n * hw * c..][..hw * c];
             kn.par_chunks_mut(LANES * 3)
@@ -325,12 +313,13 @@ impl InstanceNormKernel {
             let kn = &coef[n * c * 3..][..c * 3];
             o.par_chunks_mut(c * 256).zip(xs.par_chunks(c * 256)).for_each(|(o, xs)| simd(#[inline(always)] || apply_pixels(o, xs, kn, c)));
         });
+        Ok(())
     }
 }
 
 impl Kernel for InstanceNormKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(x) = inputs[0] else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(x) = inputs[0] else { return Ok(()) };
         let dt = self.data_type;
         let scale = values(dt, inputs, &self.params[0]);
         let bias = values(dt, inputs, &self.params[1]);
@@ -348,32 +337,41 @@ impl Kernel for InstanceNormKernel {
 struct LayerNormKernel {
     data_type: DataType,
     epsilon: f64,
-    /// Offsets (relative to a kept position) of the reduced elements, enumerated in `axes`
-    /// order: element j pairs with scale[j] and bias[j].
-    red: Vec<usize>,
-    /// `red[j] == j`: rows are contiguous and in scale order.
+    /// (size, stride) of the reduced axes in `axes` order: element j of a group (in that
+    /// order) pairs with scale[j] and bias[j].
+    red: Vec<(usize, usize)>,
+    /// Number of elements of a group.
+    red_len: usize,
+    /// The group's element j sits at offset j: rows are contiguous and in scale order.
     identity: bool,
     /// The reduced axes are the trailing dimensions: each kept position owns a contiguous row.
     trailing: bool,
-    /// Offsets of the kept positions (only when not `trailing`).
-    kept: Vec<usize>,
+    /// (size, stride) of the kept axes, outermost first (used when not `trailing`).
+    kept: Vec<(usize, usize)>,
     /// scale, bias.
     params: [Option<Param>; 2],
 }
 
-/// Offsets of every index of `dims` (given as (size, stride) pairs, outermost first).
-fn offsets(dims: &[(usize, usize)]) -> Vec<usize> {
-    let mut out = vec![0usize];
-    for &(size, stride) in dims {
-        let mut next = Vec::with_capacity(out.len() * size);
-        for &o in &out {
-            for i in 0..size {
-                next.push(o + i * stride);
+/// The offsets of every index of `dims` ((size, stride) pairs, outermost first, at most 8),
+/// in row-major order, computed as they are visited: a table would hold one entry per
+/// element (16 GiB for an input of 2^31 elements).
+fn offsets(dims: &[(usize, usize)]) -> impl Iterator<Item = usize> + '_ {
+    let total: usize = dims.iter().map(|d| d.0).product();
+    let mut index = [0usize; 8];
+    let mut offset = 0usize;
+    (0..total).map(move |_| {
+        let current = offset;
+        for (k, &(size, stride)) in dims.iter().enumerate().rev() {
+            index[k] += 1;
+            offset += stride;
+            if index[k] < size {
+                break;
             }
+            offset -= stride * size;
+            index[k] = 0;
         }
-        out = next;
-    }
-    out
+        current
+    })
 }
 
 /// Lowers layerNormalization.
@@ -388,24 +386,31 @@ pub fn lower_layer_norm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>
     let rank = shape.len();
     let st = strides(shape);
     let axes: Vec<usize> = axes.iter().map(|&a| a as usize).collect();
-    if axes.iter().any(|&a| a >= rank) {
+    if axes.iter().any(|&a| a >= rank) || rank > 8 {
         return Err(Error::operation("layerNormalization: axis out of range"));
     }
-    check_params(graph, op, &[1, 2], axes.iter().map(|&a| shape[a] as usize).product())?;
-    let red = offsets(&axes.iter().map(|&a| (shape[a] as usize, st[a])).collect::<Vec<_>>());
-    let identity = red.iter().enumerate().all(|(j, &o)| j == o);
+    let red: Vec<(usize, usize)> = axes.iter().map(|&a| (shape[a] as usize, st[a])).collect();
+    let red_len = red.iter().map(|d| d.0).product();
+    check_params(graph, op, &[1, 2], red_len)?;
+    // Offsets j = 0, 1, ... in order: walking the axes from the last, each (of size > 1) has
+    // the stride of the elements after it.
+    let mut expected = 1;
+    let mut identity = true;
+    for &(size, stride) in red.iter().rev() {
+        if size > 1 && stride != expected {
+            identity = false;
+        }
+        expected *= size;
+    }
     let mut sorted = axes.clone();
     sorted.sort_unstable();
     let trailing = sorted.iter().enumerate().all(|(i, &a)| a == rank - sorted.len() + i);
-    let kept = if trailing {
-        Vec::new()
-    } else {
-        offsets(&(0..rank).filter(|d| !axes.contains(d)).map(|d| (shape[d] as usize, st[d])).collect::<Vec<_>>())
-    };
+    let kept = (0..rank).filter(|d| !axes.contains(d)).map(|d| (shape[d] as usize, st[d])).collect();
     Ok(Box::new(LayerNormKernel {
         data_type: graph.descriptor(op.outputs[0]).data_type,
         epsilon,
         red,
+        red_len,
         identity,
         trailing,
         kept,
@@ -414,13 +419,6 @@ pub fn lower_layer_norm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>
 }
 
 impl LayerNormKernel {
-    /// Normalizes the reduced elements at `base` (offsets `red`), reading `x`, writing via `put`.
-    #[inline]
-    fn stats<T: FloatElem>(&self, get: impl Fn(usize) -> T) -> (f32, f32) {
-        let (mean, var) = moments(self.red.len(), |j| get(j).to_f32());
-        (mean as f32, (1.0 / (var + self.epsilon).sqrt()) as f32)
-    }
-
     /// One contiguous row whose elements are in scale order.
     #[inline(always)]
     fn row_identity<T: FloatElem>(&self, o: &mut [T], xs: &[T], scale: Option<Values<'_>>, bias: Option<Values<'_>>) {
@@ -450,8 +448,18 @@ impl LayerNormKernel {
     /// One group at `base` whose elements sit at offsets `red` (in scale order).
     #[inline(always)]
     fn group<T: FloatElem>(&self, x: &[T], base: usize, out: &mut [T], scale: Option<Values<'_>>, bias: Option<Values<'_>>) {
-        let (mean, inv) = self.stats(|j| x[base + self.red[j]]);
-        for (j, &off) in self.red.iter().enumerate() {
+        // The two passes of `moments`, over offsets computed as they are visited.
+        let n = self.red_len.max(1) as f64;
+        let mean = offsets(&self.red).map(|off| x[base + off].to_f32() as f64).sum::<f64>() / n;
+        let var = offsets(&self.red)
+            .map(|off| {
+                let d = x[base + off].to_f32() as f64 - mean;
+                d * d
+            })
+            .sum::<f64>()
+            / n;
+        let (mean, inv) = (mean as f32, (1.0 / (var + self.epsilon).sqrt()) as f32);
+        for (j, off) in offsets(&self.red).enumerate() {
             let s = scale.map_or(1.0, |s| s.get(j));
             let b = bias.map_or(0.0, |b| b.get(j));
             out[base + off] = T::from_f32((x[base + off].to_f32() - mean) * inv * s + b);
@@ -459,7 +467,7 @@ impl LayerNormKernel {
     }
 
     fn compute<T: FloatElem>(&self, x: &[T], scale: Option<Values<'_>>, bias: Option<Values<'_>>, out: &mut [T]) {
-        let r = self.red.len();
+        let r = self.red_len;
         if self.trailing {
             out.par_chunks_mut(r).zip(x.par_chunks(r)).for_each(|(o, xs)| {
                 if self.identity {
@@ -471,7 +479,7 @@ impl LayerNormKernel {
             return;
         }
         simd(#[inline(always)] || {
-            for &base in &self.kept {
+            for base in offsets(&self.kept) {
                 self.group(x, base, out, scale, bias);
             }
         });
@@ -479,8 +487,8 @@ impl LayerNormKernel {
 }
 
 impl Kernel for LayerNormKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(x) = inputs[0] else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(x) = inputs[0] else { return Ok(()) };
         let dt = self.data_type;
         let scale = values(dt, inputs, &self.params[0]);
         let bias = values(dt, inputs, &self.params[1]);
@@ -489,6 +497,7 @@ impl Kernel for LayerNormKernel {
             DataType::Float16 => self.compute::<f16>(x.slice(), scale, bias, out.slice_mut()),
             _ => self.compute::<f32>(x.slice(), scale, bias, out.slice_mut()),
         }
+        Ok(())
     }
 }
 

@@ -135,9 +135,10 @@ impl PadKernel {
 }
 
 impl Kernel for PadKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(Some(a)) = inputs.first() else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(Some(a)) = inputs.first() else { return Ok(()) };
         let out = &mut outputs[0];
-        crate::with_elem!(self.elem, T => self.go::<T>(a.slice(), out.slice_mut()))
+        crate::with_elem!(self.elem, T => self.go::<T>(a.slice(), out.slice_mut()));
+        Ok(())
     }
 }

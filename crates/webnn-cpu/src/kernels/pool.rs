@@ -396,8 +396,8 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
 }
 
 impl Kernel for PoolKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(x) = inputs[0] else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(x) = inputs[0] else { return Ok(()) };
         let out = &mut outputs[0];
         let g = &self.g;
         match (self.kind, self.data_type) {
@@ -407,6 +407,7 @@ impl Kernel for PoolKernel {
             (OpKind::L2Pool2d, _) => pool::<f32, L2R>(g, x.slice(), out.slice_mut()),
             _ => crate::with_type!(self.data_type, T => pool::<T, MaxR>(g, x.slice(), out.slice_mut())),
         }
+        Ok(())
     }
 }
 

@@ -262,9 +262,9 @@ impl QuantizeKernel {
 }
 
 impl Kernel for QuantizeKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
         let (Some(Some(x)), Some(Some(s)), Some(Some(z))) = (inputs.first(), inputs.get(1), inputs.get(2)) else {
-            return;
+            return Ok(());
         };
         let out = &mut outputs[0];
         with_qfloat!(self.float_type, F => with_qint!(self.int_type, Q => {
@@ -273,7 +273,8 @@ impl Kernel for QuantizeKernel {
             } else {
                 self.go::<F, F, Q, Q>(x.slice(), s.slice(), z.slice(), out.slice_mut(), quantize_one::<F, Q>)
             }
-        }))
+        }));
+        Ok(())
     }
 }
 

@@ -340,7 +340,7 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
 
     // Constant weights: pack now.
     let constant = |id: OperandId| match graph.operands[id.index()].source {
-        OperandSource::Constant(k) => graph.constants.get(k).map(|c| to_f32_vec(data_type, &c.bytes)),
+        OperandSource::Constant(k) => graph.constants.get(k).and_then(|c| super::gemm_backend::bytes_to_f32(data_type, &c.bytes)),
         _ => None,
     };
     let mut values: [Option<Vec<f32>>; 5] = Default::default();
@@ -353,7 +353,9 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     }
     let total_pack = elems(&[pack.stride, dirs])?;
     if all_constant {
-        let mut packed = vec![0.0f32; total_pack];
+        let mut packed = super::gemm_backend::try_zeroed::<f32>(total_pack).ok_or_else(|| {
+            Error::operation(format!("{}: cannot allocate {} bytes for the packed weights", op.kind, total_pack.saturating_mul(4)))
+        })?;
         let [w, r, b, rb, p] = &values;
         kernel.pack_weights::<f32>(
             w.as_deref().unwrap_or(&[]),
@@ -390,17 +392,15 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         .checked_add(kernel.pack_area)
         .and_then(|v| v.checked_add(kernel.x_area))
         .ok_or_else(|| Error::not_supported("recurrent network too large"))?;
-    kernel.scratch = Mutex::new(vec![0.0f32; total]);
+    let scratch = super::gemm_backend::try_zeroed::<f32>(total).ok_or_else(|| {
+        Error::operation(format!("{}: cannot allocate {} bytes of scratch", op.kind, total.saturating_mul(4)))
+    })?;
+    kernel.scratch = Mutex::new(scratch);
     Ok(Box::new(kernel))
 }
 
 /// Little-endian bytes of a float32/float16 constant as f32 values.
-fn to_f32_vec(dt: DataType, bytes: &[u8]) -> Vec<f32> {
-    match dt {
-        DataType::Float16 => bytes.chunks_exact(2).map(|c| f16::from_le_bytes([c[0], c[1]]).to_f32()).collect(),
-        _ => bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
-    }
-}
+
 
 impl RecurrentKernel {
     /// Packs the weights of every direction into `out` (see [`PackLayout`]).
@@ -617,10 +617,11 @@ fn write(out: &mut Out<'_>, at: usize, src: &[f32]) {
 }
 
 impl Kernel for RecurrentKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
         match self.data_type {
             DataType::Float16 => self.run_typed::<f16>(inputs, outputs),
             _ => self.run_typed::<f32>(inputs, outputs),
         }
+        Ok(())
     }
 }

@@ -482,14 +482,15 @@ fn reduce_int<T: IntElem>(op: ReduceOp, g: &ReduceGeom, x: &[T], out: &mut [T]) 
 }
 
 impl Kernel for ReduceKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(x) = inputs[0] else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(x) = inputs[0] else { return Ok(()) };
         let out = &mut outputs[0];
         match self.data_type {
             DataType::Float32 => reduce_float::<f32>(self.op, &self.geom, x.slice(), out.slice_mut()),
             DataType::Float16 => reduce_float::<f16>(self.op, &self.geom, x.slice(), out.slice_mut()),
             dt => with_int_type!(dt, T => reduce_int::<T>(self.op, &self.geom, x.slice(), out.slice_mut())),
         }
+        Ok(())
     }
 }
 
@@ -594,8 +595,8 @@ struct ArgKernel {
 }
 
 impl Kernel for ArgKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(x) = inputs[0] else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(x) = inputs[0] else { return Ok(()) };
         let out = &mut outputs[0];
         let g = self.geom;
         crate::with_type!(self.data_type, T => {
@@ -606,7 +607,8 @@ impl Kernel for ArgKernel {
                 (_, true) => arg_min_max::<T, i32, true>(x, out.slice_mut(), g, |i| i as i32),
                 (_, false) => arg_min_max::<T, i32, false>(x, out.slice_mut(), g, |i| i as i32),
             }
-        })
+        });
+        Ok(())
     }
 }
 
@@ -670,8 +672,8 @@ struct CumulativeSumKernel {
 }
 
 impl Kernel for CumulativeSumKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(x) = inputs[0] else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(x) = inputs[0] else { return Ok(()) };
         let out = &mut outputs[0];
         let (g, e, r) = (self.geom, self.exclusive, self.reversed);
         match self.data_type {
@@ -679,6 +681,7 @@ impl Kernel for CumulativeSumKernel {
             DataType::Float16 => cumulative_sum::<f16, FSum>(x.slice(), out.slice_mut(), g, e, r),
             dt => with_int_type!(dt, T => cumulative_sum::<T, ISum>(x.slice(), out.slice_mut(), g, e, r)),
         }
+        Ok(())
     }
 }
 

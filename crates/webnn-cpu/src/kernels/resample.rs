@@ -231,11 +231,12 @@ impl ResampleKernel {
 }
 
 impl Kernel for ResampleKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(x) = inputs[0] else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(x) = inputs[0] else { return Ok(()) };
         let out = &mut outputs[0];
         if !self.linear {
-            return crate::with_type!(self.data_type, T => self.nearest::<T>(x.slice(), out.slice_mut()));
+            crate::with_type!(self.data_type, T => self.nearest::<T>(x.slice(), out.slice_mut()));
+            return Ok(());
         }
         match self.data_type {
             DataType::Float16 => self.linear::<f16>(x.slice(), out.slice_mut()),
@@ -243,6 +244,7 @@ impl Kernel for ResampleKernel {
             DataType::Uint8 => self.linear::<u8>(x.slice(), out.slice_mut()),
             _ => self.linear::<f32>(x.slice(), out.slice_mut()),
         }
+        Ok(())
     }
 }
 

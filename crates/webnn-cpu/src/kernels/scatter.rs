@@ -112,12 +112,13 @@ impl ScatterKernel {
 }
 
 impl Kernel for ScatterKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
         let (Some(Some(a)), Some(Some(ix)), Some(Some(u))) = (inputs.first(), inputs.get(1), inputs.get(2)) else {
-            return;
+            return Ok(());
         };
         let out = &mut outputs[0];
         crate::with_elem!(self.elem, T => crate::with_index!(self.index_type, I =>
-            self.go::<T, I>(a.slice(), ix.slice(), u.slice(), out.slice_mut())))
+            self.go::<T, I>(a.slice(), ix.slice(), u.slice(), out.slice_mut())));
+        Ok(())
     }
 }

@@ -289,8 +289,8 @@ pub fn unary_int<T: IntElem>(op: UnaryOp, input: &[T], out: &mut [T]) {
 }
 
 impl Kernel for UnaryKernel {
-    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
-        let Some(input) = inputs[0] else { return };
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
+        let Some(input) = inputs[0] else { return Ok(()) };
         let out = &mut outputs[0];
         if self.op == UnaryOp::Identity {
             out.bytes.copy_from_slice(input.bytes);
@@ -299,6 +299,7 @@ impl Kernel for UnaryKernel {
         } else {
             with_int_type!(self.data_type, T => unary_int::<T>(self.op, input.slice(), out.slice_mut()));
         }
+        Ok(())
     }
 }
 

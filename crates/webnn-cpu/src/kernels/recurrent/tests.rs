@@ -36,7 +36,7 @@ pub fn run_graph(kind: OpKind, inputs: &[Option<GraphInput>], attrs: Attrs, outp
         if input.constant {
             let k = graph.constants.len();
             graph.operands.push(OperandNode { descriptor: input.desc.clone(), source: OperandSource::Constant(k) });
-            graph.constants.push(Constant { operand: id, bytes: input.bytes.clone().into(), tensor_destroyed: None });
+            graph.constants.push(Constant { operand: id, bytes: webnn_core::SharedBytes::try_copy_from(&input.bytes).unwrap(), tensor_destroyed: None });
         } else {
             let name = format!("in{i}");
             graph.operands.push(OperandNode { descriptor: input.desc.clone(), source: OperandSource::Input(name.clone()) });
@@ -739,7 +739,7 @@ fn bench_recurrent() {
             if inp.constant {
                 let k = graph.constants.len();
                 graph.operands.push(OperandNode { descriptor: inp.desc.clone(), source: OperandSource::Constant(k) });
-                graph.constants.push(Constant { operand: id, bytes: inp.bytes.clone().into(), tensor_destroyed: None });
+                graph.constants.push(Constant { operand: id, bytes: webnn_core::SharedBytes::try_copy_from(&inp.bytes).unwrap(), tensor_destroyed: None });
             } else {
                 graph.operands.push(OperandNode { descriptor: inp.desc.clone(), source: OperandSource::Input(format!("i{i}")) });
                 graph.inputs.push((format!("i{i}"), id));
