@@ -1,0 +1,68 @@
+'use strict';
+// A Node worker torn down while the addon still has work in flight for it: pending
+// readTensor() promises (settled from the context's timeline thread), dispatches, a `lost`
+// callback. Run as a child process by test/teardown.test.js:
+//   node worker-teardown.js MODE ROUNDS
+// MODE is `exit` (the worker calls process.exit(0) with reads pending) or `terminate` (the
+// parent terminates the worker while it reads). Prints `ok N` and exits 0 unless the process
+// aborts.
+
+const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
+const path = require('node:path');
+
+async function parent() {
+  const mode = process.argv[2] || 'exit';
+  const rounds = Number(process.argv[3] || 4);
+  let done = 0;
+  for (let round = 0; round < rounds; round++) {
+    await new Promise((resolve, reject) => {
+      const worker = new Worker(__filename, { workerData: { mode, round } });
+      worker.on('message', (m) => {
+        if (m === 'reading' && mode === 'terminate') worker.terminate();
+      });
+      worker.on('error', reject);
+      worker.on('exit', () => resolve());
+    });
+    done++;
+  }
+  console.log(`ok ${mode} ${done}`);
+}
+
+async function child() {
+  const { ml, MLGraphBuilder } = require(path.join(__dirname, '..'));
+  const { mode, round } = workerData;
+  const context = await ml.createContext();
+  context.lost.then(() => {});
+  const desc = { dataType: 'float32', shape: [1 << 14] };
+  const b = new MLGraphBuilder(context);
+  let y = b.input('x', desc);
+  for (let i = 0; i < 8; i++) y = b.add(b.mul(y, b.constant('float32', 1.0001)), b.constant('float32', 0.5));
+  const graph = await b.build({ y });
+  const x = await context.createTensor({ ...desc, writable: true, readable: true });
+  const t = await context.createTensor({ ...desc, writable: true, readable: true });
+  // A second context whose reads are pending too.
+  const other = await ml.createContext();
+  const u = await other.createTensor({ ...desc, readable: true });
+  context.writeTensor(x, new Float32Array(desc.shape[0]).fill(round));
+  for (let i = 0; i < 1000; i++) {
+    if (i % 10 === 0) context.dispatch(graph, { x }, { y: t });
+    context.readTensor(t).catch(() => {});
+    context.readTensor(x, new Float32Array(desc.shape[0])).catch(() => {});
+    other.readTensor(u).catch(() => {});
+  }
+  if (mode === 'exit') process.exit(0);
+  parentPort.postMessage('reading');
+  // Keep the timeline busy until the parent terminates us.
+  for (;;) {
+    for (let i = 0; i < 100; i++) {
+      context.dispatch(graph, { x }, { y: t });
+      context.readTensor(t).catch(() => {});
+    }
+    await context.readTensor(t);
+  }
+}
+
+(isMainThread ? parent() : child()).catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
