@@ -67,7 +67,11 @@ function settleBatch(batch) {
     const read = reads.get(id);
     if (read !== undefined) {
       forgetRead(id, read);
-      read.settle(error, value);
+      try {
+        read.settle(error, value);
+      } catch (e) {
+        read.abort(e); // never leave a read unsettled (nor throw into the addon)
+      }
       continue;
     }
     const resolveLost = lostWaiters.get(id);

@@ -3,9 +3,10 @@
 // readTensor() promises (settled from the context's timeline thread), dispatches, a `lost`
 // callback. Run as a child process by test/teardown.test.js:
 //   node worker-teardown.js MODE ROUNDS
-// MODE is `exit` (the worker calls process.exit(0) with reads pending) or `terminate` (the
-// parent terminates the worker while it reads). Prints `ok N` and exits 0 unless the process
-// aborts.
+// MODE is `exit` (the worker calls process.exit(0) with reads pending), `terminate` (the
+// parent terminates the worker while it reads) or `natural` (the worker's script ends with
+// reads pending: they keep it alive until they settle, and the last one posts its value).
+// Prints `ok MODE N` and exits 0 unless the process aborts or a read is lost.
 
 const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
 const path = require('node:path');
@@ -17,11 +18,19 @@ async function parent() {
   for (let round = 0; round < rounds; round++) {
     await new Promise((resolve, reject) => {
       const worker = new Worker(__filename, { workerData: { mode, round } });
+      let last = null;
       worker.on('message', (m) => {
         if (m === 'reading' && mode === 'terminate') worker.terminate();
+        if (Array.isArray(m)) last = m;
       });
       worker.on('error', reject);
-      worker.on('exit', () => resolve());
+      worker.on('exit', (code) => {
+        if (mode !== 'natural') return resolve();
+        if (code !== 0 || last === null || last[0] !== round) {
+          return reject(new Error(`natural end: exit code ${code}, last read ${JSON.stringify(last)}`));
+        }
+        resolve();
+      });
     });
     done++;
   }
@@ -51,6 +60,11 @@ async function child() {
     other.readTensor(u).catch(() => {});
   }
   if (mode === 'exit') process.exit(0);
+  if (mode === 'natural') {
+    // Nothing else keeps this worker alive: the pending reads must, until they settle.
+    context.readTensor(x).then((buffer) => parentPort.postMessage([new Float32Array(buffer)[0]]));
+    return;
+  }
   parentPort.postMessage('reading');
   // Keep the timeline busy until the parent terminates us.
   for (;;) {

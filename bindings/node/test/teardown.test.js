@@ -29,3 +29,7 @@ test('a worker calling process.exit(0) with 1000s of readTensor() pending: the p
 test('worker.terminate() while the worker reads and dispatches: the process exits 0', () => {
   runChild('terminate', 6);
 });
+
+test('a worker whose script ends with reads pending stays alive until they settle, then exits', () => {
+  runChild('natural', 3);
+});
