@@ -5,7 +5,8 @@
 //   node worker-teardown.js MODE ROUNDS
 // MODE is `exit` (the worker calls process.exit(0) with reads pending), `terminate` (the
 // parent terminates the worker while it reads) or `natural` (the worker's script ends with
-// reads pending: they keep it alive until they settle, and the last one posts its value).
+// reads pending: they keep it alive until they settle, and the last one posts its value), or
+// `mainexit` (the main thread calls process.exit(0) while it and 3 workers read).
 // Prints `ok MODE N` and exits 0 unless the process aborts or a read is lost.
 
 const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
@@ -14,6 +15,7 @@ const path = require('node:path');
 async function parent() {
   const mode = process.argv[2] || 'exit';
   const rounds = Number(process.argv[3] || 4);
+  if (mode === 'mainexit') return mainExit();
   let done = 0;
   for (let round = 0; round < rounds; round++) {
     await new Promise((resolve, reject) => {
@@ -35,6 +37,25 @@ async function parent() {
     done++;
   }
   console.log(`ok ${mode} ${done}`);
+}
+
+async function mainExit() {
+  const { ml } = require(path.join(__dirname, '..'));
+  let reading = 0;
+  for (let i = 0; i < 3; i++) {
+    const worker = new Worker(__filename, { workerData: { mode: 'terminate', round: i } });
+    worker.on('message', () => reading++);
+  }
+  const context = await ml.createContext();
+  const t = await context.createTensor({ dataType: 'float32', shape: [1 << 14], readable: true });
+  for (;;) {
+    for (let i = 0; i < 100; i++) context.readTensor(t).catch(() => {});
+    await context.readTensor(t);
+    if (reading === 3) break;
+  }
+  for (let i = 0; i < 1000; i++) context.readTensor(t).catch(() => {});
+  console.log('ok mainexit 1');
+  process.exit(0);
 }
 
 async function child() {

@@ -33,3 +33,7 @@ test('worker.terminate() while the worker reads and dispatches: the process exit
 test('a worker whose script ends with reads pending stays alive until they settle, then exits', () => {
   runChild('natural', 3);
 });
+
+test('process.exit(0) on the main thread while it and its workers read: the process exits 0', () => {
+  runChild('mainexit', 1);
+});
