@@ -263,7 +263,14 @@ pub fn setup(mut env: Env, dispatcher: JsFunction) -> napi::Result<Arc<Hub>> {
                 Some(hub) => hub.take_batch(&cx.env),
                 None => Vec::new(),
             };
-            Ok(vec![batch_to_js(&cx.env, batch)?])
+            match batch_to_js(&cx.env, batch) {
+                Ok(batch) => Ok(vec![batch]),
+                // The environment can no longer run JavaScript (a worker being terminated: Node
+                // may still run this callback while it closes its handles). Nobody is left to
+                // settle; call nothing rather than raise a fatal exception.
+                Err(e) if e.status == Status::PendingException => Ok(vec![]),
+                Err(e) => Err(e),
+            }
         })?;
     // Nothing is pending yet: a process with no read in flight may exit.
     wake.unref(&env)?;
