@@ -44,6 +44,95 @@ function promising(body) {
   }
 }
 
+// -------------------------------------------------------------------------------------------
+// Settlements from the addon. The addon hands finished reads (and context losses) to
+// `settleBatch` on this thread, in batches: a flat array [id, error, value, ...] where `error` is
+// a native error message or null. A read stays in [[pendingPromises]] (`reads`, and the
+// `pending` sets of its tensor and context) until its settlement is handled here, so a
+// destroy() earlier in the same turn rejects it even if the timeline has already copied the
+// bytes (the spec settles reads in a queued task).
+
+/** id -> { s, t, settle(error, value), abort(exception) } */
+const reads = new Map();
+/** id -> the `resolveLost` of a context (not its slots: the context must stay collectable) */
+const lostWaiters = new Map();
+let nextId = 1;
+
+function settleBatch(batch) {
+  if (!Array.isArray(batch)) return;
+  for (let i = 0; i < batch.length; i += 3) {
+    const id = batch[i];
+    const error = batch[i + 1];
+    const value = batch[i + 2];
+    const read = reads.get(id);
+    if (read !== undefined) {
+      forgetRead(id, read);
+      try {
+        read.settle(error, value);
+      } catch (e) {
+        read.abort(e); // never leave a read unsettled (nor throw into the addon)
+      }
+      continue;
+    }
+    const resolveLost = lostWaiters.get(id);
+    if (resolveLost !== undefined) {
+      lostWaiters.delete(id);
+      resolveLost({ message: value });
+    }
+    // Anything else was settled already (rejected by destroy()).
+  }
+}
+
+const hub = native.setup(settleBatch);
+
+function forgetRead(id, read) {
+  reads.delete(id);
+  read.s.pending.delete(id);
+  read.t.pending.delete(id);
+}
+
+/** Rejects the reads still in `pending` (an MLTensor's or MLContext's) with InvalidStateError. */
+function rejectPending(pending, message) {
+  for (const id of [...pending]) {
+    const read = reads.get(id);
+    if (read === undefined) continue;
+    forgetRead(id, read);
+    read.abort(new DOMException(message, 'InvalidStateError'));
+  }
+}
+
+/**
+ * Starts a read of tensor slots `t` on context slots `s` (the checks throw) and returns its
+ * promise; `finish(arrayBuffer)` gives the promise's value (and may throw).
+ */
+function startRead(s, t, finish) {
+  const id = nextId++;
+  call(native.contextReadTensor, s.native, t.native, id);
+  return new Promise((resolve, reject) => {
+    const read = {
+      s,
+      t,
+      settle(error, value) {
+        if (error !== null && error !== undefined) {
+          // The context may have been lost on its timeline: settle `lost` first.
+          settleLost(s);
+          reject(convertError(new Error(error)));
+          return;
+        }
+        try {
+          resolve(finish(value));
+        } catch (e) {
+          reject(e);
+        }
+      },
+      abort: reject,
+    };
+    reads.set(id, read);
+    s.pending.add(id);
+    t.pending.add(id);
+  });
+}
+
 function where(method, iface) {
   return `Failed to execute '${method}' on '${iface}'`;
 }
@@ -108,7 +197,7 @@ class ML {
       // The GPUDevice overload cannot match: there is no WebGPU here, so the argument is an
       // MLContextOptions dictionary.
       const o = idl.dictionary(options, DICTS.MLContextOptions, `${w}: parameter 1`);
-      const ctx = call(native.createContext, o.powerPreference, o.accelerated);
+      const ctx = call(native.createContext, hub, o.powerPreference, o.accelerated);
       return newContext(ctx);
     });
   }
@@ -122,8 +211,11 @@ function newContext(handle) {
   const lost = new Promise((resolve) => {
     resolveLost = resolve;
   });
-  const context = create(MLContext, { kind: 'MLContext', native: handle, lost, resolveLost });
-  native.contextOnLost(handle, (message) => resolveLost({ message }));
+  const s = { kind: 'MLContext', native: handle, lost, resolveLost, pending: new Set() };
+  const context = create(MLContext, s);
+  const id = nextId++;
+  lostWaiters.set(id, resolveLost);
+  native.contextOnLost(handle, id);
   return context;
 }
 
@@ -131,14 +223,6 @@ function newContext(handle) {
 function settleLost(s) {
   const message = native.contextLostMessage(s.native);
   if (message !== null && message !== undefined) s.resolveLost({ message });
-}
-
-/** A rejected read: the context may have been lost on its timeline; settle `lost` first. */
-function readRejected(s) {
-  return (e) => {
-    settleLost(s);
-    return Promise.reject(convertError(e));
-  };
 }
 
 class MLContext {
@@ -196,7 +280,7 @@ class MLContext {
       const s = slot(this, 'MLContext', w);
       idl.requireArgs(arguments, 1, w);
       const t = iface(tensor, 'MLTensor', `${w}: parameter 1`);
-      if (!byob) return call(native.contextReadTensor, s.native, t.native).catch(readRejected(s));
+      if (!byob) return startRead(s, t, (buffer) => buffer);
       const target = idl.bufferSource(outputData, `${w}: parameter 2`);
       // The spec's order: context, destroyed and readable checks, then the buffer.
       if (t.context !== this) throw new TypeError(`${w}: the tensor belongs to another context`);
@@ -209,15 +293,12 @@ class MLContext {
       }
       const viewError = idl.bufferTypeError(target, t.dataType);
       if (viewError) throw new TypeError(`${w}: ${viewError}`);
-      return call(native.contextReadTensor, s.native, t.native).then(
-        (buffer) => {
-          const dest = idl.bytesOf(target);
-          if (dest.byteLength !== byteLength) throw new TypeError(`${w}: the output buffer was detached`);
-          dest.set(new Uint8Array(buffer));
-          return undefined;
-        },
-        readRejected(s),
-      );
+      return startRead(s, t, (buffer) => {
+        const dest = idl.bytesOf(target);
+        if (dest.byteLength !== byteLength) throw new TypeError(`${w}: the output buffer was detached`);
+        dest.set(new Uint8Array(buffer));
+        return undefined;
+      });
     });
   }
 
@@ -244,6 +325,8 @@ class MLContext {
   destroy() {
     const s = slot(this, 'MLContext', where('destroy', 'MLContext'));
     native.contextDestroy(s.native);
+    // Losing the context destroys its tensors: reads not yet settled reject now.
+    rejectPending(s.pending, `readTensor: the context was lost: ${native.contextLostMessage(s.native)}`);
     // Settle `lost` now rather than through the addon's callback, which does not keep the
     // event loop alive (a context that is never lost must not hold the process open).
     settleLost(s);
@@ -280,6 +363,7 @@ function newTensor(context, handle, dataType, shape, readable, writable, constan
     writable,
     constant,
     byteLength,
+    pending: new Set(),
   });
 }
 
@@ -300,6 +384,7 @@ class MLTensor {
   destroy() {
     const s = slot(this, 'MLTensor', where('destroy', 'MLTensor'));
     native.tensorDestroy(s.native);
+    rejectPending(s.pending, 'readTensor: the tensor was destroyed');
   }
 }
 for (const name of ['dataType', 'shape', 'readable', 'writable', 'constant']) {
