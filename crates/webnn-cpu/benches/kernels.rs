@@ -1,0 +1,125 @@
+//! Microbenchmarks of the hot kernels (issue 11): one-op graphs compiled by the CPU backend and
+//! timed by their median over many dispatches, printed as ns per element or GFLOP/s.
+//!
+//! `cargo bench -p webnn-cpu --bench kernels` (all), or with a filter:
+//! `cargo bench -p webnn-cpu --bench kernels -- silu softmax`. `WEBNN_NUM_THREADS` (default 1
+//! here) sets the pool size.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use webnn_core::backend::{Backend, CompiledGraph};
+use webnn_core::*;
+use webnn_cpu::CpuBackend;
+
+fn builder() -> GraphBuilder {
+    GraphBuilder::new(ContextLink { id: 1, lost: Arc::new(AtomicBool::new(false)) }).expect("builder")
+}
+
+fn f32_desc(shape: &[u32]) -> OperandDescriptor {
+    OperandDescriptor::new(DataType::Float32, shape.to_vec())
+}
+
+/// Deterministic values in [-4, 4).
+fn values(n: usize) -> Vec<f32> {
+    let mut s = 0x2545_F491_4F6C_DD1Du64;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 40) as f32 / (1u64 << 24) as f32 * 8.0 - 4.0
+        })
+        .collect()
+}
+
+fn constant(b: &mut GraphBuilder, shape: &[u32]) -> Operand {
+    let n: usize = shape.iter().map(|&d| d as usize).product();
+    let bytes: Vec<u8> = values(n).iter().map(|v| v * 0.1).flat_map(|v| v.to_le_bytes()).collect();
+    b.constant(&f32_desc(shape), &bytes).expect("constant")
+}
+
+/// Median seconds per dispatch of `graph` (one input `x`).
+fn time(backend: &CpuBackend, graph: &Graph) -> f64 {
+    let compiled: Box<dyn CompiledGraph> = backend.compile(graph).expect("compile");
+    let input = &graph.descriptor(graph.inputs[0].1).clone();
+    let x: Vec<u8> = values(input.len()).iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut out: Vec<Vec<u8>> =
+        graph.outputs.iter().map(|(_, id)| vec![0u8; graph.descriptor(*id).byte_length() as usize]).collect();
+    let mut run = || {
+        let mut slices: Vec<&mut [u8]> = out.iter_mut().map(|o| o.as_mut_slice()).collect();
+        compiled.execute(&[&x], &mut slices).expect("execute");
+    };
+    run();
+    let mut samples = Vec::new();
+    let start = Instant::now();
+    while samples.len() < 20 || (start.elapsed() < Duration::from_millis(700) && samples.len() < 5000) {
+        let t = Instant::now();
+        run();
+        samples.push(t.elapsed().as_secs_f64());
+    }
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+type Case = (&'static str, Box<dyn Fn() -> (Graph, f64, &'static str)>);
+
+fn elementwise(shape: &'static [u32], f: fn(&mut GraphBuilder, &Operand) -> Operand) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
+    Box::new(move || {
+        let mut b = builder();
+        let x = b.input("x", &f32_desc(shape)).unwrap();
+        let y = f(&mut b, &x);
+        let n = f32_desc(shape).len() as f64;
+        (b.build(&[("y", &y)]).unwrap(), n, "ns/elem")
+    })
+}
+
+/// conv2d nchw: input [1, cin, h, w], filter [cout, cin/groups, k, k], stride 1, same padding.
+fn conv(cin: u32, cout: u32, hw: u32, k: u32, groups: u32) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
+    Box::new(move || {
+        let mut b = builder();
+        let x = b.input("x", &f32_desc(&[1, cin, hw, hw])).unwrap();
+        let w = constant(&mut b, &[cout, cin / groups, k, k]);
+        let bias = constant(&mut b, &[cout]);
+        let p = k / 2;
+        let options = Conv2dOptions { padding: Some(vec![p, p, p, p]), groups, bias: Some(bias), ..Default::default() };
+        let y = b.conv2d(&x, &w, &options).unwrap();
+        let flops = 2.0 * (cout * (cin / groups) * k * k) as f64 * (hw * hw) as f64;
+        (b.build(&[("y", &y)]).unwrap(), flops, "GFLOP/s")
+    })
+}
+
+fn main() {
+    let cases: Vec<Case> = vec![
+        ("silu 1x96x112x112", elementwise(&[1, 96, 112, 112], |b, x| {
+            let s = b.sigmoid(x, &OperatorOptions::default()).unwrap();
+            b.mul(x, &s, &OperatorOptions::default()).unwrap()
+        })),
+        ("sigmoid 1x96x112x112", elementwise(&[1, 96, 112, 112], |b, x| b.sigmoid(x, &OperatorOptions::default()).unwrap())),
+        ("softmax 1x12x128x128", elementwise(&[1, 12, 128, 128], |b, x| b.softmax(x, 3, &OperatorOptions::default()).unwrap())),
+        ("erf 1x128x1536", elementwise(&[1, 128, 1536], |b, x| b.erf(x, &OperatorOptions::default()).unwrap())),
+        ("gelu 1x128x1536", elementwise(&[1, 128, 1536], |b, x| b.gelu(x, &OperatorOptions::default()).unwrap())),
+        ("layerNorm 1x128x384", elementwise(&[1, 128, 384], |b, x| {
+            let options = LayerNormalizationOptions { axes: Some(vec![2]), ..Default::default() };
+            b.layer_normalization(x, &options).unwrap()
+        })),
+        ("conv3x3 64->64 40x40", conv(64, 64, 40, 3, 1)),
+        ("conv3x3 3->32 224x224 (few input channels)", conv(3, 32, 224, 3, 1)),
+        ("depthwise3x3 96 112x112", conv(96, 96, 112, 3, 96)),
+        ("depthwise5x5 144 56x56", conv(144, 144, 56, 5, 144)),
+        ("pointwise 64->256 56x56", conv(64, 256, 56, 1, 1)),
+    ];
+    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let threads = std::env::var("WEBNN_NUM_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
+    let backend = CpuBackend::new(Some(threads)).expect("backend");
+    println!("webnn-cpu kernels, {threads} thread(s), median per dispatch");
+    for (name, make) in &cases {
+        if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        let (graph, work, unit) = make();
+        let secs = time(&backend, &graph);
+        let rate = if unit == "GFLOP/s" { work / secs / 1e9 } else { secs * 1e9 / work };
+        println!("{name:<45} {:>9.3} ms  {rate:>8.3} {unit}", secs * 1e3);
+    }
+}
