@@ -84,9 +84,9 @@ impl Kernel for SwishKernel {
         let out = &mut outputs[0];
         match self.data_type {
             DataType::Float16 => {
-                map_float(self.data_type, x, out, COSTLY_CHUNK, |v| v * f16::from_f32(sigmoid_f32(v)).to_f32())
+                map_float(self.data_type, x, out, COSTLY_CHUNK, #[inline(always)] |v| v * f16::from_f32(sigmoid_f32(v)).to_f32())
             }
-            _ => map_float(self.data_type, x, out, COSTLY_CHUNK, |v| v * sigmoid_f32(v)),
+            _ => map_float(self.data_type, x, out, COSTLY_CHUNK, #[inline(always)] |v| v * sigmoid_f32(v)),
         }
         Ok(())
     }

@@ -131,21 +131,21 @@ impl Activation {
     pub fn run_float(self, data_type: DataType, input: In<'_>, out: &mut Out<'_>) {
         let (c, e) = (CHEAP_CHUNK, COSTLY_CHUNK);
         match self {
-            Activation::Elu(a) => map_float(data_type, input, out, c, |x| elu(x, a)),
-            Activation::Gelu => map_float(data_type, input, out, c, gelu_f32),
+            Activation::Elu(a) => map_float(data_type, input, out, c, #[inline(always)] |x| elu(x, a)),
+            Activation::Gelu => map_float(data_type, input, out, c, #[inline(always)] |x| gelu_f32(x)),
             Activation::HardSigmoid(a, b) => {
-                map_float(data_type, input, out, c, |x| (a * x as f64 + b).clamp(0.0, 1.0) as f32)
+                map_float(data_type, input, out, c, #[inline(always)] |x| (a * x as f64 + b).clamp(0.0, 1.0) as f32)
             }
-            Activation::HardSwish => map_float(data_type, input, out, c, hard_swish),
+            Activation::HardSwish => map_float(data_type, input, out, c, #[inline(always)] |x| hard_swish(x)),
             Activation::LeakyRelu(a) => {
-                map_float(data_type, input, out, c, |x| if x >= 0.0 { x } else { (a * x as f64) as f32 })
+                map_float(data_type, input, out, c, #[inline(always)] |x| if x >= 0.0 { x } else { (a * x as f64) as f32 })
             }
-            Activation::Linear(a, b) => map_float(data_type, input, out, c, |x| (a * x as f64 + b) as f32),
-            Activation::Relu => map_float(data_type, input, out, c, |x| if x < 0.0 { 0.0 } else { x }),
-            Activation::Sigmoid => map_float(data_type, input, out, c, sigmoid_f32),
-            Activation::Softplus => map_float(data_type, input, out, e, softplus),
-            Activation::Softsign => map_float(data_type, input, out, c, softsign),
-            Activation::Tanh => map_float(data_type, input, out, c, tanh_f32),
+            Activation::Linear(a, b) => map_float(data_type, input, out, c, #[inline(always)] |x| (a * x as f64 + b) as f32),
+            Activation::Relu => map_float(data_type, input, out, c, #[inline(always)] |x| if x < 0.0 { 0.0 } else { x }),
+            Activation::Sigmoid => map_float(data_type, input, out, c, #[inline(always)] |x| sigmoid_f32(x)),
+            Activation::Softplus => map_float(data_type, input, out, e, #[inline(always)] |x| softplus(x)),
+            Activation::Softsign => map_float(data_type, input, out, c, #[inline(always)] |x| softsign(x)),
+            Activation::Tanh => map_float(data_type, input, out, c, #[inline(always)] |x| tanh_f32(x)),
         }
     }
 }

@@ -131,6 +131,16 @@ pub fn sgemm_reference(m: usize, n: usize, k: usize, a: Mat<'_>, b: Mat<'_>, c: 
 pub fn simd<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]
     {
+        if super::unary::has_avx512() {
+            #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+            #[inline]
+            unsafe fn avx512<R>(f: impl FnOnce() -> R) -> R {
+                f()
+            }
+            // SAFETY: `avx512` only requires AVX-512F/VL, AVX2 and FMA, which the CPU was just
+            // detected to support; the code is the same safe Rust as the fallback.
+            return unsafe { avx512(f) };
+        }
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
             #[target_feature(enable = "avx2,fma")]
             #[inline]

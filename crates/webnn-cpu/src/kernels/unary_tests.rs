@@ -310,28 +310,41 @@ fn lowering_rejects_integer_transcendentals() {
 
 #[cfg(target_arch = "x86_64")]
 #[test]
-fn avx2_loops_match_the_portable_ones_bit_for_bit() {
+fn simd_loops_match_the_portable_ones_bit_for_bit() {
     use crate::kernels::fast_math::*;
     if !has_avx2() {
         return;
     }
+    let avx512 = has_avx512();
     // A sweep over many f32 bit patterns (both signs, all exponents) plus odd lengths for tails.
     let x: Vec<f32> = (0..200_003u32).map(|i| f32::from_bits(i.wrapping_mul(21_473))).collect();
-    // Each function item is its own type, so both loops inline (and vectorize) it.
+    // The function is wrapped in an #[inline(always)] closure, as the kernels do, so that each
+    // loop inlines (and vectorizes) it.
+    fn check<F: Fn(f32) -> f32>(name: &str, x: &[f32], avx512: bool, f: F) {
+        for len in [x.len(), 1, 7, 8, 9, 15, 16, 17, 33] {
+            let mut a = vec![0f32; len];
+            let mut b = vec![0f32; len];
+            let mut c = vec![0f32; len];
+            map_portable(&x[..len], &mut a, &f);
+            // SAFETY: the caller checked has_avx2().
+            unsafe { map_avx2(&x[..len], &mut b, &f) };
+            if avx512 {
+                // SAFETY: has_avx512() returned true.
+                unsafe { map_avx512(&x[..len], &mut c, &f) };
+            } else {
+                c.copy_from_slice(&a);
+            }
+            // NaN payloads may differ (a signaling NaN may be quieted or not).
+            let same = |p: f32, q: f32| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan());
+            for i in 0..len {
+                assert!(same(a[i], b[i]), "avx2 {name}({:e}): {:e} vs {:e}", x[i], a[i], b[i]);
+                assert!(same(a[i], c[i]), "avx512 {name}({:e}): {:e} vs {:e}", x[i], a[i], c[i]);
+            }
+        }
+    }
     macro_rules! same {
         ($f:expr) => {
-            for len in [x.len(), 1, 7, 8, 9, 33] {
-                let mut a = vec![0f32; len];
-                let mut b = vec![0f32; len];
-                map_portable(&x[..len], &mut a, &$f);
-                // SAFETY: has_avx2() returned true above.
-                unsafe { map_avx2(&x[..len], &mut b, &$f) };
-                for i in 0..len {
-                    // NaN payloads may differ (a signaling NaN may be quieted or not).
-                    let same = a[i].to_bits() == b[i].to_bits() || (a[i].is_nan() && b[i].is_nan());
-                    assert!(same, "{}({:e}): {:e} vs {:e}", stringify!($f), x[i], a[i], b[i]);
-                }
-            }
+            check(stringify!($f), &x, avx512, #[inline(always)] |v: f32| ($f)(v))
         };
     }
     same!(exp_f32);
@@ -350,4 +363,9 @@ fn avx2_loops_match_the_portable_ones_bit_for_bit() {
     // SAFETY: has_avx2() returned true above.
     unsafe { map_avx2(&xi, &mut b, &|v: i32| v.wrapping_abs()) };
     assert_eq!(a, b);
+    if avx512 {
+        // SAFETY: has_avx512() returned true.
+        unsafe { map_avx512(&xi, &mut b, &|v: i32| v.wrapping_abs()) };
+        assert_eq!(a, b);
+    }
 }
