@@ -16,10 +16,21 @@ SHARED="${SHARED:-$(cd .. && cd .. && pwd)/shared}"
 unset CARGO_TARGET_DIR
 export CARGO_TERM_COLOR=never
 
+# FUZZ_SANITIZER=address: AddressSanitizer (memory errors in the unsafe kernels). It needs
+# -Zsanitizer, which the stable compiler accepts only with RUSTC_BOOTSTRAP=1; slower, so not
+# what CI runs. It builds into its own target dir.
+sanitizer="${FUZZ_SANITIZER:-none}"
+target_dir=target
+if [ "$sanitizer" != none ]; then
+  export RUSTC_BOOTSTRAP=1
+  target_dir="target/$sanitizer"
+fi
+
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked
-cargo fuzz build --sanitizer none --debug-assertions "$target" > "/tmp/webnn-fuzz-build-$target.log" 2>&1 || {
+cargo fuzz build --sanitizer "$sanitizer" --debug-assertions --target-dir "$target_dir" "$target" \
+  > "/tmp/webnn-fuzz-build-$target.log" 2>&1 || {
   tail -40 "/tmp/webnn-fuzz-build-$target.log"; echo "fuzz $target: build failed"; exit 1; }
-bin="target/x86_64-unknown-linux-gnu/release/$target"
+bin="$target_dir/x86_64-unknown-linux-gnu/release/$target"
 
 corpus="corpus/$target"
 mkdir -p "$corpus" "artifacts/$target"

@@ -23,6 +23,15 @@ pub fn builder() -> GraphBuilder {
         .expect("a new builder")
 }
 
+/// With `WEBNN_FUZZ_TRACE` set, prints how far each input got (`trace: built`, `trace: ran`
+/// ...), to measure how much of a corpus reaches the backend.
+pub fn trace(stage: &str) {
+    static ON: OnceLock<bool> = OnceLock::new();
+    if *ON.get_or_init(|| std::env::var_os("WEBNN_FUZZ_TRACE").is_some()) {
+        eprintln!("trace: {stage}");
+    }
+}
+
 /// Bytes of every operand of `graph`, saturating.
 pub fn graph_bytes(graph: &Graph) -> u64 {
     graph
@@ -37,11 +46,17 @@ pub fn graph_bytes(graph: &Graph) -> u64 {
 /// Panics if a validated graph fails to execute: the backend must run whatever the builder
 /// accepted (a compile error is allowed: the backend may refuse a graph it cannot hold).
 pub fn run(graph: &Graph, mut input: impl FnMut(&str, usize) -> Vec<u8>) -> bool {
+    trace("built");
     if graph_bytes(graph) > MAX_GRAPH_BYTES {
+        trace("too large to run");
         return false;
     }
-    let Ok(compiled) = backend().compile(graph) else {
-        return false;
+    let compiled = match backend().compile(graph) {
+        Ok(c) => c,
+        Err(e) => {
+            trace(&format!("not compiled: {e}"));
+            return false;
+        }
     };
     // 8-byte aligned buffers, as CompiledGraph::execute requires.
     let aligned = |bytes: &[u8]| {
@@ -75,5 +90,6 @@ pub fn run(graph: &Graph, mut input: impl FnMut(&str, usize) -> Vec<u8>) -> bool
     if let Err(e) = compiled.execute(&ins, &mut outs) {
         panic!("a validated graph failed to execute: {e}");
     }
+    trace(&format!("ran {} operations", graph.operations.len()));
     true
 }

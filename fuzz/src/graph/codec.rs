@@ -6,7 +6,8 @@
 //!
 //! Layout: `n_inputs` then per input `flags` (bit 0 constant, the rest the data type),
 //! `rank`, the dimensions and up to 8 values (cycled to fill the tensor); `n_ops` then per
-//! operator its name, `n_args` (key, value) pairs and `n_options` (key, value) pairs. Values
+//! operator its name, `n_args` (< 8) (key, value) pairs and `n_options` (< 12) (key, value)
+//! pairs. Values
 //! are tagged: operand reference, operand list, integer, integer list, number, number list,
 //! boolean, string, string list, null, object. An operand reference `#i` names the `i`-th
 //! operand made so far (inputs, then every operator result, modulo their count).
@@ -194,7 +195,7 @@ pub fn decode(data: &[u8]) -> Value {
             let mut args: Vec<Value> = (0..n_args)
                 .map(|_| json!({"name": *r.pick(KEYS), "value": r.value()}))
                 .collect();
-            let n_options = r.byte() % 8;
+            let n_options = r.byte() % 12;
             if n_options > 0 {
                 let mut options = Map::new();
                 for _ in 0..n_options {
@@ -382,7 +383,7 @@ pub fn encode_case(case: &Value) -> Result<Vec<u8>, String> {
         }
         let options = options.first().and_then(|o| o["value"].as_object());
         let options: Vec<(&String, &Value)> = options.map(|m| m.iter().collect()).unwrap_or_default();
-        w.byte(u8::try_from(options.len()).ok().filter(|&n| n < 8).ok_or("too many options")?);
+        w.byte(u8::try_from(options.len()).ok().filter(|&n| n < 12).ok_or("too many options")?);
         for (key, value) in options {
             w.index(KEYS, key, "option")?;
             w.value(value)?;

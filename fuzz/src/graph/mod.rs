@@ -89,8 +89,10 @@ pub fn execute(graph: &Value) {
             _ => Vec::new(),
         };
         let Ok(results) = ops::call(&mut builder, name, &args, &operands) else {
+            crate::exec::trace(&format!("{name} failed"));
             continue;
         };
+        crate::exec::trace(&format!("{name} ok"));
         for (j, result) in results.into_iter().enumerate() {
             let out = format!("op{k}_{j}");
             names.push(out.clone());
