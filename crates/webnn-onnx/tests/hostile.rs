@@ -26,7 +26,9 @@ fn in_child(name: &str) {
     let exe = std::env::current_exe().expect("test binary");
     let mut cmd = if Path::new("/usr/bin/prlimit").exists() {
         let mut c = Command::new("/usr/bin/prlimit");
-        c.arg(format!("--as={CHILD_ADDRESS_SPACE}")).arg("--").arg(exe);
+        c.arg(format!("--as={CHILD_ADDRESS_SPACE}"))
+            .arg("--")
+            .arg(exe);
         c
     } else {
         eprintln!("prlimit not found: {name} runs without a memory limit");
@@ -105,12 +107,17 @@ fn child_huge_dims_with_one_value() {
         let msg = err.to_string();
         assert!(matches!(err, OnnxError::Malformed(_)), "{code}: {msg}");
         assert!(
-            msg.contains("tensor 'w'") && msg.contains("has 1 values") && msg.contains("1099511627776"),
+            msg.contains("tensor 'w'")
+                && msg.contains("has 1 values")
+                && msg.contains("1099511627776"),
             "{code}: {msg}"
         );
         // The same tensor as a test-data file.
         let encoded = prost::Message::encode_to_vec(&huge_typed(code));
-        assert!(matches!(TensorData::decode(&encoded), Err(OnnxError::Malformed(_))));
+        assert!(matches!(
+            TensorData::decode(&encoded),
+            Err(OnnxError::Malformed(_))
+        ));
     }
 }
 
@@ -133,7 +140,13 @@ fn splat_model(
     value_attr.r#type = Some(webnn_onnx::proto::attribute_type::TENSOR);
     value_attr.i = None;
     value_attr.t = Some(fill);
-    let mut nodes = vec![node("ConstantOfShape", "cos", &["s"], &["c"], vec![value_attr])];
+    let mut nodes = vec![node(
+        "ConstantOfShape",
+        "cos",
+        &["s"],
+        &["c"],
+        vec![value_attr],
+    )];
     nodes.extend(rest);
     model(
         17,
@@ -199,7 +212,10 @@ fn child_huge_splats() {
         ],
     );
     let err = try_import(&load(&m), &options).unwrap_err();
-    assert!(err.to_string().contains("more than the fold limit"), "{err}");
+    assert!(
+        err.to_string().contains("more than the fold limit"),
+        "{err}"
+    );
 
     // Concat of 400 splats each at the fold limit (400 × 16 MiB once folded): built as a
     // WebNN concat instead.
@@ -207,7 +223,13 @@ fn child_huge_splats() {
     let m = splat_model(
         &[options.fold_limit as i64],
         dt::FLOAT,
-        vec![node("Concat", "concat", &inputs, &["y"], vec![attr_i("axis", 0)])],
+        vec![node(
+            "Concat",
+            "concat",
+            &inputs,
+            &["y"],
+            vec![attr_i("axis", 0)],
+        )],
         vec![],
         f32_info("y", &[400 * options.fold_limit as i64]),
     );
@@ -233,7 +255,15 @@ fn child_fold_budget() {
     let names: Vec<String> = (0..n).map(|i| format!("y{i}")).collect();
     let casts = names
         .iter()
-        .map(|y| node("Cast", y, &["c"], &[y], vec![attr_i("to", dt::INT32 as i64)]))
+        .map(|y| {
+            node(
+                "Cast",
+                y,
+                &["c"],
+                &[y],
+                vec![attr_i("to", dt::INT32 as i64)],
+            )
+        })
         .collect();
     let mut m = splat_model(
         &[options.fold_limit as i64],
@@ -306,21 +336,35 @@ fn external_data_never_leaves_the_model_directory() {
     symlink(outside.join("secret.bin"), dir.join("linked_file.bin")).unwrap();
     symlink("../outside/secret.bin", dir.join("relative_link.bin")).unwrap();
     symlink("w.bin", dir.join("inside_link.bin")).unwrap();
-    for location in ["linked_dir/secret.bin", "linked_file.bin", "relative_link.bin"] {
+    for location in [
+        "linked_dir/secret.bin",
+        "linked_file.bin",
+        "relative_link.bin",
+    ] {
         let err = import_file(&external_model(&dir, location))
             .expect("finishes")
             .unwrap_err();
         let msg = err.to_string();
         assert!(matches!(err, OnnxError::Invalid(_)), "{location}: {msg}");
-        assert!(msg.contains("outside the model's directory") && msg.contains("tensor 'w'"), "{location}: {msg}");
+        assert!(
+            msg.contains("outside the model's directory") && msg.contains("tensor 'w'"),
+            "{location}: {msg}"
+        );
     }
     // Links that stay inside are followed; `..` and absolute paths are refused as before.
     for location in ["w.bin", "inside_link.bin", "./w.bin"] {
-        import_file(&external_model(&dir, location)).expect("finishes").expect(location);
+        import_file(&external_model(&dir, location))
+            .expect("finishes")
+            .expect(location);
     }
     for location in ["../outside/secret.bin", "/etc/passwd", ""] {
-        let err = import_file(&external_model(&dir, location)).expect("finishes").unwrap_err();
-        assert!(err.to_string().contains("relative path inside"), "{location}: {err}");
+        let err = import_file(&external_model(&dir, location))
+            .expect("finishes")
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("relative path inside"),
+            "{location}: {err}"
+        );
     }
     let _ = std::fs::remove_dir_all(&root);
 }
@@ -330,7 +374,10 @@ fn external_data_never_leaves_the_model_directory() {
 fn external_data_must_be_a_regular_file() {
     let dir = scratch("special");
     let fifo = dir.join("pipe");
-    let made = Command::new("mkfifo").arg(&fifo).status().map(|s| s.success());
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .map(|s| s.success());
     std::fs::create_dir_all(dir.join("subdir")).unwrap();
     let mut locations = vec!["subdir"];
     if made.is_ok_and(|ok| ok) {
@@ -343,11 +390,16 @@ fn external_data_must_be_a_regular_file() {
         let err = import_file(&external_model(&dir, location))
             .unwrap_or_else(|| panic!("{location}: the import hangs"))
             .unwrap_err();
-        assert!(err.to_string().contains("not a regular file"), "{location}: {err}");
+        assert!(
+            err.to_string().contains("not a regular file"),
+            "{location}: {err}"
+        );
     }
     // A file shorter than offset + length is malformed (the real length is the bound).
     std::fs::write(dir.join("short.bin"), [0u8; 8]).unwrap();
-    let err = import_file(&external_model(&dir, "short.bin")).expect("finishes").unwrap_err();
+    let err = import_file(&external_model(&dir, "short.bin"))
+        .expect("finishes")
+        .unwrap_err();
     assert!(err.to_string().contains("beyond the end"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -11,7 +11,10 @@ use super::shape_ops::{
     flatten_shape, reshape_shape, slice_params, split_sizes, squeeze_shape, transpose_perm,
     unsqueeze_shape,
 };
-use super::{invalid, norm_axes, norm_axis, unsupported, Ctx, Importer, NResult, Value};
+use super::{
+    invalid, norm_axes, norm_axis, unsupported, Ctx, Importer, NResult, Value,
+    FOLD_BUDGET_PER_ELEMENT,
+};
 use crate::tensor::{decode_tensor, ElemType};
 
 /// Folds the node if it is a constant-producing op or all its inputs are constants and the
@@ -19,15 +22,18 @@ use crate::tensor::{decode_tensor, ElemType};
 pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
     let single = |k: Const| Ok(Some(vec![Value::konst(k)]));
     // Ops that only make constants cannot fall back to WebNN ops once the budget is spent.
-    let spent = || {
-        Err(unsupported(format!(
-            "{} would add to the {} bytes of constants already computed at import time;              raise ImportOptions::fold_limit",
+    if imp.fold_budget == 0
+        && matches!(
             c.op,
-            imp.fold_limit.saturating_mul(256)
-        )))
-    };
-    if imp.fold_budget == 0 && matches!(c.op, "Range" | "EyeLike" | "HannWindow" | "HammingWindow" | "BlackmanWindow") {
-        return spent();
+            "Range" | "EyeLike" | "HannWindow" | "HammingWindow" | "BlackmanWindow"
+        )
+    {
+        return Err(unsupported(format!(
+            "{} would add to the {} bytes of constants already computed at import time \
+             (raise ImportOptions::fold_limit)",
+            c.op,
+            imp.fold_limit.saturating_mul(FOLD_BUDGET_PER_ELEMENT)
+        )));
     }
     match c.op {
         "Constant" => return single(constant(c)?),

@@ -103,9 +103,8 @@ impl Const {
     /// True if both hold the same element data (one was made from the other without a copy).
     pub fn shares_data(&self, other: &Const) -> bool {
         match (&self.data, &other.data) {
-            (ConstData::Dense(a), ConstData::Dense(b)) | (ConstData::Splat(a), ConstData::Splat(b)) => {
-                Arc::ptr_eq(a, b)
-            }
+            (ConstData::Dense(a), ConstData::Dense(b))
+            | (ConstData::Splat(a), ConstData::Splat(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }
     }

@@ -124,7 +124,7 @@ impl ImportedGraph {
 }
 
 /// Bytes of folded constants allowed per element of [`ImportOptions::fold_limit`].
-const FOLD_BUDGET_PER_ELEMENT: usize = 256;
+pub(crate) const FOLD_BUDGET_PER_ELEMENT: usize = 256;
 
 /// A dynamic value: a WebNN operand and the ONNX type it holds.
 #[derive(Debug, Clone)]
@@ -755,7 +755,12 @@ impl Importer<'_> {
     /// Dispatches one node to its family's importer.
     fn import_node(&mut self, c: &Ctx) -> NResult<Vec<Value>> {
         if let Some(out) = fold::try_fold(self, c)? {
-            let inputs: Vec<&Const> = c.inputs.iter().flatten().filter_map(Value::as_const).collect();
+            let inputs: Vec<&Const> = c
+                .inputs
+                .iter()
+                .flatten()
+                .filter_map(Value::as_const)
+                .collect();
             let new_bytes: usize = out
                 .iter()
                 .filter_map(Value::as_const)
