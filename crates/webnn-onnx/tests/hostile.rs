@@ -217,6 +217,18 @@ fn child_huge_splats() {
         "{err}"
     );
 
+    // A 3-D Conv is unrolled over the filter's depth taps: a splat filter of depth 2^20
+    // would make millions of builder calls.
+    let m = splat_model(
+        &[1, 1, 1 << 20, 1, 1],
+        dt::FLOAT,
+        vec![node("Conv", "conv", &["x", "c"], &["y"], vec![])],
+        vec![f32_info("x", &[1, 1, 1 << 20, 1, 1])],
+        f32_info("y", &[1, 1, 1, 1, 1]),
+    );
+    let err = try_import(&load(&m), &options).unwrap_err();
+    assert!(err.to_string().contains("depth tap"), "{err}");
+
     // Concat of 400 splats each at the fold limit (400 × 16 MiB once folded): built as a
     // WebNN concat instead.
     let inputs: Vec<&str> = vec!["c"; 400];
