@@ -13,7 +13,6 @@ mod builtin;
 mod fill;
 mod inspect;
 mod model;
-mod npy;
 mod onnx_import;
 mod onnx_proto;
 mod progress;
@@ -21,6 +20,7 @@ mod run;
 mod stats;
 
 use clap::{Args, Parser, Subcommand};
+use webnn_cli::npy;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -439,6 +439,11 @@ mod tests {
                 ),
                 "too",
             ),
+            // A huge shape with 4 data bytes: compared with the file before anything is allocated.
+            (
+                header_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776,), }", &[0; 4]),
+                "needs 4398046511104 data bytes but the file has 4",
+            ),
         ];
         for (bytes, needle) in cases {
             let e = format!("{:#}", parse(&bytes).unwrap_err());

@@ -6,8 +6,8 @@
 mod case;
 mod compare;
 mod errata;
-mod ops;
-mod values;
+
+use webnn_conformance::{ops, values};
 
 use std::path::PathBuf;
 use std::time::Instant;

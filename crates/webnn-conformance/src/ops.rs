@@ -5,7 +5,8 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use webnn::*;
 
-type Operands = HashMap<String, Operand>;
+/// The operands of a graph by name.
+pub type Operands = HashMap<String, Operand>;
 
 /// The arguments of one operator call, with typed accessors.
 pub struct Args<'a> {
@@ -111,8 +112,10 @@ fn to_u32_list(v: &Value) -> Result<Vec<u32>, String> {
     v.as_array().ok_or_else(|| format!("expected a list, got {v}"))?.iter().map(to_u32).collect()
 }
 
-/// Calls the builder method named `name` with `arg_list`; returns its output operand(s).
-pub fn call(builder: &mut GraphBuilder, name: &str, arg_list: &[Value], operands: &Operands) -> Result<Vec<Operand>, String> {
+/// Calls the builder method named `name` with `arg_list`; returns its output operand(s). Takes
+/// the core builder, so a `webnn::GraphBuilder` (which derefs to it) and a backend-less one
+/// both work.
+pub fn call(builder: &mut webnn::webnn_core::GraphBuilder, name: &str, arg_list: &[Value], operands: &Operands) -> Result<Vec<Operand>, String> {
     let args = Args { list: arg_list, operands };
     let o = args.options();
     let plain = OperatorOptions { label: o.label() };

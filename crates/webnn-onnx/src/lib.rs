@@ -81,6 +81,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod external;
 mod import;
 mod model;
 pub mod proto;

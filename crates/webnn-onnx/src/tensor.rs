@@ -4,8 +4,7 @@
 use crate::error::{OnnxError, Result};
 use crate::proto::{data_type as dt, TensorProto, DATA_LOCATION_EXTERNAL};
 use half::f16;
-use std::io::{Read, Seek, SeekFrom};
-use std::path::{Component, Path};
+use std::path::Path;
 use webnn_core::DataType;
 
 /// The ONNX element types the importer can hold. `Bool` is stored as one byte (0 or 1) and
@@ -213,10 +212,17 @@ pub(crate) fn decode_tensor(t: &TensorProto, base_dir: Option<&Path>) -> Result<
         )));
     }
     let shape = checked_shape(&t.dims, &what)?;
-    let count: usize = shape.iter().product();
-    let byte_len = count * elem_type.size();
+    // checked_shape bounds the count by MAX_ELEMENTS, so these cannot overflow; stay checked
+    // all the same.
+    let count = shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .ok_or_else(|| too_large(&what, &shape))?;
+    let byte_len = count
+        .checked_mul(elem_type.size())
+        .ok_or_else(|| too_large(&what, &shape))?;
     let bytes = if t.data_location == Some(DATA_LOCATION_EXTERNAL) {
-        read_external(t, base_dir, byte_len, &what)?
+        crate::external::read_external(t, base_dir, byte_len, &what)?
     } else if let Some(raw) = &t.raw_data {
         if raw.len() != byte_len {
             return Err(OnnxError::Malformed(format!(
@@ -225,11 +231,13 @@ pub(crate) fn decode_tensor(t: &TensorProto, base_dir: Option<&Path>) -> Result<
                 shape
             )));
         }
+        let mut bytes = alloc_bytes(byte_len, &what)?;
         if elem_type == ElemType::Bool {
-            raw.iter().map(|&b| (b != 0) as u8).collect()
+            bytes.extend(raw.iter().map(|&b| (b != 0) as u8));
         } else {
-            raw.clone()
+            bytes.extend_from_slice(raw);
         }
+        bytes
     } else {
         typed_field_bytes(t, elem_type, count, &what)?
     };
@@ -241,88 +249,71 @@ pub(crate) fn decode_tensor(t: &TensorProto, base_dir: Option<&Path>) -> Result<
     })
 }
 
+fn too_large(what: &str, shape: &[usize]) -> OnnxError {
+    OnnxError::Malformed(format!("{what}: shape {shape:?} is too large"))
+}
+
+/// An empty buffer with room for `len` bytes, or an error naming the tensor when the memory
+/// cannot be had. Every buffer sized by a file is made here, after the size was checked
+/// against the data the file really holds.
+pub(crate) fn alloc_bytes(len: usize, what: &str) -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|e| {
+        OnnxError::Unsupported(format!("{what}: cannot allocate {len} bytes ({e})"))
+    })?;
+    Ok(v)
+}
+
 fn count_mismatch(what: &str, field: &str, got: usize, count: usize) -> OnnxError {
     OnnxError::Malformed(format!(
         "{what}: {field} has {got} values but the shape needs {count}"
     ))
 }
 
-/// Reads the typed repeated field that holds the data of `elem_type`.
+/// Reads the typed repeated field that holds the data of `elem_type`. The field's length is
+/// compared with the shape's element count before anything is allocated.
 fn typed_field_bytes(
     t: &TensorProto,
     elem_type: ElemType,
     count: usize,
     what: &str,
 ) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(count * elem_type.size());
+    let (field, len) = match elem_type {
+        ElemType::F32 => ("float_data", t.float_data.len()),
+        ElemType::F64 => ("double_data", t.double_data.len()),
+        ElemType::I64 => ("int64_data", t.int64_data.len()),
+        ElemType::U32 | ElemType::U64 => ("uint64_data", t.uint64_data.len()),
+        // int32_data holds every type of 32 bits or fewer, one value per entry (float16 as
+        // its bit pattern).
+        _ => ("int32_data", t.int32_data.len()),
+    };
+    if len != count {
+        return Err(count_mismatch(what, field, len, count));
+    }
+    // count equals the length of a field already in memory: this product cannot overflow.
+    let mut out = alloc_bytes(count * elem_type.size(), what)?;
     match elem_type {
-        ElemType::F32 => {
-            if t.float_data.len() != count {
-                return Err(count_mismatch(
-                    what,
-                    "float_data",
-                    t.float_data.len(),
-                    count,
-                ));
-            }
-            t.float_data
-                .iter()
-                .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
-        }
-        ElemType::F64 => {
-            if t.double_data.len() != count {
-                return Err(count_mismatch(
-                    what,
-                    "double_data",
-                    t.double_data.len(),
-                    count,
-                ));
-            }
-            t.double_data
-                .iter()
-                .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
-        }
-        ElemType::I64 => {
-            if t.int64_data.len() != count {
-                return Err(count_mismatch(
-                    what,
-                    "int64_data",
-                    t.int64_data.len(),
-                    count,
-                ));
-            }
-            t.int64_data
-                .iter()
-                .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
-        }
-        ElemType::U32 | ElemType::U64 => {
-            if t.uint64_data.len() != count {
-                return Err(count_mismatch(
-                    what,
-                    "uint64_data",
-                    t.uint64_data.len(),
-                    count,
-                ));
-            }
-            for &v in &t.uint64_data {
-                if elem_type == ElemType::U32 {
-                    out.extend_from_slice(&(v as u32).to_le_bytes());
-                } else {
-                    out.extend_from_slice(&v.to_le_bytes());
-                }
-            }
-        }
+        ElemType::F32 => t
+            .float_data
+            .iter()
+            .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+        ElemType::F64 => t
+            .double_data
+            .iter()
+            .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+        ElemType::I64 => t
+            .int64_data
+            .iter()
+            .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+        ElemType::U32 => t
+            .uint64_data
+            .iter()
+            .for_each(|&v| out.extend_from_slice(&(v as u32).to_le_bytes())),
+        ElemType::U64 => t
+            .uint64_data
+            .iter()
+            .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
         _ => {
-            // int32_data holds every type of 32 bits or fewer, one value per entry (float16 as
-            // its bit pattern).
-            if t.int32_data.len() != count {
-                return Err(count_mismatch(
-                    what,
-                    "int32_data",
-                    t.int32_data.len(),
-                    count,
-                ));
-            }
             for &v in &t.int32_data {
                 match elem_type {
                     ElemType::I32 => out.extend_from_slice(&v.to_le_bytes()),
@@ -336,81 +327,6 @@ fn typed_field_bytes(
         }
     }
     Ok(out)
-}
-
-/// Reads the bytes of a tensor stored in an external file (`location`, `offset`, `length`).
-fn read_external(
-    t: &TensorProto,
-    base_dir: Option<&Path>,
-    byte_len: usize,
-    what: &str,
-) -> Result<Vec<u8>> {
-    let mut location = None;
-    let mut offset: u64 = 0;
-    let mut length: Option<u64> = None;
-    for entry in &t.external_data {
-        let value = entry.value.as_deref().unwrap_or("");
-        let parse = |v: &str| {
-            v.trim().parse::<u64>().map_err(|_| {
-                OnnxError::Malformed(format!(
-                    "{what}: external data field has a bad number '{v}'"
-                ))
-            })
-        };
-        match entry.key.as_deref().unwrap_or("") {
-            "location" => location = Some(value.to_string()),
-            "offset" => offset = parse(value)?,
-            "length" => length = Some(parse(value)?),
-            _ => {}
-        }
-    }
-    let location = location.ok_or_else(|| {
-        OnnxError::Malformed(format!("{what}: external data without a 'location'"))
-    })?;
-    let base = base_dir.ok_or_else(|| {
-        OnnxError::Invalid(format!(
-            "{what} is stored in external file '{location}' but the model was not loaded from a file \
-             (pass a base directory to OnnxModel::from_bytes)"
-        ))
-    })?;
-    let rel = Path::new(&location);
-    if rel.is_absolute()
-        || rel
-            .components()
-            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
-    {
-        return Err(OnnxError::Invalid(format!(
-            "{what}: external data location '{location}' must be a relative path inside the model's directory"
-        )));
-    }
-    let path = base.join(rel);
-    let io_err = |e: std::io::Error| OnnxError::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    };
-    let mut file = std::fs::File::open(&path).map_err(io_err)?;
-    let file_len = file.metadata().map_err(io_err)?.len();
-    let length = length.unwrap_or(byte_len as u64);
-    if length != byte_len as u64 {
-        return Err(OnnxError::Malformed(format!(
-            "{what}: external data length {length} does not match the {byte_len} bytes of its shape"
-        )));
-    }
-    if offset
-        .checked_add(length)
-        .map_or(true, |end| end > file_len)
-    {
-        return Err(OnnxError::Malformed(format!(
-            "{what}: external data [{offset}, {offset}+{length}) is beyond the end of '{location}' ({file_len} bytes)"
-        )));
-    }
-    file.seek(SeekFrom::Start(offset)).map_err(io_err)?;
-    let mut bytes = vec![0u8; byte_len];
-    file.read_exact(&mut bytes).map_err(io_err)?;
-    if t.data_type == Some(dt::BOOL) {
-        bytes.iter_mut().for_each(|b| *b = (*b != 0) as u8);
-    }
-    Ok(bytes)
 }
 
 /// Reads element `i` of `bytes` (of type `ty`) as f64.

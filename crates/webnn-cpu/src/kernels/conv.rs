@@ -203,7 +203,7 @@ pub fn lower_conv2d(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     if g.groups == 0 || cin % g.groups != 0 || cout % g.groups != 0 {
         return Err(Error::operation("conv2d: channels not divisible by groups"));
     }
-    let path = if g.groups == cin && g.groups == cout {
+    let path = if g.groups == cin && g.groups == cout && depthwise_plane_fits(&g) {
         ConvPath::Depthwise
     } else if kh == 1 && kw == 1 && g.strides == [1, 1] && g.padding == [0; 4] {
         ConvPath::Pointwise
@@ -235,6 +235,19 @@ pub fn lower_conv2d(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         bias_scratch: Scratch::default(),
         col_scratch: Scratch::default(),
     }))
+}
+
+/// Whether the nchw depthwise kernel's zero-padded (and, with a horizontal stride,
+/// phase-split) input plane stays near the size of the work: its length follows padding and
+/// strides, which may be huge (up to 2^32-1, all valid) around a tiny input and output. Such
+/// convolutions take the im2col path, whose buffers follow the output.
+fn depthwise_plane_fits(g: &Geom) -> bool {
+    let ph = g.h as u64 + g.padding[0] as u64 + g.padding[1] as u64;
+    let pw = g.w as u64 + g.padding[2] as u64 + g.padding[3] as u64;
+    let st_w = g.strides[1].max(1) as u64;
+    let plane = ph.saturating_mul(pw.div_ceil(st_w).saturating_mul(st_w));
+    let work = (g.h as u64 * g.w as u64).saturating_add((g.oh * g.ow * g.kh * g.kw) as u64);
+    plane <= work.saturating_mul(4).saturating_add(4096)
 }
 
 /// Fills every output pixel's channels with the bias (or zeros).

@@ -107,6 +107,10 @@ const CASES: &[Case] = &[
     Case { n: 1, cin: 2, h: 10, w: 17, cout: 2, kh: 7, kw: 7, strides: [1, 1], dilations: [1, 1], padding: [3, 3, 3, 3], groups: 2 },
     // depthwise with a channel multiplier (general path)
     Case { n: 1, cin: 3, h: 6, w: 6, cout: 6, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 3 },
+    // depthwise with strides and padding of up to 2^32-1 around a 1x1 output (found by fuzz
+    // target builder_ops: the padded plane was sized by them, 86 GB, and the process aborted)
+    Case { n: 1, cin: 2, h: 5, w: 5, cout: 2, kh: 3, kw: 3, strides: [u32::MAX as usize; 2], dilations: [1, 1], padding: [0; 4], groups: 2 },
+    Case { n: 1, cin: 2, h: 5, w: 4, cout: 2, kh: 3, kw: 2, strides: [u32::MAX as usize; 2], dilations: [1, 1], padding: [1, 4_000_000_000, 1, 4_000_000_000], groups: 2 },
     // window larger than the input, covered by padding
     Case { n: 1, cin: 2, h: 2, w: 3, cout: 3, kh: 4, kw: 5, strides: [1, 1], dilations: [1, 1], padding: [2, 1, 2, 2], groups: 1 },
     Case { n: 1, cin: 2, h: 2, w: 3, cout: 2, kh: 4, kw: 5, strides: [1, 1], dilations: [1, 1], padding: [2, 1, 2, 2], groups: 2 },

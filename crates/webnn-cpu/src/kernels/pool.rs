@@ -235,9 +235,13 @@ fn pool_plane_nchw<T: Copy, R: Reducer<T>>(g: &PoolGeom, xp: &[T], o: &mut [T], 
             }
         }
         hbuf.copy_from_slice(&vbuf[..full]);
-        for kw in 1..kw_n {
-            for (a, &v) in hbuf.iter_mut().zip(&vbuf[kw * dw..kw * dw + full]) {
-                *a = R::combine(*a, v);
+        // A window wider than the input (padding makes room for it) has no full position:
+        // every output column is an edge column below, and vbuf[kw * dw..] may not exist.
+        if full > 0 {
+            for kw in 1..kw_n {
+                for (a, &v) in hbuf.iter_mut().zip(&vbuf[kw * dw..kw * dw + full]) {
+                    *a = R::combine(*a, v);
+                }
             }
         }
         let (a, b) = g.interior;

@@ -70,6 +70,10 @@ const CASES: &[P] = &[
     P { n: 2, c: 70, h: 4, w: 5, oh: 2, ow: 3, window: [2, 2], strides: [2, 2], dilations: [1, 1], padding: [0, 0, 0, 1] },
     // padding larger than the window: windows with no real element
     P { n: 1, c: 1, h: 2, w: 2, oh: 4, ow: 4, window: [1, 1], strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1] },
+    // a window wider than the input (the padding makes room; found by fuzz target onnx_import:
+    // the nchw plane sliced its row buffer past its end)
+    P { n: 1, c: 1, h: 5, w: 5, oh: 3, ow: 3, window: [3, 7], strides: [2, 2], dilations: [1, 1], padding: [1, 1, 3, 3] },
+    P { n: 1, c: 2, h: 4, w: 3, oh: 3, ow: 2, window: [2, 3], strides: [1, 1], dilations: [1, 2], padding: [0, 0, 2, 1] },
 ];
 
 fn attrs(p: &P, nhwc: bool) -> Attrs {

@@ -184,6 +184,9 @@ pub(crate) fn conv_with(
     Ok(y)
 }
 
+/// Most filter depth taps of a 3-D convolution (each becomes a few WebNN ops).
+const MAX_DEPTH_TAPS: usize = 1 << 12;
+
 /// 3-D convolution as a sum over the filter's depth taps of 2-D convolutions: for tap `kd`,
 /// the input depths `kd * dilation + d * stride` (after depth padding) move into the batch and
 /// meet the filter slice `w[:, :, kd]`.
@@ -199,6 +202,12 @@ fn conv3d(
     let ws = w.shape();
     let (n, ch, d, h, wd) = (s[0], s[1], s[2], s[3], s[4]);
     let (m, kd) = (ws[0], ws[2]);
+    if kd > MAX_DEPTH_TAPS {
+        return Err(unsupported(format!(
+            "a 3-D Conv is built from one 2-D convolution per filter depth tap: \
+             {kd} taps is more than {MAX_DEPTH_TAPS}"
+        )));
+    }
     let eff = (kd - 1) * sp.dilations[0] + 1;
     let padded = d + sp.pads[0].0 + sp.pads[0].1;
     if padded < eff {

@@ -11,13 +11,30 @@ use super::shape_ops::{
     flatten_shape, reshape_shape, slice_params, split_sizes, squeeze_shape, transpose_perm,
     unsqueeze_shape,
 };
-use super::{invalid, norm_axes, norm_axis, unsupported, Ctx, Importer, NResult, Value};
+use super::{
+    invalid, norm_axes, norm_axis, unsupported, Ctx, Importer, NResult, Value,
+    FOLD_BUDGET_PER_ELEMENT,
+};
 use crate::tensor::{decode_tensor, ElemType};
 
 /// Folds the node if it is a constant-producing op or all its inputs are constants and the
 /// op is one the folder computes. `None`: build it with WebNN ops instead.
 pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
     let single = |k: Const| Ok(Some(vec![Value::konst(k)]));
+    // Ops that only make constants cannot fall back to WebNN ops once the budget is spent.
+    if imp.fold_budget == 0
+        && matches!(
+            c.op,
+            "Range" | "EyeLike" | "HannWindow" | "HammingWindow" | "BlackmanWindow"
+        )
+    {
+        return Err(unsupported(format!(
+            "{} would add to the {} bytes of constants already computed at import time \
+             (raise ImportOptions::fold_limit)",
+            c.op,
+            imp.fold_limit.saturating_mul(FOLD_BUDGET_PER_ELEMENT)
+        )));
+    }
     match c.op {
         "Constant" => return single(constant(c)?),
         "Shape" => {
@@ -64,7 +81,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             let ty = start.ty;
             let out = if ty.is_float() {
                 let (s, l, d) = (start.f64_at(0), limit.f64_at(0), delta.f64_at(0));
-                let n = range_count(((l - s) / d).ceil())?;
+                let n = range_count(((l - s) / d).ceil(), imp.fold_limit)?;
                 Const::from_f64s(
                     ty,
                     vec![n],
@@ -75,7 +92,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
                 if d == 0 {
                     return Err(invalid("Range delta is 0"));
                 }
-                let n = range_count(((l as f64 - s as f64) / d as f64).ceil())?;
+                let n = range_count(((l as f64 - s as f64) / d as f64).ceil(), imp.fold_limit)?;
                 Const::from_i64s(
                     ty,
                     vec![n],
@@ -112,8 +129,14 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
         }
         "HannWindow" | "HammingWindow" | "BlackmanWindow" => {
             let size = scalar_input(imp, c, 0)?.i64_at(0);
-            if !(0..=1 << 24).contains(&size) {
-                return Err(invalid(format!("window size {size}")));
+            if size < 0 {
+                return Err(invalid(format!("{} size {size} is negative", c.op)));
+            }
+            if size as u64 > imp.fold_limit as u64 {
+                return Err(unsupported(format!(
+                    "{} of size {size} is larger than the fold limit ({})",
+                    c.op, imp.fold_limit
+                )));
             }
             let n = size as usize;
             let periodic = c.attrs.int("periodic", 1)? != 0;
@@ -140,13 +163,13 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
         "CastLike" => {
             if let Some(Value::Const(x)) = c.input(0) {
                 if x.len() <= imp.fold_limit {
-                    return single(cast(x, c.req(1)?.ty()));
+                    return single(cast(x, c.req(1)?.ty())?);
                 }
             }
         }
         _ => {}
     }
-    if c.inputs.iter().flatten().next().is_none() || !imp.all_const(c) {
+    if c.inputs.iter().flatten().next().is_none() || !imp.all_const(c) || imp.fold_budget == 0 {
         return Ok(None);
     }
     let k = |i: usize| -> NResult<&Const> {
@@ -164,13 +187,13 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
                     .opt_int("to")?
                     .ok_or_else(|| invalid("Cast requires 'to'"))?,
             )?,
-        ),
-        "CastLike" => cast(k(0)?, k(1)?.ty),
+        )?,
+        "CastLike" => cast(k(0)?, k(1)?.ty)?,
         "Reshape" => {
             let x = k(0)?;
             let shape = match c.opset {
                 o if o < 5 => return Ok(None),
-                _ => k(1)?.i64s(),
+                _ => k(1)?.i64s()?,
             };
             x.reshaped(reshape_shape(
                 &x.shape,
@@ -185,7 +208,10 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
         "Squeeze" | "Unsqueeze" => {
             let x = k(0)?;
             let axes = if c.opset >= 13 {
-                c.input(1).and_then(|v| v.as_const()).map(|a| a.i64s())
+                c.input(1)
+                    .and_then(|v| v.as_const())
+                    .map(|a| a.i64s())
+                    .transpose()?
             } else {
                 c.attrs.ints("axes")?
             };
@@ -208,6 +234,9 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             let parts: Vec<&Const> = (0..c.n_inputs())
                 .filter_map(|i| c.input(i).and_then(|v| v.as_const()))
                 .collect();
+            if parts.iter().fold(0usize, |n, p| n.saturating_add(p.len())) > limit {
+                return Ok(None);
+            }
             concat(
                 &parts,
                 c.attrs
@@ -236,8 +265,13 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
                     .ok_or_else(|| invalid("Slice requires ends"))?;
                 (starts, ends, c.attrs.ints("axes")?, None)
             } else {
-                let opt = |i| c.input(i).and_then(|v| v.as_const()).map(|a| a.i64s());
-                (k(1)?.i64s(), k(2)?.i64s(), opt(3), opt(4))
+                let opt = |i| {
+                    c.input(i)
+                        .and_then(|v| v.as_const())
+                        .map(|a| a.i64s())
+                        .transpose()
+                };
+                (k(1)?.i64s()?, k(2)?.i64s()?, opt(3)?, opt(4)?)
             };
             let params = slice_params(&x.shape, &starts, &ends, axes.as_deref(), steps.as_deref())?;
             let shape: Vec<usize> = params.iter().map(|p| p.count).collect();
@@ -257,7 +291,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
         }
         "Expand" => {
             let x = k(0)?;
-            let target = dims_to_shape(&k(1)?.i64s())?;
+            let target = dims_to_shape(&k(1)?.i64s()?)?;
             let shape = broadcast_shapes(&x.shape, &target)
                 .ok_or_else(|| invalid("Expand shapes do not broadcast"))?;
             if count(&shape) > limit {
@@ -270,7 +304,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
         }
         "Tile" => {
             let x = k(0)?;
-            let reps = k(1)?.i64s();
+            let reps = k(1)?.i64s()?;
             if reps.len() != x.shape.len() || reps.iter().any(|&r| r < 0) {
                 return Err(invalid(
                     "Tile repeats must be non-negative, one per dimension",
@@ -301,7 +335,10 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             let x = k(0)?;
             let axis = norm_axis(c.attrs.int("axis", 0)?, x.shape.len(), "Split axis")?;
             let split = if c.opset >= 13 {
-                c.input(1).and_then(|v| v.as_const()).map(|s| s.i64s())
+                c.input(1)
+                    .and_then(|v| v.as_const())
+                    .map(|s| s.i64s())
+                    .transpose()?
             } else {
                 c.attrs.ints("split")?
             };
@@ -368,7 +405,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             acc
         }
         "Neg" | "Abs" | "Floor" | "Ceil" | "Round" | "Sqrt" | "Reciprocal" | "Sign" | "Not"
-        | "Relu" | "Exp" | "Log" | "IsNaN" => unary(c.op, k(0)?),
+        | "Relu" | "Exp" | "Log" | "IsNaN" => unary(c.op, k(0)?)?,
         "Where" => {
             let (cond, a, b) = (k(0)?, k(1)?, k(2)?);
             let shape = broadcast_shapes(&cond.shape, &a.shape)
@@ -396,7 +433,10 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
         "ReduceSum" | "ReduceProd" | "ReduceMax" | "ReduceMin" | "ReduceMean" => {
             let x = k(0)?;
             let axes = if c.opset >= 18 || (c.op == "ReduceSum" && c.opset >= 13) {
-                c.input(1).and_then(|v| v.as_const()).map(|a| a.i64s())
+                c.input(1)
+                    .and_then(|v| v.as_const())
+                    .map(|a| a.i64s())
+                    .transpose()?
             } else {
                 c.attrs.ints("axes")?
             };
@@ -496,9 +536,11 @@ pub(crate) fn dims_to_shape(dims: &[i64]) -> NResult<Vec<usize>> {
     Ok(shape)
 }
 
-fn range_count(n: f64) -> NResult<usize> {
-    if n.is_nan() || n > (1u64 << 31) as f64 {
-        return Err(unsupported("Range has too many elements"));
+fn range_count(n: f64, limit: usize) -> NResult<usize> {
+    if n.is_nan() || n > limit as f64 {
+        return Err(unsupported(format!(
+            "Range has {n} elements, more than the fold limit ({limit})"
+        )));
     }
     Ok(n.max(0.0) as usize)
 }
@@ -514,24 +556,24 @@ fn scalar_input<'c>(imp: &Importer, c: &'c Ctx, i: usize) -> NResult<&'c Const> 
 }
 
 /// ONNX Cast of a constant: floats → ints truncate, → bool is `!= 0`.
-pub(crate) fn cast(x: &Const, to: ElemType) -> Const {
+pub(crate) fn cast(x: &Const, to: ElemType) -> NResult<Const> {
     if x.ty == to {
-        return x.clone();
+        return Ok(x.clone());
     }
-    if x.ty.is_float() {
-        Const::from_f64s(to, x.shape.clone(), &x.f64s())
+    Ok(if x.ty.is_float() {
+        Const::from_f64s(to, x.shape.clone(), &x.f64s()?)
     } else if to.is_float() && matches!(x.ty, ElemType::U64) {
         Const::from_f64s(
             to,
             x.shape.clone(),
-            &x.i64s()
+            &x.i64s()?
                 .iter()
                 .map(|&v| v as u64 as f64)
                 .collect::<Vec<_>>(),
         )
     } else {
-        Const::from_i64s(to, x.shape.clone(), &x.i64s())
-    }
+        Const::from_i64s(to, x.shape.clone(), &x.i64s()?)
+    })
 }
 
 fn transpose(x: &Const, perm: &[usize]) -> Const {
@@ -578,7 +620,7 @@ fn gather(x: &Const, indices: &Const, axis: i64) -> NResult<Const> {
     let axis = norm_axis(axis, x.shape.len(), "Gather axis")?;
     let dim = x.shape[axis] as i64;
     let idx: Vec<usize> = indices
-        .i64s()
+        .i64s()?
         .into_iter()
         .map(|i| {
             let j = if i < 0 { i + dim } else { i };
@@ -703,28 +745,28 @@ pub(crate) fn binary(
     Ok(Some(Const::from_vals(out_ty, shape, &vals)))
 }
 
-fn unary(op: &str, x: &Const) -> Const {
+fn unary(op: &str, x: &Const) -> NResult<Const> {
     if op == "IsNaN" {
-        return Const::from_i64s(
+        return Ok(Const::from_i64s(
             ElemType::Bool,
             x.shape.clone(),
-            &x.f64s()
+            &x.f64s()?
                 .iter()
                 .map(|v| v.is_nan() as i64)
                 .collect::<Vec<_>>(),
-        );
+        ));
     }
     if op == "Not" {
-        return Const::from_i64s(
+        return Ok(Const::from_i64s(
             x.ty,
             x.shape.clone(),
-            &x.i64s()
+            &x.i64s()?
                 .iter()
                 .map(|&v| (v == 0) as i64)
                 .collect::<Vec<_>>(),
-        );
+        ));
     }
-    let vals = match x.vals() {
+    let vals = match x.vals()? {
         Vals::F(v) => Vals::F(
             v.into_iter()
                 .map(|a| match op {
@@ -771,7 +813,7 @@ fn unary(op: &str, x: &Const) -> Const {
                 .collect(),
         ),
     };
-    Const::from_vals(x.ty, x.shape.clone(), &vals)
+    Ok(Const::from_vals(x.ty, x.shape.clone(), &vals))
 }
 
 fn reduce(op: &str, x: &Const, axes: &[usize], keep: bool) -> Const {

@@ -1,6 +1,7 @@
 //! [`Const`]: a tensor known at import time (initializers, `Constant` nodes, folded shape
 //! computations), with the data-movement and arithmetic primitives of constant folding.
 
+use super::{unsupported, NResult};
 use crate::tensor::{push_f64, push_i64, read_f64, read_i64, ElemType, TensorData};
 use std::cell::OnceCell;
 use std::sync::Arc;
@@ -99,6 +100,22 @@ impl Const {
         self.shape.iter().product()
     }
 
+    /// True if both hold the same element data (one was made from the other without a copy).
+    pub fn shares_data(&self, other: &Const) -> bool {
+        match (&self.data, &other.data) {
+            (ConstData::Dense(a), ConstData::Dense(b))
+            | (ConstData::Splat(a), ConstData::Splat(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// Bytes of element data held (one element for a splat).
+    pub fn data_bytes(&self) -> usize {
+        match &self.data {
+            ConstData::Dense(b) | ConstData::Splat(b) => b.len(),
+        }
+    }
+
     /// The bytes of element `i`.
     pub fn elem_bytes(&self, i: usize) -> &[u8] {
         let s = self.ty.size();
@@ -125,21 +142,40 @@ impl Const {
         read_i64(self.ty, b, j)
     }
 
-    pub fn f64s(&self) -> Vec<f64> {
-        (0..self.len()).map(|i| self.f64_at(i)).collect()
+    /// Every element as f64. Fails (instead of aborting) when the values cannot be held: a
+    /// splat can describe far more elements than the file holds, so reading one is bounded.
+    pub fn f64s(&self) -> NResult<Vec<f64>> {
+        let mut out = self.value_buffer()?;
+        out.extend((0..self.len()).map(|i| self.f64_at(i)));
+        Ok(out)
     }
 
-    pub fn i64s(&self) -> Vec<i64> {
-        (0..self.len()).map(|i| self.i64_at(i)).collect()
+    /// Every element as i64 (bounded as [`Const::f64s`]).
+    pub fn i64s(&self) -> NResult<Vec<i64>> {
+        let mut out = self.value_buffer()?;
+        out.extend((0..self.len()).map(|i| self.i64_at(i)));
+        Ok(out)
     }
 
     /// Widened values: f64 for float types, i64 for the others.
-    pub fn vals(&self) -> Vals {
-        if self.ty.is_float() {
-            Vals::F(self.f64s())
+    pub fn vals(&self) -> NResult<Vals> {
+        Ok(if self.ty.is_float() {
+            Vals::F(self.f64s()?)
         } else {
-            Vals::I(self.i64s())
+            Vals::I(self.i64s()?)
+        })
+    }
+
+    /// An empty vector with room for every element, or why there is none.
+    fn value_buffer<T>(&self) -> NResult<Vec<T>> {
+        let n = self.len();
+        if matches!(self.data, ConstData::Splat(_)) && n > MAX_SPLAT_READ {
+            return Err(unsupported(format!(
+                "a constant of shape {:?} (one value repeated) is too large to read at import time (more than {MAX_SPLAT_READ} elements)",
+                self.shape
+            )));
         }
+        try_vec(n)
     }
 
     /// All element bytes (splats expanded).
@@ -186,6 +222,22 @@ pub(crate) fn count(shape: &[usize]) -> usize {
 
 /// Largest element count of a constant the importer creates (as for decoded tensors).
 pub(crate) const MAX_CONST_ELEMENTS: usize = 1 << 40;
+
+/// Largest element count of a splat (one value repeated) whose values are read at import
+/// time: a splat's size comes from a few bytes of the file, not from data the file holds.
+pub(crate) const MAX_SPLAT_READ: usize = 1 << 24;
+
+/// An empty vector with room for `n` elements, or an error (never an abort) when the memory
+/// cannot be had.
+pub(crate) fn try_vec<T>(n: usize) -> NResult<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|e| {
+        unsupported(format!(
+            "cannot allocate {n} elements for a constant at import time ({e})"
+        ))
+    })?;
+    Ok(v)
+}
 
 /// Row-major strides of `shape`.
 pub(crate) fn strides(shape: &[usize]) -> Vec<usize> {
@@ -282,11 +334,11 @@ mod tests {
     #[test]
     fn values_round_trip() {
         let c = Const::from_i64s(ElemType::I32, vec![3], &[-1, 2, 300]);
-        assert_eq!(c.i64s(), vec![-1, 2, 300]);
+        assert_eq!(c.i64s().unwrap(), vec![-1, 2, 300]);
         let c = Const::from_f64s(ElemType::F16, vec![2], &[0.5, -2.0]);
-        assert_eq!(c.f64s(), vec![0.5, -2.0]);
+        assert_eq!(c.f64s().unwrap(), vec![0.5, -2.0]);
         let s = Const::splat(ElemType::F32, vec![2, 2], 1.5f32.to_le_bytes().to_vec());
-        assert_eq!(s.f64s(), vec![1.5; 4]);
+        assert_eq!(s.f64s().unwrap(), vec![1.5; 4]);
         assert_eq!(s.dense_bytes().len(), 16);
     }
 }

@@ -58,7 +58,9 @@ pub struct ImportOptions {
     /// is an error asking for an override.
     pub default_batch_size: u32,
     /// Largest element count of a tensor computed at import time by constant folding
-    /// (default 2^22). Larger computations on constants are built as WebNN ops instead.
+    /// (default 2^22). Larger computations on constants are built as WebNN ops instead, and
+    /// once folding has made `256 × fold_limit` bytes of new constants (1 GiB by default),
+    /// every further foldable op is built as WebNN ops too.
     pub fold_limit: usize,
     /// Graph inputs replaced by constant values (the type must match the declared one): a
     /// model that takes shapes, axes or pads as inputs gets static parameters this way. These
@@ -120,6 +122,9 @@ impl ImportedGraph {
             .collect()
     }
 }
+
+/// Bytes of folded constants allowed per element of [`ImportOptions::fold_limit`].
+pub(crate) const FOLD_BUDGET_PER_ELEMENT: usize = 256;
 
 /// A dynamic value: a WebNN operand and the ONNX type it holds.
 #[derive(Debug, Clone)]
@@ -240,6 +245,8 @@ impl Ctx<'_> {
 pub(crate) struct Importer<'b> {
     pub b: &'b mut GraphBuilder,
     pub fold_limit: usize,
+    /// Bytes of new constant data constant folding may still create.
+    pub fold_budget: usize,
     input_ids: HashSet<OperandId>,
     /// Every ONNX value imported so far.
     values: HashMap<String, Value>,
@@ -314,6 +321,7 @@ pub fn import(
     let mut imp = Importer {
         b: builder,
         fold_limit: options.fold_limit,
+        fold_budget: options.fold_limit.saturating_mul(FOLD_BUDGET_PER_ELEMENT),
         input_ids: HashSet::new(),
         values: HashMap::new(),
         producers: HashMap::new(),
@@ -487,11 +495,13 @@ pub fn import(
                             imp.values
                                 .insert(name.clone(), Value::konst(Const::from_tensor(data)));
                         }
-                        Err(e @ (OnnxError::Malformed(_) | OnnxError::Io { .. })) => return Err(e),
-                        Err(e) => {
+                        // A tensor the importer cannot hold (data type, size) fails the node;
+                        // a malformed or unreadable one, or a bad external path, the model.
+                        Err(e @ OnnxError::Unsupported(_)) => {
                             failed = Some(e.to_string());
                             imp.values.insert(name.clone(), Value::Poison);
                         }
+                        Err(e) => return Err(e),
                     }
                 }
             }
@@ -725,12 +735,12 @@ impl Importer<'_> {
 
     /// Input `i` as constant integers (`None` if absent).
     pub fn const_ints(&self, c: &Ctx, i: usize) -> NResult<Option<Vec<i64>>> {
-        Ok(self.const_input(c, i)?.map(|k| k.i64s()))
+        self.const_input(c, i)?.map(|k| k.i64s()).transpose()
     }
 
     /// Input `i` as constant floats (`None` if absent).
     pub fn const_floats(&self, c: &Ctx, i: usize) -> NResult<Option<Vec<f64>>> {
-        Ok(self.const_input(c, i)?.map(|k| k.f64s()))
+        self.const_input(c, i)?.map(|k| k.f64s()).transpose()
     }
 
     /// True when every present input is a constant and the output would be small enough to
@@ -745,6 +755,19 @@ impl Importer<'_> {
     /// Dispatches one node to its family's importer.
     fn import_node(&mut self, c: &Ctx) -> NResult<Vec<Value>> {
         if let Some(out) = fold::try_fold(self, c)? {
+            let inputs: Vec<&Const> = c
+                .inputs
+                .iter()
+                .flatten()
+                .filter_map(Value::as_const)
+                .collect();
+            let new_bytes: usize = out
+                .iter()
+                .filter_map(Value::as_const)
+                .filter(|k| !inputs.iter().any(|i| k.shares_data(i)))
+                .map(Const::data_bytes)
+                .sum();
+            self.fold_budget = self.fold_budget.saturating_sub(new_bytes);
             return Ok(out);
         }
         // Past folding, the data input is a WebNN operand, which cannot be empty.

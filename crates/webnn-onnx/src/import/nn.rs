@@ -333,7 +333,7 @@ fn group_norm(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
             let k = v
                 .as_const()
                 .ok_or_else(|| unsupported("per-group scale computed at run time"))?;
-            let vals = k.f64s();
+            let vals = k.f64s()?;
             let rep: Vec<f64> = (0..ch).map(|i| vals[i / (ch / g)]).collect();
             Value::konst(Const::from_f64s(k.ty, vec![ch], &rep))
         } else {

@@ -7,10 +7,14 @@
 
 use super::shape_ops::SliceParam;
 use super::{bld, invalid, unsupported, Const, Ctx, Importer, NResult, Value};
+use crate::tensor::push_f64;
 use webnn_core::{
     GruOptions, GruWeightLayout, LstmOptions, LstmWeightLayout, OpKind, Operand,
     RecurrentNetworkActivation, RecurrentNetworkDirection,
 };
+
+/// Most time steps of an RNN, which is unrolled into a few WebNN ops per step.
+const MAX_UNROLLED_STEPS: usize = 1 << 14;
 
 /// Imports LSTM or GRU.
 pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
@@ -54,7 +58,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     }
     let steps = input.shape().first().copied().unwrap_or(0);
     if let Some(lens) = imp.const_input(c, 4)? {
-        if lens.i64s().iter().any(|&l| l != steps as i64) {
+        if lens.i64s()?.iter().any(|&l| l != steps as i64) {
             return Err(unsupported("sequence_lens shorter than the sequence"));
         }
     }
@@ -105,7 +109,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         // WebNN's lstm applies the output gate's peephole to the previous cell state, ONNX to
         // the updated one: only all-zero peepholes map.
         let peephole = match c.input(7) {
-            Some(Value::Const(p)) if p.f64s().iter().all(|&v| v == 0.0) => None,
+            Some(Value::Const(p)) if p.f64s()?.iter().all(|&v| v == 0.0) => None,
             Some(_) => {
                 return Err(unsupported(
                     "LSTM peepholes (WebNN applies the output-gate peephole to the previous cell state, \
@@ -259,8 +263,13 @@ pub(crate) fn simple_rnn(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     let [steps, batch, in_size] = xs[..] else {
         return Err(invalid(format!("RNN X must be 3-D, not {xs:?}")));
     };
+    if steps > MAX_UNROLLED_STEPS {
+        return Err(unsupported(format!(
+            "RNN is unrolled, one step at a time: {steps} steps is more than {MAX_UNROLLED_STEPS}"
+        )));
+    }
     if let Some(lens) = imp.const_input(c, 4)? {
-        if lens.i64s().iter().any(|&l| l != steps as i64) {
+        if lens.i64s()?.iter().any(|&l| l != steps as i64) {
             return Err(unsupported("sequence_lens shorter than the sequence"));
         }
     }
@@ -327,11 +336,11 @@ pub(crate) fn simple_rnn(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
                 let hd = imp.slice_op(h0, &[one(d), full(batch), full(hidden)], &label)?;
                 imp.reshape_op(&hd, &[batch, hidden], &label)?
             }
-            None => imp.operand(&Value::konst(Const::from_f64s(
-                ty,
-                vec![batch, hidden],
-                &vec![0.0; batch * hidden],
-            )))?,
+            None => {
+                let mut zero = Vec::new();
+                push_f64(ty, 0.0, &mut zero);
+                imp.operand(&Value::konst(Const::splat(ty, vec![batch, hidden], zero)))?
+            }
         };
         let mut per_step: Vec<Option<Operand>> = vec![None; steps];
         for k in 0..steps {

@@ -393,7 +393,7 @@ impl Importer<'_> {
         if let Value::Const(k) = v {
             let d = dim as i64;
             let vals: Vec<i64> = k
-                .i64s()
+                .i64s()?
                 .into_iter()
                 .map(|i| if i < 0 { i + d } else { i })
                 .collect();
