@@ -151,3 +151,62 @@ fn external_data_stays_inside_and_never_blocks() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 10, item 3: `ConstantOfShape([2^31 - 1]) → Add → ReduceSum`, about 100 bytes, needs an
+/// 8 GiB intermediate: the import and build succeed without allocating it, and the run ends
+/// with the context lost (an UnknownError naming the allocation), exit status 1, not an abort.
+#[test]
+fn huge_intermediate_from_a_tiny_model_fails_cleanly() {
+    use webnn_onnx::proto::{attribute_type, AttributeProto};
+    let dir = scratch("huge-intermediate");
+    let shape = TensorProto {
+        name: Some("shape".into()),
+        dims: vec![1],
+        data_type: Some(dt::INT64),
+        int64_data: vec![(1 << 31) - 1],
+        ..Default::default()
+    };
+    let one = TensorProto { dims: vec![1], data_type: Some(dt::FLOAT), float_data: vec![1.0], ..Default::default() };
+    let node = |op: &str, input: &[&str], output: &str, attribute: Vec<AttributeProto>| NodeProto {
+        input: input.iter().map(|s| s.to_string()).collect(),
+        output: vec![output.into()],
+        op_type: Some(op.into()),
+        attribute,
+        ..Default::default()
+    };
+    let value = AttributeProto {
+        name: Some("value".into()),
+        r#type: Some(attribute_type::TENSOR),
+        t: Some(one),
+        ..Default::default()
+    };
+    let keep = AttributeProto {
+        name: Some("keepdims".into()),
+        r#type: Some(attribute_type::INT),
+        i: Some(0),
+        ..Default::default()
+    };
+    let model = ModelProto {
+        ir_version: Some(8),
+        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(17) }],
+        graph: Some(GraphProto {
+            node: vec![
+                node("ConstantOfShape", &["shape"], "big", vec![value]),
+                node("Add", &["big", "x"], "sum", vec![]),
+                node("ReduceSum", &["sum"], "y", vec![keep]),
+            ],
+            input: vec![info("x", &[1])],
+            output: vec![info("y", &[])],
+            initializer: vec![shape],
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+    .encode_to_vec();
+    assert!(model.len() < 200, "{} bytes", model.len());
+    let path = dir.join("model.onnx");
+    std::fs::write(&path, model).unwrap();
+    let out = dir.join("out");
+    fails_with(&["run", path.to_str().unwrap(), "--output-dir", out.to_str().unwrap()], "cannot allocate");
+    let _ = std::fs::remove_dir_all(&dir);
+}
