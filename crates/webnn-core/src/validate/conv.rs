@@ -255,14 +255,6 @@ pub(crate) fn conv_transpose2d(
             filter.shape, options.filter_layout
         )));
     }
-    // Not a step of the spec's convTranspose2d(), but its filter layout ([inputChannels,
-    // outputChannels/groups, ...]) splits the input channels into `groups` equal parts, and
-    // Chromium's validation rejects it here too (ARCHITECTURE.md, our decisions).
-    if input_channels % groups != 0 {
-        return Err(call.error(format_args!(
-            "input channels ({input_channels}) must be divisible by groups ({groups})"
-        )));
-    }
     let output_channels = filter_output_channels as u64 * groups as u64;
     if !is_valid_dimension(output_channels) {
         return Err(call.error(format_args!(
@@ -271,6 +263,14 @@ pub(crate) fn conv_transpose2d(
         )));
     }
     let output_channels = output_channels as u32;
+    // Not a step of the spec's convTranspose2d(), but its filter layout ([inputChannels,
+    // outputChannels/groups, ...]) splits the input channels into `groups` equal parts, and
+    // Chromium's validation rejects it here too (ARCHITECTURE.md, our decisions).
+    if input_channels % groups != 0 {
+        return Err(call.error(format_args!(
+            "input channels ({input_channels}) must be divisible by groups ({groups})"
+        )));
+    }
     if let Some(bias) = bias {
         check_shape(call, "bias", bias, &[output_channels as u64])?;
         check_same_type(call, "bias", bias, "input", input)?;

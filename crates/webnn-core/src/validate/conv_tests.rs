@@ -421,7 +421,8 @@ fn conv_transpose2d_rows() -> Vec<Conv> {
             .groups(1)
             .ok([1, 1, 5, 5]),
         t([1, 1, 2, 2], [1, 1, 2, 2]).dil(&[2, 3]).ok([1, 1, 4, 5]),
-        t([1, 2, 2, 2], [2, 1, 1, 1]).groups(3).ok([1, 3, 2, 2]),
+        // Input channels not divisible by groups: our decision (ARCHITECTURE.md), a TypeError.
+        t([1, 2, 2, 2], [2, 1, 1, 1]).groups(3).err("input channels (2) must be divisible by groups (3)"),
         t([1, 1, 1, 1], [1, 1, 1, 1]).strides(&[5, 5]).opad(&[4, 4]).ok([1, 1, 5, 5]),
         // ---- option lists ----
         t([1, 1, 3, 3], [1, 1, 3, 3]).pad(&[1, 1, 1]).err("padding must have 4 items"),
