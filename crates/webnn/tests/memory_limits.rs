@@ -180,3 +180,36 @@ fn scenario_layer_norm_build() {
 fn layer_normalization_builds_without_tables() {
     run_limited("scenario_layer_norm_build", GIB);
 }
+
+/// Constants are not copied again at build: a graph with a 1 GiB constant builds and runs
+/// under a 2.5 GiB limit while the caller still holds its 1 GiB source buffer (the compile-time
+/// copy into aligned storage made it 3 GiB).
+#[test]
+#[ignore = "run by constants_are_shared_not_copied_at_build in a limited child"]
+fn scenario_constant_shared_with_the_plan() {
+    if !limited() {
+        return;
+    }
+    let context = ctx();
+    let n = (GIB / 4) as u32;
+    let source: Vec<u8> = 2.0f32.to_le_bytes().into_iter().cycle().take(GIB as usize).collect();
+    let mut b = GraphBuilder::new(&context).unwrap();
+    let x = b.input("x", &desc(DataType::Float32, &[1])).unwrap();
+    let c = b.constant(&desc(DataType::Float32, &[n]), &source).unwrap();
+    let sum = b.reduce(OpKind::ReduceSum, &c, &ReduceOptions::default()).unwrap();
+    let y = b.add(&sum, &x, &NO).unwrap();
+    let graph = b.build(&[("y", &y)]).expect("build shares the constant");
+    drop(b);
+    let x_t = rw_tensor(&context, &[1], &[1.0]);
+    // `sum` is rank 0 and `x` is [1], so `y` is [1].
+    let out = context.create_tensor(&tdesc(DataType::Float32, &[1], true, false)).unwrap();
+    context.dispatch(&graph, &[("x", &x_t)], &[("y", &out)]).unwrap();
+    let y = read_f32(&context, &out)[0];
+    assert!((y / (2.0 * n as f32) - 1.0).abs() < 1e-3, "y {y}");
+    done("scenario_constant_shared_with_the_plan");
+}
+
+#[test]
+fn constants_are_shared_not_copied_at_build() {
+    run_limited("scenario_constant_shared_with_the_plan", 2 * GIB + GIB / 2);
+}
