@@ -435,10 +435,7 @@ impl Context {
         Self::check_buffer("writeTensor", tensor, bytes.len())?;
         // Our decision (writeTensor has no error of its own for it): a copy that cannot be
         // allocated throws an UnknownError and writes nothing, instead of aborting.
-        let mut copy = Vec::new();
-        copy.try_reserve_exact(bytes.len())
-            .map_err(|_| Error::unknown(format!("writeTensor: cannot allocate {} bytes to copy the data", bytes.len())))?;
-        copy.extend_from_slice(bytes);
+        let copy = crate::util::try_copy("writeTensor", bytes)?;
         self.inner.enqueue(Job::Write { tensor: tensor.inner.clone(), bytes: copy });
         Ok(())
     }

@@ -126,18 +126,12 @@ impl TensorInner {
     /// takes the value, so that a `destroy()` before that still rejects it.
     pub fn take_pending(&self, id: u64) -> Option<PendingRead> {
         let mut pending = lock(&self.pending);
-        match pending.reads.remove(&id)? {
-            PendingEntry::Waiting(read) => {
-                if let PendingRead::Copy(resolver) = &read {
-                    pending.reads.insert(id, PendingEntry::Settled(resolver.revocable()));
-                }
-                Some(read)
-            }
-            settled @ PendingEntry::Settled(_) => {
-                pending.reads.insert(id, settled);
-                None
-            }
+        // The timeline reaches each read once, so the entry is still waiting unless destroyed.
+        let Some(PendingEntry::Waiting(read)) = pending.reads.remove(&id) else { return None };
+        if let PendingRead::Copy(resolver) = &read {
+            pending.reads.insert(id, PendingEntry::Settled(resolver.revocable()));
         }
+        Some(read)
     }
 
     /// `MLTensor.destroy()` (§8.8.2): set `[[isDestroyed]]`, reject pending reads with

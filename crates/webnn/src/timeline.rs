@@ -7,7 +7,7 @@
 
 use crate::context::ContextInner;
 use crate::tensor::{PendingRead, ReadGate, TensorInner};
-use crate::util::lock;
+use crate::util::{lock, try_copy};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
@@ -98,7 +98,7 @@ fn run(job: Job) -> Result<()> {
                 None => {} // rejected by destroy()
                 Some(PendingRead::Copy(resolver)) => {
                     let result = match lock(&tensor.data).as_ref() {
-                        Some(storage) => copy_bytes(storage.bytes()),
+                        Some(storage) => try_copy("readTensor", storage.bytes()),
                         None => Err(Error::invalid_state("readTensor: the tensor was destroyed")),
                     };
                     resolver.resolve(result);
@@ -117,13 +117,4 @@ fn run(job: Job) -> Result<()> {
             Ok(())
         }
     }
-}
-
-/// A copy of the tensor's bytes; allocation failure is an `UnknownError` (readTensor step 8.1.2).
-fn copy_bytes(bytes: &[u8]) -> Result<Vec<u8>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(bytes.len())
-        .map_err(|_| Error::unknown(format!("readTensor: cannot allocate {} bytes", bytes.len())))?;
-    v.extend_from_slice(bytes);
-    Ok(v)
 }
