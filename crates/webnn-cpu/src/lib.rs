@@ -6,7 +6,7 @@
 //! runs the plan on the backend's thread pool without allocating on the hot path.
 
 pub mod coverage;
-pub mod fusion;
+pub mod compile;
 pub mod kernels;
 pub mod memory;
 pub mod plan;

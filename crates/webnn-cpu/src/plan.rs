@@ -5,7 +5,7 @@
 //! steps in order; after the first dispatch it allocates nothing.
 
 use crate::coverage::Coverage;
-use crate::fusion::{self, Fate, SwishKernel};
+use crate::compile::{NodeKind, Program};
 use crate::kernels::{self, In, Kernel, Out};
 use crate::memory::{plan_arena, AlignedBuf, Lifetime};
 use smallvec::SmallVec;
@@ -82,26 +82,18 @@ impl Plan {
             }
         }
 
-        let mut steps = Vec::with_capacity(graph.operations.len());
-        for (op, fate) in graph.operations.iter().zip(fusion::plan(graph)) {
-            match fate {
-                Fate::Absorbed => {}
-                Fate::Own => {
-                    let kernel = kernels::lower(op, graph).map_err(|e| {
-                        Error::operation(format!("{}{}: cannot compile for the CPU: {}", label(&op.label), op.kind, e.message))
-                    })?;
-                    steps.push(Step { kernel, inputs: op.inputs.clone(), outputs: op.outputs.clone(), name: describe(op, &descriptors) });
-                }
-                Fate::Swish { x } => {
-                    let (_, what) = describe(op, &descriptors);
-                    steps.push(Step {
-                        kernel: Box::new(SwishKernel { data_type: descriptors[x.index()].data_type }),
-                        inputs: vec![Some(x)],
-                        outputs: op.outputs.clone(),
-                        name: ("sigmoid+mul".to_string(), what),
-                    });
-                }
+        let program = Program::compile(graph);
+        let mut steps = Vec::with_capacity(program.nodes.len());
+        for node in program.nodes {
+            let op = &graph.operations[node.op];
+            let kernel = match &node.kind {
+                NodeKind::Op => kernels::lower(op, graph),
+                NodeKind::Activation(act) => Ok(kernels::activation::lower_fused(*act, graph.descriptor(node.outputs[0]).data_type)),
+                NodeKind::WithEpilogue(epilogue) => kernels::lower_with_epilogue(op, graph, epilogue.clone()),
             }
+            .map_err(|e| Error::operation(format!("{}{}: cannot compile for the CPU: {}", label(&op.label), node.name, e.message)))?;
+            let (_, what) = describe(op, &descriptors);
+            steps.push(Step { kernel, inputs: node.inputs, outputs: node.outputs, name: (node.name, what) });
         }
 
         // Lifetimes of the intermediates: from the producing step to the last reader.

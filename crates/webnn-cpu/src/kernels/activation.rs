@@ -22,9 +22,13 @@ use webnn_core::graph::{Attrs, Operation};
 use webnn_core::types::Scalar;
 use webnn_core::{DataType, Error, Graph, OpKind, Result};
 
-/// An element-wise activation with its resolved parameters.
+/// An element-wise float activation with its resolved parameters: the standalone activation
+/// ops, and what the compile passes fuse into one (swish from `mul(x, sigmoid(x))`, gelu from
+/// its erf formula) or into a convolution's or matmul's epilogue (clamp included).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Activation {
+    /// clamp(min, max) on float data (the bounds already cast to the data type).
+    Clamp(f32, f32),
     /// elu(alpha)
     Elu(f32),
     /// gelu
@@ -45,8 +49,94 @@ pub enum Activation {
     Softplus,
     /// softsign
     Softsign,
+    /// `x · sigmoid(x)` (SiLU), no op of its own: `mul(x, sigmoid(x))` fused. On float16 the
+    /// sigmoid is rounded to float16 before the product, as the two unfused steps do.
+    Swish,
     /// tanh
     Tanh,
+}
+
+/// Binds `$f` to the element function of activation `$act` (an `#[inline(always)]` closure
+/// `f32 -> f32`) and `$chunk` to its parallel chunk size, then evaluates `$body`: the one
+/// place that maps an [`Activation`] to its formula, shared by the standalone kernels and the
+/// fused epilogues.
+macro_rules! with_activation_fn {
+    ($act:expr, $f16:expr, |$f:ident, $chunk:ident| $body:expr) => {{
+        #[allow(unused_variables)]
+        let ($chunk, costly) = (CHEAP_CHUNK, COSTLY_CHUNK);
+        match $act {
+            Activation::Clamp(lo, hi) => {
+                let $f = inline_fn(#[inline(always)] move |x: f32| {
+                    // As `clamp` below: two selects, NaN passes through.
+                    let y = if x < lo { lo } else { x };
+                    if y > hi { hi } else { y }
+                });
+                $body
+            }
+            Activation::Elu(a) => {
+                let $f = inline_fn(#[inline(always)] move |x: f32| elu(x, a));
+                $body
+            }
+            Activation::Gelu => {
+                let $f = inline_fn(#[inline(always)] |x: f32| gelu_f32(x));
+                $body
+            }
+            Activation::HardSigmoid(a, b) => {
+                let $f = inline_fn(#[inline(always)] move |x: f32| (a * x as f64 + b).clamp(0.0, 1.0) as f32);
+                $body
+            }
+            Activation::HardSwish => {
+                let $f = inline_fn(#[inline(always)] |x: f32| hard_swish(x));
+                $body
+            }
+            Activation::LeakyRelu(a) => {
+                let $f = inline_fn(#[inline(always)] move |x: f32| if x >= 0.0 { x } else { (a * x as f64) as f32 });
+                $body
+            }
+            Activation::Linear(a, b) => {
+                let $f = inline_fn(#[inline(always)] move |x: f32| (a * x as f64 + b) as f32);
+                $body
+            }
+            Activation::Relu => {
+                let $f = inline_fn(#[inline(always)] |x: f32| if x < 0.0 { 0.0 } else { x });
+                $body
+            }
+            Activation::Sigmoid => {
+                let $f = inline_fn(#[inline(always)] |x: f32| sigmoid_f32(x));
+                $body
+            }
+            Activation::Softplus => {
+                let $chunk = costly;
+                let $f = inline_fn(#[inline(always)] |x: f32| softplus(x));
+                $body
+            }
+            Activation::Softsign => {
+                let $f = inline_fn(#[inline(always)] |x: f32| softsign(x));
+                $body
+            }
+            Activation::Swish if $f16 => {
+                let $chunk = costly;
+                let $f = inline_fn(#[inline(always)] |x: f32| x * f16::from_f32(sigmoid_f32(x)).to_f32());
+                $body
+            }
+            Activation::Swish => {
+                let $chunk = costly;
+                let $f = inline_fn(#[inline(always)] |x: f32| x * sigmoid_f32(x));
+                $body
+            }
+            Activation::Tanh => {
+                let $f = inline_fn(#[inline(always)] |x: f32| tanh_f32(x));
+                $body
+            }
+        }
+    }};
+}
+
+/// Returns `f`: lets the closures of [`with_activation_fn`] carry `#[inline(always)]` (an
+/// attribute on a closure is allowed as a call argument, not as a `let` initializer).
+#[inline(always)]
+fn inline_fn<F: Fn(f32) -> f32>(f: F) -> F {
+    f
 }
 
 /// elu: x for x > 0, alpha·(eˣ − 1) otherwise.
@@ -104,7 +194,8 @@ pub fn exp_diff(x: f32, m: f32) -> f32 {
 }
 
 impl Activation {
-    /// The activation of `op` with its attributes, if it is one of these.
+    /// The activation of `op` with its attributes, if it is one of these (clamp only with
+    /// float32 bounds; swish is never an op of its own).
     pub fn of(op: &Operation) -> Option<Activation> {
         let (alpha, beta) = match op.attrs {
             Attrs::AlphaBeta { alpha, beta } => (alpha, beta),
@@ -112,6 +203,11 @@ impl Activation {
         };
         let has_ab = matches!(op.attrs, Attrs::AlphaBeta { .. });
         Some(match op.kind {
+            // Only float32 bounds: float16 and integer clamps keep their own kernel.
+            OpKind::Clamp => match op.attrs {
+                Attrs::Clamp { min: Scalar::F32(lo), max: Scalar::F32(hi) } => Activation::Clamp(lo, hi),
+                _ => return None,
+            },
             OpKind::Elu if has_ab => Activation::Elu(alpha as f32),
             OpKind::Gelu => Activation::Gelu,
             OpKind::HardSigmoid if has_ab => Activation::HardSigmoid(alpha, beta),
@@ -129,24 +225,21 @@ impl Activation {
 
     /// Applies the activation to a float32/float16 operand.
     pub fn run_float(self, data_type: DataType, input: In<'_>, out: &mut Out<'_>) {
-        let (c, e) = (CHEAP_CHUNK, COSTLY_CHUNK);
-        match self {
-            Activation::Elu(a) => map_float(data_type, input, out, c, #[inline(always)] |x| elu(x, a)),
-            Activation::Gelu => map_float(data_type, input, out, c, #[inline(always)] |x| gelu_f32(x)),
-            Activation::HardSigmoid(a, b) => {
-                map_float(data_type, input, out, c, #[inline(always)] |x| (a * x as f64 + b).clamp(0.0, 1.0) as f32)
+        let f16 = data_type == DataType::Float16;
+        with_activation_fn!(self, f16, |f, chunk| map_float(data_type, input, out, chunk, f))
+    }
+
+    /// Applies the activation in place to float32 values (a fused epilogue's tile), with the
+    /// same formulas as [`Activation::run_float`] and so the same results.
+    pub fn apply_in_place(self, values: &mut [f32]) {
+        with_activation_fn!(self, false, |f, _chunk| simd(
+            #[inline(always)]
+            || {
+                for v in values.iter_mut() {
+                    *v = f(*v);
+                }
             }
-            Activation::HardSwish => map_float(data_type, input, out, c, #[inline(always)] |x| hard_swish(x)),
-            Activation::LeakyRelu(a) => {
-                map_float(data_type, input, out, c, #[inline(always)] |x| if x >= 0.0 { x } else { (a * x as f64) as f32 })
-            }
-            Activation::Linear(a, b) => map_float(data_type, input, out, c, #[inline(always)] |x| (a * x as f64 + b) as f32),
-            Activation::Relu => map_float(data_type, input, out, c, #[inline(always)] |x| if x < 0.0 { 0.0 } else { x }),
-            Activation::Sigmoid => map_float(data_type, input, out, c, #[inline(always)] |x| sigmoid_f32(x)),
-            Activation::Softplus => map_float(data_type, input, out, e, #[inline(always)] |x| softplus(x)),
-            Activation::Softsign => map_float(data_type, input, out, c, #[inline(always)] |x| softsign(x)),
-            Activation::Tanh => map_float(data_type, input, out, c, #[inline(always)] |x| tanh_f32(x)),
-        }
+        ))
     }
 }
 
@@ -412,6 +505,11 @@ impl Kernel for SoftmaxKernel {
             _ => Ok(()),
         }
     }
+}
+
+/// The kernel of an activation the compile passes made (swish, gelu from its formula).
+pub fn lower_fused(act: Activation, data_type: DataType) -> Box<dyn Kernel> {
+    Box::new(ActivationKernel { act, data_type })
 }
 
 /// Lowers the activations (clamp, elu, gelu, hardSigmoid, hardSwish, leakyRelu, linear, prelu,

@@ -10,6 +10,7 @@
 //! the computed size: positions no input reaches hold the bias).
 
 use super::gemm_backend::{grow, try_zeroed, constant_f32, sgemm, simd, widen, FloatElem, Mat, Scratch};
+use super::epilogue::{BoundEpilogue, Epilogue};
 use super::{In, Kernel, Out};
 use half::f16;
 use rayon::prelude::*;
@@ -168,10 +169,17 @@ struct Conv2dKernel {
     weight_scratch: Scratch,
     bias_scratch: Scratch,
     col_scratch: Scratch,
+    /// Applied to each output tile (float32 only; empty unless the compile passes fused one).
+    epilogue: Epilogue,
 }
 
 /// Lowers conv2d.
 pub fn lower_conv2d(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
+    lower_conv2d_with(op, graph, Epilogue::default())
+}
+
+/// Lowers conv2d followed by a fused epilogue.
+pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> Result<Box<dyn Kernel>> {
     let Attrs::Conv2d { padding, strides, dilations, groups, input_layout, filter_layout } = op.attrs else {
         return Err(Error::operation("conv2d: missing attributes"));
     };
@@ -234,6 +242,7 @@ pub fn lower_conv2d(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         weight_scratch: Scratch::default(),
         bias_scratch: Scratch::default(),
         col_scratch: Scratch::default(),
+        epilogue,
     }))
 }
 
@@ -421,8 +430,9 @@ fn depthwise_row(g: &Geom, xn: &[f32], wts: &[f32], spans: &[(usize, usize)], oh
     }
 }
 
-/// Direct depthwise conv2d: `out` pre-filled with the bias.
-pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32]) -> webnn_core::Result<()> {
+/// Direct depthwise conv2d: `out` pre-filled with the bias; `ep` applied to each output plane
+/// (nchw) or row (nhwc) as it is finished.
+pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32], ep: &BoundEpilogue<'_>) -> webnn_core::Result<()> {
     let kk = g.kk();
     let c = g.cout;
     let plane = g.h * g.w;
@@ -437,6 +447,7 @@ pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32]) -> webnn_cor
                 grow(&mut scratch.0, padded_len)?;
                 grow(&mut scratch.1, wide_len)?;
                 simd(#[inline(always)] || depthwise_plane(g, &x[p * plane..][..plane], &wts[ch * kk..][..kk], o, scratch));
+                ep.apply(p * g.oh * g.ow, o);
                 Ok(())
             })
         })
@@ -445,7 +456,8 @@ pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32]) -> webnn_cor
             (0..g.kw).map(|k| span(g.ow, g.strides[1], k * g.dilations[1], g.padding[2], g.w)).collect();
         out.par_chunks_mut(g.ow * c).enumerate().for_each(|(row, o)| {
             let (n, oh) = (row / g.oh, row % g.oh);
-            simd(#[inline(always)] || depthwise_row(g, &x[n * plane * c..][..plane * c], wts, &spans, oh, o))
+            simd(#[inline(always)] || depthwise_row(g, &x[n * plane * c..][..plane * c], wts, &spans, oh, o));
+            ep.apply(row * g.ow * c, o);
         });
         Ok(())
     }
@@ -556,7 +568,7 @@ fn im2col_nhwc(g: &Geom, xn: &[f32], grp: usize, p0: usize, col: &mut [f32]) {
 }
 
 /// conv2d on f32 data through GEMM (pointwise or im2col); `out` pre-filled with the bias
-/// when `acc` is true.
+/// when `acc` is true; `ep` applied to each output tile after its GEMM.
 #[allow(clippy::too_many_arguments)]
 fn conv_gemm(
     g: &Geom,
@@ -567,6 +579,7 @@ fn conv_gemm(
     acc: bool,
     col_scratch: &Scratch,
     out: &mut [f32],
+    ep: &BoundEpilogue<'_>,
 ) -> webnn_core::Result<()> {
     let (cig, cog, kk) = (g.cig(), g.cog(), g.kk());
     let kdim = cig * kk;
@@ -582,6 +595,7 @@ fn conv_gemm(
                 let obase = (n * g.cout + grp * cog) * pixels;
                 if path == ConvPath::Pointwise {
                     sgemm(cog, pixels, cig, a, Mat::rows(xg, hw), &mut out[obase..], pixels, 1, 1.0, acc, true);
+                    ep.apply_rows(out, obase, cog, pixels, pixels);
                     continue;
                 }
                 let mut p0 = 0;
@@ -590,6 +604,7 @@ fn conv_gemm(
                     let c = &mut col[..kdim * pc];
                     im2col_nchw(g, xg, p0, pc, c);
                     sgemm(cog, pc, kdim, a, Mat::rows(c, pc), &mut out[obase + p0..], pixels, 1, 1.0, acc, true);
+                    ep.apply_rows(out, obase + p0, cog, pixels, pc);
                     p0 += pc;
                 }
             } else {
@@ -599,6 +614,7 @@ fn conv_gemm(
                 if path == ConvPath::Pointwise {
                     let a = Mat { data: &xn[grp * cig..], rs: g.cin, cs: 1 };
                     sgemm(pixels, cog, cig, a, b, &mut out[obase..], g.cout, 1, 1.0, acc, true);
+                    ep.apply_rows(out, obase, pixels, g.cout, cog);
                     continue;
                 }
                 let mut p0 = 0;
@@ -607,6 +623,7 @@ fn conv_gemm(
                     let c = &mut col[..kdim * pc];
                     im2col_nhwc(g, xn, grp, p0, c);
                     sgemm(pc, cog, kdim, Mat::rows(c, kdim), b, &mut out[obase + p0 * g.cout..], g.cout, 1, 1.0, acc, true);
+                    ep.apply_rows(out, obase + p0 * g.cout, pc, g.cout, cog);
                     p0 += pc;
                 }
             }
@@ -616,18 +633,18 @@ fn conv_gemm(
 }
 
 impl Conv2dKernel {
-    fn compute(&self, x: &[f32], wts: &[f32], bias: Option<&[f32]>, out: &mut [f32]) -> webnn_core::Result<()> {
+    fn compute(&self, x: &[f32], wts: &[f32], bias: Option<&[f32]>, out: &mut [f32], ep: &BoundEpilogue<'_>) -> webnn_core::Result<()> {
         let g = &self.g;
         match self.path {
             ConvPath::Depthwise => {
                 fill_bias(g, bias, out);
-                depthwise(g, x, wts, out)
+                depthwise(g, x, wts, out, ep)
             }
             _ => {
                 if bias.is_some() {
                     fill_bias(g, bias, out);
                 }
-                conv_gemm(g, self.path, self.tile, x, wts, bias.is_some(), &self.col_scratch, out)
+                conv_gemm(g, self.path, self.tile, x, wts, bias.is_some(), &self.col_scratch, out, ep)
             }
         }
     }
@@ -696,6 +713,7 @@ impl Kernel for Conv2dKernel {
         let (Some(x), Some(filter)) = (inputs[0], inputs[1]) else { return Ok(()) };
         let bias = inputs.get(2).copied().flatten();
         let depthwise = self.path == ConvPath::Depthwise;
+        let ep = self.epilogue.bind(inputs);
         with_weights(
             self.data_type,
             filter,
@@ -706,7 +724,7 @@ impl Kernel for Conv2dKernel {
             |raw, dst| pack_conv_filter(self.layout, &self.g, depthwise, raw, dst),
             |wts, b| {
                 with_f32_io(self.data_type, x, &mut outputs[0], &self.in_scratch, &self.out_scratch, |xs, os| {
-                    self.compute(xs, wts, b, os)
+                    self.compute(xs, wts, b, os, &ep)
                 })
             },
         )

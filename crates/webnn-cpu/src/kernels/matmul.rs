@@ -5,6 +5,7 @@
 
 use super::gemm_backend::{try_zeroed, constant_f32, sgemm, FloatElem, Mat, Scratch};
 use super::util::{broadcast_strides, strides};
+use super::epilogue::{BoundEpilogue, Epilogue};
 use super::{In, Kernel, Out};
 use half::f16;
 use rayon::prelude::*;
@@ -30,10 +31,17 @@ struct MatmulKernel {
     a_scratch: Scratch,
     b_scratch: Scratch,
     out_scratch: Scratch,
+    /// Applied to each output matrix (float32 only; empty unless the compile passes fused one).
+    epilogue: Epilogue,
 }
 
 /// Lowers matmul.
 pub fn lower_matmul(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
+    lower_matmul_with(op, graph, Epilogue::default())
+}
+
+/// Lowers matmul followed by a fused epilogue.
+pub fn lower_matmul_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> Result<Box<dyn Kernel>> {
     let (Some(a_id), Some(b_id)) = (op.input(0), op.input(1)) else {
         return Err(Error::operation("matmul: missing operand"));
     };
@@ -85,25 +93,29 @@ pub fn lower_matmul(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         a_scratch: Scratch::default(),
         b_scratch: Scratch::default(),
         out_scratch: Scratch::default(),
+        epilogue,
     }))
 }
 
 impl MatmulKernel {
-    fn compute(&self, a: &[f32], b: &[f32], out: &mut [f32]) {
+    fn compute(&self, a: &[f32], b: &[f32], out: &mut [f32], ep: &BoundEpilogue<'_>) {
         let (m, k, n) = (self.m, self.k, self.n);
         if let Some(batch) = self.fold {
             sgemm(batch * m, n, k, Mat::rows(a, k), Mat::rows(b, n), out, n, 1, 1.0, None, true);
+            ep.apply_all(out);
             return;
         }
         let batches = self.batches.len();
         let small = batches > 1 && m * n * k <= BATCH_PARALLEL_MAX && batches >= rayon::current_num_threads();
         if small {
-            out.par_chunks_mut(m * n).zip(self.batches.par_iter()).for_each(|(o, &(oa, ob))| {
+            out.par_chunks_mut(m * n).zip(self.batches.par_iter()).enumerate().for_each(|(t, (o, &(oa, ob)))| {
                 sgemm(m, n, k, Mat::rows(&a[oa..], k), Mat::rows(&b[ob..], n), o, n, 1, 1.0, None, false);
+                ep.apply(t * m * n, o);
             });
         } else {
-            for (o, &(oa, ob)) in out.chunks_mut(m * n).zip(&self.batches) {
-                sgemm(m, n, k, Mat::rows(&a[oa..], k), Mat::rows(&b[ob..], n), o, n, 1, 1.0, None, true);
+            for (t, &(oa, ob)) in self.batches.iter().enumerate() {
+                sgemm(m, n, k, Mat::rows(&a[oa..], k), Mat::rows(&b[ob..], n), &mut out[t * m * n..], n, 1, 1.0, None, true);
+                ep.apply_rows(out, t * m * n, m, n, n);
             }
         }
     }
@@ -112,6 +124,7 @@ impl MatmulKernel {
 impl Kernel for MatmulKernel {
     fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
         let (Some(a), Some(b)) = (inputs[0], inputs[1]) else { return Ok(()) };
+        let ep = self.epilogue.bind(inputs);
         let out = &mut outputs[0];
         match self.data_type {
             DataType::Float16 => {
@@ -132,10 +145,10 @@ impl Kernel for MatmulKernel {
                     }
                 };
                 let mut o32 = self.out_scratch.get(out.desc.len())?;
-                self.compute(a32, b32, &mut o32);
+                self.compute(a32, b32, &mut o32, &ep);
                 f16::slice_from_f32(&o32, out.slice_mut());
             }
-            _ => self.compute(a.slice(), b.slice(), out.slice_mut()),
+            _ => self.compute(a.slice(), b.slice(), out.slice_mut(), &ep),
         }
         Ok(())
     }
@@ -159,10 +172,17 @@ struct GemmKernel {
     a_scratch: Scratch,
     b_scratch: Scratch,
     out_scratch: Scratch,
+    /// Applied to the output (float32 only; empty unless the compile passes fused one).
+    epilogue: Epilogue,
 }
 
 /// Lowers gemm.
 pub fn lower_gemm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
+    lower_gemm_with(op, graph, Epilogue::default())
+}
+
+/// Lowers gemm followed by a fused epilogue.
+pub fn lower_gemm_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> Result<Box<dyn Kernel>> {
     let Attrs::Gemm { alpha, beta, a_transpose, b_transpose } = op.attrs else {
         return Err(Error::operation("gemm: missing attributes"));
     };
@@ -224,6 +244,7 @@ pub fn lower_gemm(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         a_scratch: Scratch::default(),
         b_scratch: Scratch::default(),
         out_scratch: Scratch::default(),
+        epilogue,
     }))
 }
 
@@ -279,7 +300,9 @@ impl Kernel for GemmKernel {
                     Some(v) => v,
                     None => b.slice(),
                 };
-                self.compute::<f32>(a.slice(), b32, c.map(|c| c.slice::<f32>()), out.slice_mut());
+                let out = out.slice_mut();
+                self.compute::<f32>(a.slice(), b32, c.map(|c| c.slice::<f32>()), out);
+                self.epilogue.bind(inputs).apply_all(out);
             }
         }
         Ok(())

@@ -24,6 +24,7 @@ pub mod util;
 #[cfg(test)]
 mod wpt_tests;
 pub mod conv;
+pub mod epilogue;
 pub mod gemm_backend;
 pub mod matmul;
 pub mod normalization;
@@ -112,6 +113,16 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         Gather | GatherElements | GatherNd => gather::lower(op, graph),
         ScatterElements | ScatterNd => scatter::lower(op, graph),
         QuantizeLinear | DequantizeLinear => quantize::lower(op, graph),
+    }
+}
+
+/// Lowers a conv2d, matmul or gemm followed by a fused epilogue (see `compile::epilogue`).
+pub fn lower_with_epilogue(op: &Operation, graph: &Graph, epilogue: epilogue::Epilogue) -> Result<Box<dyn Kernel>> {
+    match op.kind {
+        OpKind::Conv2d => conv::lower_conv2d_with(op, graph, epilogue),
+        OpKind::Matmul => matmul::lower_matmul_with(op, graph, epilogue),
+        OpKind::Gemm => matmul::lower_gemm_with(op, graph, epilogue),
+        kind => Err(webnn_core::Error::operation(format!("{kind} takes no epilogue"))),
     }
 }
 

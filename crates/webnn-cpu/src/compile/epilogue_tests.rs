@@ -1,0 +1,179 @@
+//! Tests of epilogue fusion: which chains fuse, and fused results equal to the unfused steps
+//! bit for bit (the same f32 operations in the same order) on every conv / matmul / gemm path.
+
+use super::super::test_util::*;
+use super::super::{NodeKind, Program};
+use super::*;
+use crate::kernels::activation::Activation;
+use webnn_core::types::{Conv2dFilterOperandLayout, InputOperandLayout};
+use webnn_core::{ClampOptions, Conv2dOptions, GemmOptions, Graph, GraphBuilder, Operand, OperandDescriptor};
+
+#[test]
+fn axis_groups() {
+    assert_eq!(axis_group(&[2, 3, 4], &[2, 3, 4]), Some((1, 24))); // residual
+    assert_eq!(axis_group(&[4], &[2, 3, 4]), Some((1, 4))); // bias along the last axis
+    assert_eq!(axis_group(&[3, 1], &[2, 3, 4]), Some((4, 3))); // per channel, nchw-style
+    assert_eq!(axis_group(&[1, 3, 1, 1], &[1, 3, 5, 5]), Some((25, 3)));
+    assert_eq!(axis_group(&[], &[2, 3]), Some((1, 1))); // scalar
+    assert_eq!(axis_group(&[1, 1], &[2, 3]), Some((1, 1)));
+    assert_eq!(axis_group(&[2, 1, 4], &[2, 3, 4]), None); // two separate groups
+    assert_eq!(axis_group(&[2, 3, 4, 5], &[3, 4, 5]), None); // higher rank
+    assert_eq!(axis_group(&[1, 3, 1], &[1, 3, 1]), Some((1, 3)));
+}
+
+fn names(program: &Program) -> Vec<&str> {
+    program.nodes.iter().map(|n| n.name.as_str()).collect()
+}
+
+/// What a test graph is built from.
+struct Case {
+    graph: Graph,
+    /// The same computation with every intermediate also an output (so nothing fuses).
+    unfused: Graph,
+    inputs: Vec<Vec<u8>>,
+}
+
+/// Builds `f`'s graph twice: with output `y` only, and with the intermediates `f` returns
+/// also as outputs.
+fn case(descs: &[OperandDescriptor], f: impl Fn(&mut GraphBuilder, &[Operand]) -> (Operand, Vec<Operand>)) -> Case {
+    let build = |all: bool| {
+        let mut b = builder();
+        let ins: Vec<Operand> = descs.iter().enumerate().map(|(i, d)| b.input(&format!("in{i}"), d).unwrap()).collect();
+        let (y, mids) = f(&mut b, &ins);
+        let names: Vec<String> = (0..mids.len()).map(|i| format!("mid{i}")).collect();
+        let mut outs = vec![("y", &y)];
+        if all {
+            outs.extend(names.iter().map(|n| n.as_str()).zip(&mids));
+        }
+        b.build(&outs).unwrap()
+    };
+    let inputs = descs.iter().enumerate().map(|(i, d)| f32_bytes(&values(d.len(), 100 + i as u64, 2.0))).collect();
+    Case { graph: build(false), unfused: build(true), inputs }
+}
+
+impl Case {
+    /// Checks the fused program's step names and that its output equals the unfused one's.
+    fn check(&self, want: &[&str]) {
+        let program = Program::compile(&self.graph);
+        assert_eq!(names(&program), want, "{}", program.dump(&self.graph));
+        let ins: Vec<&[u8]> = self.inputs.iter().map(|v| v.as_slice()).collect();
+        let fused = f32_values(&run_graph(&self.graph, &ins)[0]);
+        let unfused = f32_values(&run_graph(&self.unfused, &ins)[0]);
+        assert_eq!(fused.len(), unfused.len());
+        for (i, (a, b)) in fused.iter().zip(&unfused).enumerate() {
+            assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()), "{want:?}: element {i}: fused {a}, unfused {b}");
+        }
+    }
+}
+
+fn constant(b: &mut GraphBuilder, shape: &[u32], seed: u64) -> Operand {
+    let d = f32_desc(shape);
+    b.constant(&d, &f32_bytes(&values(d.len(), seed, 0.5))).unwrap()
+}
+
+fn conv(b: &mut GraphBuilder, x: &Operand, cin: u32, cout: u32, k: u32, groups: u32, nhwc: bool) -> Operand {
+    let filter = if nhwc { constant(b, &[cout, k, k, cin / groups], 1) } else { constant(b, &[cout, cin / groups, k, k], 1) };
+    let bias = constant(b, &[cout], 2);
+    let options = Conv2dOptions {
+        padding: Some(vec![k / 2; 4]),
+        groups,
+        input_layout: if nhwc { InputOperandLayout::Nhwc } else { InputOperandLayout::Nchw },
+        filter_layout: if nhwc { Conv2dFilterOperandLayout::Ohwi } else { Conv2dFilterOperandLayout::Oihw },
+        bias: Some(bias),
+        ..Conv2dOptions::new()
+    };
+    b.conv2d(x, &filter, &options).unwrap()
+}
+
+#[test]
+fn conv_paths_with_activations_and_residuals_equal_the_unfused_steps() {
+    // (cin, cout, kernel, groups): pointwise, im2col, depthwise, grouped.
+    for (cin, cout, k, groups) in [(8, 16, 1, 1), (5, 7, 3, 1), (12, 12, 3, 12), (8, 12, 3, 4)] {
+        for nhwc in [false, true] {
+            let shape = if nhwc { vec![2, 9, 11, cin] } else { vec![2, cin, 9, 11] };
+            let out_shape = if nhwc { vec![2, 9, 11, cout] } else { vec![2, cout, 9, 11] };
+            // conv → relu
+            case(&[f32_desc(&shape)], |b, ins| {
+                let c = conv(b, &ins[0], cin, cout, k, groups, nhwc);
+                (b.relu(&c, &opts()).unwrap(), vec![c])
+            })
+            .check(&["conv2d+relu"]);
+            // conv → add(residual) → clamp(0, 6)  (a residual the fused step reads)
+            case(&[f32_desc(&shape), f32_desc(&out_shape)], |b, ins| {
+                let c = conv(b, &ins[0], cin, cout, k, groups, nhwc);
+                let r = b.add(&ins[1], &c, &opts()).unwrap();
+                let options = ClampOptions { min_value: Some(0.0.into()), max_value: Some(6.0.into()), ..Default::default() };
+                (b.clamp(&r, &options).unwrap(), vec![c, r])
+            })
+            .check(&["conv2d+add+clamp"]);
+            // conv → sigmoid·x (swish) → mul(per-channel scale)
+            let scale_shape = if nhwc { vec![cout] } else { vec![cout, 1, 1] };
+            case(&[f32_desc(&shape)], |b, ins| {
+                let c = conv(b, &ins[0], cin, cout, k, groups, nhwc);
+                let s = b.sigmoid(&c, &opts()).unwrap();
+                let w = b.mul(&c, &s, &opts()).unwrap();
+                let scale = constant(b, &scale_shape, 3);
+                (b.mul(&w, &scale, &opts()).unwrap(), vec![c, w])
+            })
+            .check(&["conv2d+sigmoid+mul+mul"]);
+        }
+    }
+}
+
+#[test]
+fn matmul_and_gemm_with_bias_and_activations_equal_the_unfused_steps() {
+    // Batched with a shared weight (one folded GEMM), and batched with broadcast batches.
+    for (a_shape, b_shape) in [(vec![2, 37, 19], vec![19, 23]), (vec![3, 1, 5, 7], vec![2, 7, 9])] {
+        let n = *b_shape.last().unwrap();
+        case(&[f32_desc(&a_shape), f32_desc(&b_shape)], |b, ins| {
+            let m = b.matmul(&ins[0], &ins[1], &opts()).unwrap();
+            let bias = constant(b, &[n], 4);
+            let y = b.add(&m, &bias, &opts()).unwrap();
+            (b.gelu(&y, &opts()).unwrap(), vec![m, y])
+        })
+        .check(&["matmul+add+gelu"]);
+    }
+    case(&[f32_desc(&[13, 6])], |b, ins| {
+        let w = constant(b, &[10, 6], 5);
+        let c = constant(b, &[10], 6);
+        let options = GemmOptions { c: Some(c), b_transpose: true, alpha: 0.5, beta: 1.0, ..Default::default() };
+        let g = b.gemm(&ins[0], &w, &options).unwrap();
+        (b.tanh(&g, &opts()).unwrap(), vec![g])
+    })
+    .check(&["gemm+tanh"]);
+}
+
+#[test]
+fn what_must_not_fuse() {
+    // The conv result read twice.
+    let mut b = builder();
+    let x = b.input("x", &f32_desc(&[1, 4, 5, 5])).unwrap();
+    let c = conv(&mut b, &x, 4, 4, 3, 1, false);
+    let r = b.relu(&c, &opts()).unwrap();
+    let y = b.add(&r, &c, &opts()).unwrap();
+    let graph = b.build(&[("y", &y)]).unwrap();
+    assert_eq!(names(&Program::compile(&graph)), ["conv2d", "relu", "add"]);
+    // An add that broadcasts the conv result to a larger shape.
+    let mut b = builder();
+    let x = b.input("x", &f32_desc(&[1, 4, 5, 5])).unwrap();
+    let big = b.input("big", &f32_desc(&[3, 4, 5, 5])).unwrap();
+    let c = conv(&mut b, &x, 4, 4, 3, 1, false);
+    let y = b.add(&c, &big, &opts()).unwrap();
+    assert_eq!(names(&Program::compile(&b.build(&[("y", &y)]).unwrap())), ["conv2d", "add"]);
+    // float16.
+    let mut b = builder();
+    let d = OperandDescriptor::new(webnn_core::DataType::Float16, vec![4, 4]);
+    let x = b.input("x", &d).unwrap();
+    let m = b.matmul(&x, &x, &opts()).unwrap();
+    let y = b.relu(&m, &opts()).unwrap();
+    assert_eq!(names(&Program::compile(&b.build(&[("y", &y)]).unwrap())), ["matmul", "relu"]);
+    // The epilogue keeps the activations' parameters.
+    let mut b = builder();
+    let x = b.input("x", &f32_desc(&[4, 4])).unwrap();
+    let m = b.matmul(&x, &x, &opts()).unwrap();
+    let options = ClampOptions { min_value: Some((-1.0).into()), max_value: Some(2.5.into()), ..Default::default() };
+    let y = b.clamp(&m, &options).unwrap();
+    let program = Program::compile(&b.build(&[("y", &y)]).unwrap());
+    let NodeKind::WithEpilogue(e) = &program.nodes[0].kind else { panic!("not fused") };
+    assert_eq!(e.steps.as_slice(), [EpilogueStep::Activation(Activation::Clamp(-1.0, 2.5))]);
+}

@@ -1,0 +1,119 @@
+//! The compile pipeline: passes over the validated graph that decide what the plan computes,
+//! before [`crate::plan`] lowers each node to a kernel and places intermediates in the arena.
+//!
+//! The graph is first copied into a [`Program`]: one [`Node`] per operation, in graph
+//! (topological) order. Then the passes run, in this order:
+//!
+//! 1. [`patterns`]: rewrites of element-wise subgraphs into one activation, declared as a table
+//!    of patterns (`mul(x, sigmoid(x))` → swish, the erf formula of gelu → gelu);
+//! 2. [`epilogue`]: conv2d / matmul / gemm absorb the activations and the element-wise adds
+//!    and multiplies (residuals, biases, scales) that alone read their result, applied while
+//!    each output tile is in cache; the followers' table is in that file;
+//! 3. [`dce`]: nodes whose results nobody reads are dropped.
+//!
+//! `WEBNN_DUMP_PLAN=1` prints the program after the passes (one line per node) to stderr when
+//! a graph is built; [`Program::dump`] is the same text.
+
+pub mod dce;
+pub mod epilogue;
+pub mod patterns;
+mod uses;
+
+use crate::kernels::activation::Activation;
+use crate::kernels::epilogue::Epilogue;
+use webnn_core::graph::Operation;
+use webnn_core::{Graph, OperandId};
+
+/// What a node computes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeKind {
+    /// Its graph operation, as is.
+    Op,
+    /// An activation that replaced a subgraph (input 0 is `x`); the node's `op` is the root of
+    /// the subgraph it replaced.
+    Activation(Activation),
+    /// Its operation (a conv2d, matmul or gemm) followed by an epilogue, whose binary steps
+    /// read the inputs after the operation's own.
+    WithEpilogue(Epilogue),
+}
+
+/// One step of the program.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// What it computes.
+    pub kind: NodeKind,
+    /// The graph operation it comes from (for `Op` and `WithEpilogue`: the one it runs).
+    pub op: usize,
+    /// Operands read (the operation's slots, then any an epilogue reads).
+    pub inputs: Vec<Option<OperandId>>,
+    /// Operands written.
+    pub outputs: Vec<OperandId>,
+    /// The fused op kinds, `+`-joined (`conv2d+add+relu`), for profiles and dumps.
+    pub name: String,
+}
+
+/// The graph as the passes see it: nodes in an order where every value is produced before it
+/// is read.
+#[derive(Debug, Clone)]
+pub struct Program {
+    /// The steps, in execution order.
+    pub nodes: Vec<Node>,
+}
+
+impl Program {
+    /// One node per operation of `graph`, unchanged.
+    pub fn from_graph(graph: &Graph) -> Program {
+        let nodes = graph
+            .operations
+            .iter()
+            .enumerate()
+            .map(|(i, op)| Node { kind: NodeKind::Op, op: i, inputs: op.inputs.clone(), outputs: op.outputs.clone(), name: op.kind.to_string() })
+            .collect();
+        Program { nodes }
+    }
+
+    /// The program after every pass.
+    pub fn compile(graph: &Graph) -> Program {
+        let mut program = Program::from_graph(graph);
+        patterns::run(graph, &mut program);
+        epilogue::run(graph, &mut program);
+        dce::run(graph, &mut program);
+        if std::env::var_os("WEBNN_DUMP_PLAN").is_some_and(|v| !v.is_empty() && v != "0") {
+            eprint!("{}", program.dump(graph));
+        }
+        program
+    }
+
+    /// The program as text: one line per node, `name [label] inputs -> outputs`, with the
+    /// operand ids and shapes (`%12:f32[1x64x56x56]`).
+    pub fn dump(&self, graph: &Graph) -> String {
+        let operand = |id: &OperandId| {
+            let d = graph.descriptor(*id);
+            let dims: Vec<String> = d.shape.iter().map(|v| v.to_string()).collect();
+            format!("%{}:{}[{}]", id.0, d.data_type.as_str(), dims.join("x"))
+        };
+        let mut s = format!("plan: {} steps ({} operations in the graph)\n", self.nodes.len(), graph.operations.len());
+        for node in &self.nodes {
+            let op: &Operation = &graph.operations[node.op];
+            let ins: Vec<String> = node.inputs.iter().map(|i| i.as_ref().map_or("-".to_string(), operand)).collect();
+            let outs: Vec<String> = node.outputs.iter().map(operand).collect();
+            let detail = match &node.kind {
+                NodeKind::Op => String::new(),
+                NodeKind::Activation(a) => format!(" {{{a:?}}}"),
+                NodeKind::WithEpilogue(e) => format!(" {{{:?}}}", e.steps),
+            };
+            s += &format!(
+                "  {}{}{} {} -> {}\n",
+                node.name,
+                detail,
+                webnn_core::error::label_prefix(&op.label).trim_end().to_string().replace("[", " ["),
+                ins.join(" "),
+                outs.join(" ")
+            );
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_util;

@@ -1,0 +1,170 @@
+//! Tests of the pattern rewrites: what fuses, what must not, and the fused results against the
+//! unfused steps and against f64 references.
+
+use super::super::test_util::*;
+use super::super::{NodeKind, Program};
+use crate::kernels::activation::Activation;
+use half::f16;
+use webnn_core::{DataType, GraphBuilder, Operand, OperandDescriptor};
+
+fn kinds(program: &Program) -> Vec<NodeKind> {
+    program.nodes.iter().map(|n| n.kind.clone()).collect()
+}
+
+fn scalar(b: &mut GraphBuilder, v: f32) -> Operand {
+    b.constant(&f32_desc(&[]), &f32_bytes(&[v])).unwrap()
+}
+
+/// ULP distance of two finite f32 values of the same sign (or both zero).
+fn ulps(a: f32, b: f32) -> i64 {
+    (a.to_bits() as i32 as i64 - b.to_bits() as i32 as i64).abs()
+}
+
+/// Values covering both sigmoid branches, large magnitudes, ±0, ±∞ and NaN.
+fn special_inputs(n: usize) -> Vec<f32> {
+    let special = [0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 88.0, -88.0, 1e-30, -104.5, 20.0];
+    (0..n).map(|i| if i < special.len() { special[i] } else { ((i * 7919) % 2001) as f32 / 50.0 - 20.0 }).collect()
+}
+
+#[test]
+fn silu_becomes_swish_and_matches_the_unfused_steps_bit_for_bit() {
+    for data_type in [DataType::Float32, DataType::Float16] {
+        for swap in [false, true] {
+            let desc = OperandDescriptor::new(data_type, vec![3, 5000]);
+            let xs = special_inputs(15000);
+            let bytes: Vec<u8> = match data_type {
+                DataType::Float16 => xs.iter().flat_map(|&v| f16::from_f32(v).to_bits().to_le_bytes()).collect(),
+                _ => f32_bytes(&xs),
+            };
+            let build = |keep_sigmoid: bool| {
+                let mut b = builder();
+                let x = b.input("x", &desc).unwrap();
+                let s = b.sigmoid(&x, &opts()).unwrap();
+                let y = if swap { b.mul(&s, &x, &opts()) } else { b.mul(&x, &s, &opts()) }.unwrap();
+                // With the sigmoid also an output, nothing fuses.
+                if keep_sigmoid { b.build(&[("y", &y), ("s", &s)]) } else { b.build(&[("y", &y)]) }.unwrap()
+            };
+            let (fused, unfused) = (build(false), build(true));
+            assert_eq!(kinds(&Program::compile(&fused)), [NodeKind::Activation(Activation::Swish)]);
+            assert_eq!(kinds(&Program::compile(&unfused)), [NodeKind::Op, NodeKind::Op]);
+            let (a, b) = (run_graph(&fused, &[&bytes]), run_graph(&unfused, &[&bytes]));
+            // Bit for bit, except that a NaN's sign and payload are not specified.
+            let width = data_type.byte_size();
+            for (i, (p, q)) in a[0].chunks_exact(width).zip(b[0].chunks_exact(width)).enumerate() {
+                let nan = |c: &[u8]| match data_type {
+                    DataType::Float16 => f16::from_bits(u16::from_le_bytes([c[0], c[1]])).is_nan(),
+                    _ => f32::from_le_bytes(c.try_into().unwrap()).is_nan(),
+                };
+                assert!(p == q || (nan(p) && nan(q)), "{data_type:?} swap={swap}: x = {} fused {p:?} unfused {q:?}", xs[i]);
+            }
+            // And against x · sigmoid(x) in f64, at the WPT sigmoid tolerance (34 ULP).
+            if data_type == DataType::Float32 {
+                for (&x, &g) in xs.iter().zip(&f32_values(&a[0])) {
+                    let want = (x as f64 * (1.0 / (1.0 + (-(x as f64)).exp()))) as f32;
+                    let ok = if want.is_nan() { g.is_nan() } else { g == want || ulps(g, want) <= 34 };
+                    assert!(ok, "x={x}: got {g}, want {want}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn no_swish_across_broadcasts_other_operands_or_shared_sigmoids() {
+    let desc = f32_desc(&[2, 4]);
+    let o = opts();
+    // mul(y, sigmoid(x)) with y != x.
+    let mut b = builder();
+    let x = b.input("x", &desc).unwrap();
+    let y = b.relu(&x, &o).unwrap();
+    let s = b.sigmoid(&x, &o).unwrap();
+    let z = b.mul(&y, &s, &o).unwrap();
+    assert_eq!(kinds(&Program::compile(&b.build(&[("z", &z)]).unwrap())), vec![NodeKind::Op; 3]);
+    // The sigmoid read twice.
+    let mut b = builder();
+    let x = b.input("x", &desc).unwrap();
+    let s = b.sigmoid(&x, &o).unwrap();
+    let z = b.mul(&x, &s, &o).unwrap();
+    let w = b.add(&z, &s, &o).unwrap();
+    assert_eq!(kinds(&Program::compile(&b.build(&[("w", &w)]).unwrap())), vec![NodeKind::Op; 3]);
+    // Broadcasting: sigmoid of a [4] operand times a [2, 4] one.
+    let mut b = builder();
+    let x = b.input("x", &f32_desc(&[4])).unwrap();
+    let s = b.sigmoid(&x, &o).unwrap();
+    let big = b.input("big", &desc).unwrap();
+    let z = b.mul(&big, &s, &o).unwrap();
+    assert_eq!(kinds(&Program::compile(&b.build(&[("z", &z)]).unwrap())), vec![NodeKind::Op; 2]);
+}
+
+/// The gelu formula in each grouping and form exporters write.
+fn gelu_graph(form: usize, scale_by_mul: bool, half: f32) -> webnn_core::Graph {
+    let mut b = builder();
+    let x = b.input("x", &f32_desc(&[7, 301])).unwrap();
+    let o = opts();
+    let scaled = if scale_by_mul {
+        let c = scalar(&mut b, std::f32::consts::FRAC_1_SQRT_2);
+        b.mul(&c, &x, &o).unwrap()
+    } else {
+        let c = scalar(&mut b, std::f32::consts::SQRT_2);
+        b.div(&x, &c, &o).unwrap()
+    };
+    let e = b.erf(&scaled, &o).unwrap();
+    let one = scalar(&mut b, 1.0);
+    let p = b.add(&one, &e, &o).unwrap();
+    let h = scalar(&mut b, half);
+    let y = match form {
+        0 => {
+            let t = b.mul(&x, &p, &o).unwrap();
+            b.mul(&t, &h, &o).unwrap()
+        }
+        1 => {
+            let t = b.mul(&h, &x, &o).unwrap();
+            b.mul(&t, &p, &o).unwrap()
+        }
+        _ => {
+            let t = b.mul(&p, &h, &o).unwrap();
+            b.mul(&x, &t, &o).unwrap()
+        }
+    };
+    b.build(&[("y", &y)]).unwrap()
+}
+
+#[test]
+fn the_erf_formula_becomes_gelu_within_its_tolerance() {
+    let xs: Vec<f32> = values(7 * 301, 11, 6.0).into_iter().chain([0.0, -0.0, 1e-20, -30.0, 30.0]).take(7 * 301).collect();
+    for form in 0..3 {
+        for by_mul in [false, true] {
+            let graph = gelu_graph(form, by_mul, 0.5);
+            let program = Program::compile(&graph);
+            assert_eq!(kinds(&program), [NodeKind::Activation(Activation::Gelu)], "form {form} mul {by_mul}:\n{}", program.dump(&graph));
+            let got = f32_values(&run_graph(&graph, &[&f32_bytes(&xs)])[0]);
+            for (&x, &g) in xs.iter().zip(&got) {
+                let xd = x as f64;
+                let want = (0.5 * xd * (1.0 + libm::erf(xd / std::f64::consts::SQRT_2))) as f32;
+                // gelu's WPT tolerance: 18 ULP.
+                assert!(g == want || ulps(g, want) <= 18, "form {form}: gelu({x}) = {g}, want {want}");
+            }
+        }
+    }
+    // A different constant is a different function: nothing fuses.
+    let graph = gelu_graph(0, false, 0.25);
+    assert!(kinds(&Program::compile(&graph)).iter().all(|k| *k == NodeKind::Op));
+}
+
+#[test]
+fn a_match_with_a_value_read_outside_it_is_left_alone() {
+    let mut b = builder();
+    let x = b.input("x", &f32_desc(&[4])).unwrap();
+    let o = opts();
+    let c = scalar(&mut b, std::f32::consts::SQRT_2);
+    let d = b.div(&x, &c, &o).unwrap();
+    let e = b.erf(&d, &o).unwrap();
+    let one = scalar(&mut b, 1.0);
+    let p = b.add(&e, &one, &o).unwrap();
+    let t = b.mul(&x, &p, &o).unwrap();
+    let h = scalar(&mut b, 0.5);
+    let y = b.mul(&t, &h, &o).unwrap();
+    // erf's result is also an output.
+    let graph = b.build(&[("y", &y), ("e", &e)]).unwrap();
+    assert!(kinds(&Program::compile(&graph)).iter().all(|k| *k == NodeKind::Op));
+}

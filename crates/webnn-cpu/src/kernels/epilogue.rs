@@ -1,0 +1,171 @@
+//! Fused epilogues: what a conv2d, matmul or gemm applies to its output while the tile it just
+//! computed is still in cache, instead of separate steps that would read and write the whole
+//! tensor again. The compile pass `compile::epilogue` decides what is absorbed; this file only
+//! applies it.
+//!
+//! Every step performs the same f32 operation as the unfused step it replaces (the same
+//! activation formula, one f32 add or multiply), in the same order, so a fused float32 result
+//! equals the unfused one bit for bit (tested in `compile::epilogue`'s tests).
+
+use super::activation::Activation;
+use super::In;
+use rayon::prelude::*;
+use smallvec::SmallVec;
+
+/// An element-wise binary op absorbed into an epilogue (both orders are the same: f32 `+` and
+/// `×` are commutative, NaN payloads aside).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EpilogueBinary {
+    /// `y + other`
+    Add,
+    /// `y × other`
+    Mul,
+}
+
+/// One step of an epilogue, applied to the running value `y` of each output element.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum EpilogueStep {
+    /// `y = act(y)`
+    Activation(Activation),
+    /// `y = y ∘ other[(i / inner) % len]` for output element `i` (flat index): `other` is the
+    /// step's input `input` (an index into the fused step's inputs), broadcast along one
+    /// contiguous group of output axes: a residual (`inner` 1, `len` = the output's size),
+    /// a bias along the last axis (`inner` 1, `len` = its size), a per-channel bias of an
+    /// nchw tensor (`inner` = h·w, `len` = c), a scalar (`len` 1).
+    Binary {
+        /// The op.
+        op: EpilogueBinary,
+        /// Which input of the fused step is `other`.
+        input: usize,
+        /// Output elements per step of `other`'s index.
+        inner: usize,
+        /// Elements of `other`.
+        len: usize,
+    },
+}
+
+/// The steps a fused conv2d / matmul / gemm applies to each output element, in order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Epilogue {
+    /// In order of application.
+    pub steps: SmallVec<[EpilogueStep; 2]>,
+}
+
+impl Epilogue {
+    /// True when there is nothing to apply.
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+
+    /// Binds the binary steps' operands for one dispatch (`inputs` are the fused step's
+    /// inputs, all float32).
+    pub fn bind<'a>(&'a self, inputs: &[Option<In<'a>>]) -> BoundEpilogue<'a> {
+        let others = self
+            .steps
+            .iter()
+            .map(|s| match *s {
+                EpilogueStep::Binary { input, .. } => inputs.get(input).copied().flatten().map_or(&[][..], |i| i.slice::<f32>()),
+                EpilogueStep::Activation(_) => &[][..],
+            })
+            .collect();
+        BoundEpilogue { epilogue: self, others }
+    }
+}
+
+/// An [`Epilogue`] with its operands for one dispatch.
+pub struct BoundEpilogue<'a> {
+    epilogue: &'a Epilogue,
+    /// Per step: the binary step's operand (empty for activations).
+    others: SmallVec<[&'a [f32]; 2]>,
+}
+
+impl BoundEpilogue<'_> {
+    /// True when there is nothing to apply.
+    pub fn is_empty(&self) -> bool {
+        self.epilogue.is_empty()
+    }
+
+    /// Applies the steps to `values`, the output elements `first..first + values.len()`.
+    pub fn apply(&self, first: usize, values: &mut [f32]) {
+        for (step, other) in self.epilogue.steps.iter().zip(&self.others) {
+            match *step {
+                EpilogueStep::Activation(act) => act.apply_in_place(values),
+                EpilogueStep::Binary { op, inner, len, .. } => binary(op, first, values, other, inner, len),
+            }
+        }
+    }
+
+    /// Applies the steps to `rows` runs of `cols` elements of the output `out`, the first at
+    /// element `first` and each `stride` after the previous one (a GEMM tile of an nchw conv:
+    /// rows are channels; of an nhwc conv or a matmul: rows are pixels or matrix rows).
+    pub fn apply_rows(&self, out: &mut [f32], first: usize, rows: usize, stride: usize, cols: usize) {
+        if self.is_empty() || rows == 0 || cols == 0 {
+            return;
+        }
+        if cols == stride {
+            // Contiguous: one run.
+            return self.apply_all_at(first, &mut out[first..first + rows * cols]);
+        }
+        let tile = &mut out[first..first + (rows - 1) * stride + cols];
+        if rows * cols >= 1 << 15 {
+            tile.par_chunks_mut(stride).enumerate().for_each(|(r, row)| self.apply(first + r * stride, &mut row[..cols]));
+        } else {
+            for (r, row) in tile.chunks_mut(stride).enumerate() {
+                self.apply(first + r * stride, &mut row[..cols]);
+            }
+        }
+    }
+
+    /// Applies the steps to a whole output (element 0 first), in parallel chunks.
+    pub fn apply_all(&self, out: &mut [f32]) {
+        if self.is_empty() {
+            return;
+        }
+        self.apply_all_at(0, out);
+    }
+
+    /// Applies the steps to `values`, the output elements `first..`, in parallel chunks.
+    fn apply_all_at(&self, first: usize, values: &mut [f32]) {
+        const CHUNK: usize = 1 << 14;
+        if values.len() <= CHUNK {
+            return self.apply(first, values);
+        }
+        values.par_chunks_mut(CHUNK).enumerate().for_each(|(c, v)| self.apply(first + c * CHUNK, v));
+    }
+}
+
+/// `values[k] = values[k] ∘ other[((first + k) / inner) % len]`, in runs where the index of
+/// `other` is contiguous (`inner` = 1) or constant.
+fn binary(op: EpilogueBinary, first: usize, values: &mut [f32], other: &[f32], inner: usize, len: usize) {
+    if other.len() < len || len == 0 || inner == 0 {
+        return; // unreachable for a validated graph: the pass computed len and inner from the shapes
+    }
+    let mut k = 0;
+    while k < values.len() {
+        let i = first + k;
+        let at = (i / inner) % len;
+        if inner == 1 {
+            let run = (len - at).min(values.len() - k);
+            let (v, o) = (&mut values[k..k + run], &other[at..at + run]);
+            super::gemm_backend::simd(
+                #[inline(always)]
+                || match op {
+                    EpilogueBinary::Add => v.iter_mut().zip(o).for_each(|(y, &b)| *y += b),
+                    EpilogueBinary::Mul => v.iter_mut().zip(o).for_each(|(y, &b)| *y *= b),
+                },
+            );
+            k += run;
+        } else {
+            let run = (inner - i % inner).min(values.len() - k);
+            let (v, b) = (&mut values[k..k + run], other[at]);
+            super::gemm_backend::simd(
+                #[inline(always)]
+                || match op {
+                    EpilogueBinary::Add => v.iter_mut().for_each(|y| *y += b),
+                    EpilogueBinary::Mul => v.iter_mut().for_each(|y| *y *= b),
+                },
+            );
+            k += run;
+        }
+    }
+}
