@@ -48,10 +48,28 @@ class Graph:
             self.shared[value] = self.constant("scalar", np.array(value, dtype=np.float32))
         return self.shared[value]
 
+    def ints(self, values, prefix="ints"):
+        """An int64 initializer (shapes, axes, split sizes, indices), shared by value; a Python int
+        gives a scalar."""
+        array = np.asarray(values, dtype=np.int64)
+        key = ("int64", array.shape, tuple(array.ravel().tolist()))
+        if key not in self.shared:
+            name = self.fresh(prefix)
+            self.initializers.append(numpy_helper.from_array(array, name))
+            self.shared[key] = name
+        return self.shared[key]
+
     def node(self, op, inputs, prefix=None, **attrs):
         out = self.fresh(prefix or op.lower())
         self.nodes.append(helper.make_node(op, inputs, [out], name=out, **attrs))
         return out
+
+    def split(self, x, sizes, axis):
+        """Split into parts of SIZES along AXIS; returns the parts' names."""
+        base = self.fresh("split")
+        parts = [f"{base}_{i}" for i in range(len(sizes))]
+        self.nodes.append(helper.make_node("Split", [x, self.ints(sizes, "split")], parts, name=base, axis=axis))
+        return parts
 
     def uniform(self, shape, bound):
         return self.rng.uniform(-bound, bound, size=shape).astype(np.float32)
@@ -99,20 +117,29 @@ class Graph:
         return self.node("Gemm", [flat, w, b], "gemm", transB=1)
 
     def model(self, output, input_shape=(1, 3, 224, 224), output_shape=(1, 1000)):
-        # Rename the last node's output to "logits".
-        last = self.nodes[-1]
-        assert last.output[0] == output
-        last.output[0] = "logits"
+        """Float32 input `input` and output `logits` (the output of the last node)."""
+        assert self.nodes[-1].output[0] == output
+        return self.finish([("input", TensorProto.FLOAT, input_shape)],
+                           [(output, "logits", TensorProto.FLOAT, output_shape)])
+
+    def finish(self, inputs, outputs):
+        """The model with graph inputs INPUTS, [(name, element type, shape)], and outputs OUTPUTS,
+        [(internal name, public name, element type, shape)]: the node that produces an internal
+        name (used by no other node) is renamed to write the public one."""
+        producers = {o: n for n in self.nodes for o in n.output}
+        for internal, public, _, _ in outputs:
+            assert not any(internal in n.input for n in self.nodes), f"{internal} is consumed"
+            node = producers[internal]
+            node.output[list(node.output).index(internal)] = public
         graph = helper.make_graph(
             self.nodes, self.name,
-            [helper.make_tensor_value_info("input", TensorProto.FLOAT, list(input_shape))],
-            [helper.make_tensor_value_info("logits", TensorProto.FLOAT, list(output_shape))],
+            [helper.make_tensor_value_info(name, t, list(shape)) for name, t, shape in inputs],
+            [helper.make_tensor_value_info(public, t, list(shape)) for _, public, t, shape in outputs],
             initializer=self.initializers,
         )
         m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="webnn-rs bench")
         m.ir_version = IR_VERSION
         return m
-
 
 def mobilenetv2():
     """MobileNetV2 1.0 (torchvision.models.mobilenet_v2)."""
@@ -219,8 +246,10 @@ MODELS = {
 
 
 def parameter_count(model):
-    """Elements in the initializers, scalars excluded."""
-    return sum(int(np.prod(t.dims)) for t in model.graph.initializer if len(t.dims) > 0)
+    """Elements in the floating-point initializers, scalars excluded (int64 shapes and indices
+    are not parameters)."""
+    return sum(int(np.prod(t.dims)) for t in model.graph.initializer
+               if len(t.dims) > 0 and t.data_type == TensorProto.FLOAT)
 
 
 def write_all(out_dir):

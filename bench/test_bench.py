@@ -1,4 +1,4 @@
-"""Tests of the bench scripts: the CNN generator, compare.py's checks, table and ratios, and
+"""Tests of the bench scripts: the model generators, compare.py's checks, table and ratios, and
 compare.py end to end against a stand-in `webnn` binary that computes with ONNX Runtime.
 
     python3 -m pytest bench        (or: python3 -m unittest discover bench)
@@ -288,6 +288,13 @@ class GeneratedModels(unittest.TestCase):
         self.assertEqual(cnn_models.squeezenet1_1().SerializeToString(),
                          cnn_models.squeezenet1_1().SerializeToString())
 
+    def test_generators_and_manifest_entries(self):
+        import get_models
+        names = [n for m in get_models.generator_modules() for n in m.MODELS]
+        self.assertEqual(len(names), len(set(names)), "model names are unique")
+        for module in get_models.generator_modules()[1:]:
+            self.assertEqual(set(module.MANIFEST), set(module.MODELS), module.__name__)
+
     def test_manifest_merges(self):
         import get_models
         with tempfile.TemporaryDirectory() as d:
@@ -307,6 +314,120 @@ class GeneratedModels(unittest.TestCase):
             with self.assertRaises(FileNotFoundError) as e:
                 get_models.find_model(d, "pkg/other.onnx")
             self.assertIn("pkg/models/v1/model.onnx", str(e.exception))
+
+
+@unittest.skipUnless(HAVE_ONNX, "needs onnx and onnxruntime")
+class GeneratedTransformersAndDetectors(unittest.TestCase):
+    """The models of transformer_models.py and detector_models.py: valid, opset 17, the reference
+    parameter counts, and ONNX Runtime runs them (inputs as compare.py makes them from the
+    manifest entry) to finite outputs of the declared shape that are not constant."""
+
+    # torchvision vit_b_16; bert-base-uncased without its pooler (109,482,240 - 768 * 768 - 768);
+    # Ultralytics "YOLOv8n summary (fused): ... 3151904 parameters" (the DFL's 16 weights
+    # included) plus the decode's constants: anchor points [1, 2, 2100], strides [1, 2100] and
+    # Resize's 4 scales; UNet: its convolutions.
+    @staticmethod
+    def unet_parameters():
+        conv = lambda cin, cout, k: cin * cout * k * k + cout  # noqa: E731
+        n, cin = 0, 3
+        for w in [32, 64, 128, 256]:
+            n += conv(cin, w, 3) + conv(w, w, 3)
+            cin = w
+        n += conv(256, 512, 3) + conv(512, 512, 3)
+        for w in [256, 128, 64, 32]:
+            n += conv(2 * w, w, 2) + conv(2 * w, w, 3) + conv(w, w, 3)  # ConvTranspose 2x2, double conv
+        return n + conv(32, 2, 1)
+
+    EXPECTED = {
+        "vit_b16": (86_567_656, {"logits": (1, 1000)}),
+        "bert_base_128": (108_891_648, {"last_hidden_state": (1, 128, 768)}),
+        "bert_base_384": (108_891_648, {"last_hidden_state": (1, 384, 768)}),
+        "yolov8n": (3_151_904 + 2 * 2100 + 2100 + 4, {"output0": (1, 84, 2100)}),
+        "unet": (None, {"logits": (1, 2, 256, 256)}),
+    }
+
+    def check_module(self, module, check_outputs):
+        """Every model of MODULE; CHECK_OUTPUTS(name, {output name: array}) checks more."""
+        import onnxruntime as ort
+        for name, make in module.MODELS.items():
+            with self.subTest(name):
+                model = make()
+                onnx.checker.check_model(model, full_check=True)
+                self.assertEqual(model.opset_import[0].version, 17)
+                params, shapes = self.EXPECTED[name]
+                self.assertEqual(module.parameter_count(model), params or self.unet_parameters())
+                spec = module.MANIFEST[name]
+                s = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+                del model
+                feeds = {}
+                for i in s.get_inputs():
+                    shape = compare.resolve_shape(i.shape, spec["shapes"].get(i.name))
+                    self.assertEqual(shape, i.shape, "the manifest's shapes are the declared ones")
+                    feeds[i.name] = compare.make_input(name, i.name, compare.ORT_TYPES[i.type], shape,
+                                                       spec["inputs"].get(i.name))
+                outputs = dict(zip([o.name for o in s.get_outputs()], s.run(None, feeds)))
+                self.assertEqual({k: v.shape for k, v in outputs.items()}, shapes)
+                for y in outputs.values():
+                    self.assertEqual(y.dtype, np.float32)
+                    self.assertTrue(np.isfinite(y).all())
+                    self.assertGreater(float(y.max() - y.min()), 1e-2, "outputs are not constant")
+                    self.assertLess(float(np.abs(y).max()), 1e4)
+                check_outputs(name, outputs)
+
+    def test_transformers(self):
+        import transformer_models
+
+        def check(name, outputs):
+            if name.startswith("bert"):
+                h = outputs["last_hidden_state"][0]
+                # LayerNorm'd tokens that still differ from one another (not one repeated vector).
+                self.assertAlmostEqual(float(h.std()), 1.0, delta=0.2)
+                self.assertGreater(float(h.var(axis=0).mean() / h.var()), 0.05, "tokens are distinct")
+            else:
+                self.assertGreater(float(outputs["logits"].std()), 0.1)
+
+        self.check_module(transformer_models, check)
+
+    def test_detectors(self):
+        import detector_models
+
+        def check(name, outputs):
+            if name == "yolov8n":
+                y = outputs["output0"][0]
+                boxes, scores = y[:4], y[4:]
+                self.assertTrue(((scores > 0) & (scores < 1)).all())
+                self.assertGreater(float(scores.std()), 0.02, "class scores are not all alike")
+                self.assertTrue((boxes[2:] > 0).all(), "widths and heights are positive")
+                # Centres within 15 bins of the largest stride from the image.
+                self.assertTrue((boxes[:2] > -15 * 32).all() and (boxes[:2] < 320 + 15 * 32).all())
+            else:
+                self.assertGreater(float(outputs["logits"].std()), 0.1)
+
+        self.check_module(detector_models, check)
+
+    def test_generation_is_reproducible(self):
+        import detector_models
+        import transformer_models
+        for make in [detector_models.yolov8n, lambda: transformer_models.vit_b16(layers=1),
+                     lambda: transformer_models.bert_base(16, layers=1)]:
+            self.assertEqual(make().SerializeToString(), make().SerializeToString())
+
+    def test_bert_sequence_lengths_share_weights(self):
+        import transformer_models
+        a, b = transformer_models.bert_base(8, layers=1), transformer_models.bert_base(24, layers=1)
+        weights = lambda m: [onnx.numpy_helper.to_array(t) for t in m.graph.initializer  # noqa: E731
+                             if t.data_type == TensorProto.FLOAT and len(t.dims) > 1]
+        for x, y in zip(weights(a), weights(b)):
+            self.assertTrue(np.array_equal(x, y))
+
+    def test_yolo_anchors(self):
+        import detector_models
+        points, strides = detector_models.yolo_anchors(64, [8, 16, 32])
+        self.assertEqual(points.shape, (1, 2, 64 + 16 + 4))
+        self.assertEqual(points[0, :, 0].tolist(), [0.5, 0.5])
+        self.assertEqual(points[0, :, 1].tolist(), [1.5, 0.5], "x varies fastest")
+        self.assertEqual(points[0, :, 8].tolist(), [0.5, 1.5])
+        self.assertEqual(strides[0, [0, 63, 64, 79, 80, 83]].tolist(), [8, 8, 16, 16, 32, 32])
 
 
 if __name__ == "__main__":
