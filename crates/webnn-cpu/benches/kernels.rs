@@ -76,15 +76,27 @@ fn elementwise(shape: &'static [u32], f: fn(&mut GraphBuilder, &Operand) -> Oper
 
 /// conv2d nchw: input [1, cin, h, w], filter [cout, cin/groups, k, k], stride 1, same padding.
 fn conv(cin: u32, cout: u32, hw: u32, k: u32, groups: u32) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
+    conv_strided(cin, cout, hw, k, groups, 1)
+}
+
+/// conv2d nchw as [`conv`], with both strides `stride` (padding k/2).
+fn conv_strided(cin: u32, cout: u32, hw: u32, k: u32, groups: u32, stride: u32) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
     Box::new(move || {
         let mut b = builder();
         let x = b.input("x", &f32_desc(&[1, cin, hw, hw])).unwrap();
         let w = constant(&mut b, &[cout, cin / groups, k, k]);
         let bias = constant(&mut b, &[cout]);
         let p = k / 2;
-        let options = Conv2dOptions { padding: Some(vec![p, p, p, p]), groups, bias: Some(bias), ..Default::default() };
+        let options = Conv2dOptions {
+            padding: Some(vec![p, p, p, p]),
+            strides: Some(vec![stride, stride]),
+            groups,
+            bias: Some(bias),
+            ..Default::default()
+        };
         let y = b.conv2d(&x, &w, &options).unwrap();
-        let flops = 2.0 * (cout * (cin / groups) * k * k) as f64 * (hw * hw) as f64;
+        let out_hw = (hw + 2 * p - k) / stride + 1;
+        let flops = 2.0 * (cout * (cin / groups) * k * k) as f64 * (out_hw * out_hw) as f64;
         (b.build(&[("y", &y)]).unwrap(), flops, "GFLOP/s")
     })
 }
@@ -107,6 +119,9 @@ fn main() {
         ("conv3x3 3->32 224x224 (few input channels)", conv(3, 32, 224, 3, 1)),
         ("depthwise3x3 96 112x112", conv(96, 96, 112, 3, 96)),
         ("depthwise5x5 144 56x56", conv(144, 144, 56, 5, 144)),
+        ("depthwise5x5 672 14x14", conv(672, 672, 14, 5, 672)),
+        ("depthwise3x3 stride 2 96 112x112", conv_strided(96, 96, 112, 3, 96, 2)),
+        ("depthwise5x5 stride 2 144 56x56", conv_strided(144, 144, 56, 5, 144, 2)),
         ("pointwise 64->256 56x56", conv(64, 256, 56, 1, 1)),
     ];
     let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();

@@ -253,8 +253,8 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
 fn depthwise_plane_fits(g: &Geom) -> bool {
     let ph = g.h as u64 + g.padding[0] as u64 + g.padding[1] as u64;
     let pw = g.w as u64 + g.padding[2] as u64 + g.padding[3] as u64;
-    let st_w = g.strides[1].max(1) as u64;
-    let plane = ph.saturating_mul(pw.div_ceil(st_w).saturating_mul(st_w));
+    let (st_h, st_w) = (g.strides[0].max(1) as u64, g.strides[1].max(1) as u64);
+    let plane = ph.div_ceil(st_h).saturating_mul(st_h).saturating_mul(pw.div_ceil(st_w).saturating_mul(st_w));
     let work = (g.h as u64 * g.w as u64).saturating_add((g.oh * g.ow * g.kh * g.kw) as u64);
     plane <= work.saturating_mul(4).saturating_add(4096)
 }
@@ -282,7 +282,7 @@ fn taps_row<const K: usize>(orow: &mut [f32], xs: [&[f32]; K], w: [f32; K]) {
     for j in 0..n {
         let mut s = orow[j];
         for k in 0..K {
-            s += w[k] * xs[k][j];
+            s = w[k].mul_add(xs[k][j], s);
         }
         orow[j] = s;
     }
@@ -294,89 +294,95 @@ thread_local! {
     static DEPTHWISE_SCRATCH: std::cell::RefCell<(Vec<f32>, Vec<f32>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
+/// The layout of the nchw depthwise kernel's padded input plane: the zero-padded plane split
+/// by phase, so that every tap of every output reads at `tap_offset + oh·pitch + ow`.
+///
+/// Padded row `r`, column `c` lives in phase plane `(r % st_h, c % st_w)` at row `r / st_h`,
+/// column `c / st_w`; each phase plane has `rows` rows of `pitch` columns. With unit strides
+/// this is just the padded plane.
+struct PhaseLayout {
+    /// Columns per phase-plane row (the padded width, rounded up to the stride, / stride).
+    pitch: usize,
+    /// Elements per phase plane.
+    phase: usize,
+    /// Elements of the whole padded buffer (plus one row of slack: the wide loop's unused
+    /// columns may read up to a row past the last phase plane).
+    len: usize,
+    /// Elements of the wide output plane: output `(oh, ow)` at `oh·pitch + ow`.
+    wide: usize,
+}
+
+impl PhaseLayout {
+    fn of(g: &Geom) -> PhaseLayout {
+        let [pt, pb, pl, pr] = g.padding;
+        let [st_h, st_w] = g.strides;
+        let pitch = (g.w + pl + pr).div_ceil(st_w);
+        let rows = (g.h + pt + pb).div_ceil(st_h);
+        let phase = rows * pitch;
+        PhaseLayout { pitch, phase, len: st_h * st_w * phase + pitch, wide: g.oh.saturating_sub(1) * pitch + g.ow }
+    }
+
+    /// Where padded row `r`, column `c` lives.
+    #[inline(always)]
+    fn at(&self, g: &Geom, r: usize, c: usize) -> usize {
+        let [st_h, st_w] = g.strides;
+        ((r % st_h) * st_w + c % st_w) * self.phase + (r / st_h) * self.pitch + c / st_w
+    }
+}
+
 /// One nchw output plane of a depthwise conv2d (`o` pre-filled with the bias).
 ///
 /// The input plane is first copied into a zero-padded plane (the spec's padding made explicit),
-/// so that every window lies inside it and no edge needs special handling. With a horizontal
-/// stride `s > 1` the padded columns are stored split by phase (column `c` at `c % s` block,
-/// index `c / s`), so every tap reads consecutive elements. With unit strides the output is
-/// computed as one flat "wide" plane of the padded row pitch — output `(oh, ow)` at
+/// so that every window lies inside it and no edge needs special handling, split by phase
+/// ([`PhaseLayout`]) so that with any stride every tap reads consecutive elements. The output
+/// is computed as one flat "wide" plane of the phase pitch — output `(oh, ow)` at
 /// `oh·pitch + ow` — so the vector loop runs over the whole plane rather than one short row at
 /// a time; the extra columns are dropped when copying out. Every output element adds its taps
-/// to the bias in window order (row, then column).
+/// to the bias in window order (row, then column), with fused multiply-adds.
+///
+/// `scratch` holds at least `layout.len` and `layout.wide` elements. Inlined into its caller's
+/// `simd` context (so it is compiled for AVX2/AVX-512 there).
 #[inline(always)]
-/// The padded plane's row pitch and the lengths of the two scratch planes of
-/// [`depthwise_plane`] (padded input, wide output).
-fn depthwise_scratch(g: &Geom) -> (usize, usize, usize) {
-    let [pt, pb, pl, pr] = g.padding;
-    let pitch = (g.w + pl + pr).div_ceil(g.strides[1]) * g.strides[1];
-    let wide = if g.strides == [1, 1] { (g.oh - 1) * pitch + g.ow } else { 0 };
-    (pitch, (g.h + pt + pb) * pitch, wide)
-}
-
-/// `scratch` holds at least the lengths [`depthwise_scratch`] gives.
-fn depthwise_plane(g: &Geom, xp: &[f32], wk: &[f32], o: &mut [f32], scratch: &mut (Vec<f32>, Vec<f32>)) {
-    let [st_h, st_w] = g.strides;
+fn depthwise_plane(g: &Geom, layout: &PhaseLayout, xp: &[f32], wk: &[f32], o: &mut [f32], scratch: &mut (Vec<f32>, Vec<f32>)) {
     let [dl_h, dl_w] = g.dilations;
     let [pt, _, pl, _] = g.padding;
-    let (pitch, padded_len, _) = depthwise_scratch(g);
-    let ph = padded_len / pitch.max(1);
-    let phase_len = pitch / st_w;
-    let tap_offset = |kh: usize, kw: usize| {
-        let col = kw * dl_w;
-        kh * dl_h * pitch + (col % st_w) * phase_len + col / st_w
-    };
+    let tap_offset = |kh: usize, kw: usize| layout.at(g, kh * dl_h, kw * dl_w);
     let (padded, wide) = scratch;
-    let padded = &mut padded[..ph * pitch];
+    let padded = &mut padded[..layout.len];
     padded.fill(0.0);
     for (r, xrow) in xp.chunks_exact(g.w).enumerate() {
-        let prow = &mut padded[(pt + r) * pitch..][..pitch];
-        match st_w {
-            1 => prow[pl..pl + g.w].copy_from_slice(xrow),
-            2 => deinterleave_pairs(xrow, prow, pl, phase_len),
+        let row = pt + r;
+        match g.strides[1] {
+            1 => {
+                let at = layout.at(g, row, pl);
+                padded[at..at + g.w].copy_from_slice(xrow);
+            }
+            2 => {
+                // Columns pl, pl + 2, … to one phase plane, pl + 1, pl + 3, … to the other.
+                let (a, b) = (layout.at(g, row, pl), layout.at(g, row, pl + 1));
+                let (lo, hi) = padded.split_at_mut(a.max(b));
+                let (first, second) = if a < b { (&mut lo[a..], &mut hi[..]) } else { (&mut hi[..], &mut lo[b..]) };
+                for (pair, (x0, x1)) in xrow.chunks_exact(2).zip(first.iter_mut().zip(second.iter_mut())) {
+                    *x0 = pair[0];
+                    *x1 = pair[1];
+                }
+                if g.w % 2 == 1 {
+                    first[g.w / 2] = xrow[g.w - 1];
+                }
+            }
             _ => {
                 for (i, &v) in xrow.iter().enumerate() {
-                    let col = pl + i;
-                    prow[(col % st_w) * phase_len + col / st_w] = v;
+                    padded[layout.at(g, row, pl + i)] = v;
                 }
             }
         }
     }
     let padded = &*padded;
-
-    if st_h == 1 && st_w == 1 {
-        let n = (g.oh - 1) * pitch + g.ow;
-        let wide = &mut wide[..n];
-        wide.fill(o[0]); // the bias: every element of the plane holds it
-        window_taps(wide, padded, wk, g.kh, g.kw, tap_offset);
-        for (oh, orow) in o.chunks_exact_mut(g.ow).enumerate() {
-            orow.copy_from_slice(&wide[oh * pitch..][..g.ow]);
-        }
-    } else {
-        for (oh, orow) in o.chunks_exact_mut(g.ow).enumerate() {
-            window_taps(orow, &padded[oh * st_h * pitch..], wk, g.kh, g.kw, tap_offset);
-        }
-    }
-}
-
-/// Stores `x` at columns `first..` of a padded row split into two phases of `phase_len`
-/// (even columns, then odd columns): a deinterleave of consecutive pairs, which vectorizes.
-#[inline(always)]
-fn deinterleave_pairs(x: &[f32], prow: &mut [f32], first: usize, phase_len: usize) {
-    let (even, odd) = prow.split_at_mut(phase_len);
-    // x[2i] lands in phase `first % 2`, x[2i + 1] in the other one.
-    let (a, b) = if first % 2 == 0 {
-        (&mut even[first / 2..], &mut odd[first / 2..])
-    } else {
-        (&mut odd[first / 2..], &mut even[first / 2 + 1..])
-    };
-    let pairs = x.len() / 2;
-    for ((pair, ea), eb) in x.chunks_exact(2).zip(a[..pairs].iter_mut()).zip(b[..pairs].iter_mut()) {
-        *ea = pair[0];
-        *eb = pair[1];
-    }
-    if x.len() % 2 == 1 {
-        a[pairs] = x[x.len() - 1];
+    let wide = &mut wide[..layout.wide];
+    wide.fill(o[0]); // the bias: every element of the plane holds it
+    window_taps(wide, padded, wk, g.kh, g.kw, tap_offset);
+    for (oh, orow) in o.chunks_exact_mut(g.ow).enumerate() {
+        orow.copy_from_slice(&wide[oh * layout.pitch..][..g.ow]);
     }
 }
 
@@ -437,16 +443,18 @@ pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32], ep: &BoundEp
     let c = g.cout;
     let plane = g.h * g.w;
     if !g.nhwc {
-        let (_, padded_len, wide_len) = depthwise_scratch(g);
-        out.par_chunks_mut(g.oh * g.ow).enumerate().try_for_each(|(p, o)| {
+        let layout = PhaseLayout::of(g);
+        // Small planes go several to a task (a task costs about a microsecond).
+        let planes_per_task = ((1 << 14) / (g.oh * g.ow * kk).max(1)).max(1);
+        out.par_chunks_mut(g.oh * g.ow).with_min_len(planes_per_task).enumerate().try_for_each(|(p, o)| {
             let ch = p % c;
             // The scratch is borrowed outside `simd`: `LocalKey::with` is not inlined, so code
             // inside its closure would not get the AVX2 features.
             DEPTHWISE_SCRATCH.with(|cell| {
                 let scratch = &mut *cell.borrow_mut();
-                grow(&mut scratch.0, padded_len)?;
-                grow(&mut scratch.1, wide_len)?;
-                simd(#[inline(always)] || depthwise_plane(g, &x[p * plane..][..plane], &wts[ch * kk..][..kk], o, scratch));
+                grow(&mut scratch.0, layout.len)?;
+                grow(&mut scratch.1, layout.wide)?;
+                simd(#[inline(always)] || depthwise_plane(g, &layout, &x[p * plane..][..plane], &wts[ch * kk..][..kk], o, scratch));
                 ep.apply(p * g.oh * g.ow, o);
                 Ok(())
             })
