@@ -166,13 +166,17 @@ pub fn to_text(i: &Inspection) -> String {
     out
 }
 
-/// `webnn inspect`.
-pub fn inspect(source: &ModelSource, shapes: &[String], json: bool) -> Result<()> {
+/// `webnn inspect` (`plan`: also the CPU backend's steps after the compile passes).
+pub fn inspect(source: &ModelSource, shapes: &[String], json: bool, plan: bool) -> Result<()> {
     let i = examine(source, shapes)?;
     if json {
         crate::output(&format!("{}\n", to_json(&i)))?;
     } else {
-        crate::output(&to_text(&i))?;
+        let mut text = to_text(&i);
+        if let (true, Ok((g, _))) = (plan, &i.graph) {
+            text += &webnn_cpu::compile::Program::compile(g).dump(g);
+        }
+        crate::output(&text)?;
     }
     Ok(())
 }
@@ -180,6 +184,14 @@ pub fn inspect(source: &ModelSource, shapes: &[String], json: bool) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_plan_shows_fused_steps() {
+        let g = build_graph(&ModelSource::Builtin("resnet50".into()), &[]).unwrap();
+        let dump = webnn_cpu::compile::Program::compile(&g).dump(&g);
+        assert!(dump.starts_with("plan: "), "{dump}");
+        assert!(dump.contains("conv2d+add+relu"), "{dump}");
+    }
 
     #[test]
     fn inspects_builtins() {

@@ -118,6 +118,9 @@ struct InspectArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Also print the CPU backend's plan: the steps after the compile passes (fusion).
+    #[arg(long, conflicts_with = "json")]
+    plan: bool,
 }
 
 fn main() -> ExitCode {
@@ -140,7 +143,7 @@ fn main() -> ExitCode {
             json: a.json,
         }),
         Command::Limits => limits(),
-        Command::Inspect(a) => inspect::inspect(&a.model.source(), &a.model.shapes, a.json),
+        Command::Inspect(a) => inspect::inspect(&a.model.source(), &a.model.shapes, a.json, a.plan),
         Command::Builtins => {
             let list: String = builtin::LIST.iter().map(|(name, about)| format!("{name:<18} {about}\n")).collect();
             output(&list)
