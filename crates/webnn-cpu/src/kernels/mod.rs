@@ -27,6 +27,7 @@ pub mod conv;
 pub mod gemm_backend;
 pub mod matmul;
 pub mod normalization;
+pub mod packed_gemm;
 pub mod pool;
 pub mod resample;
 
