@@ -28,6 +28,7 @@ pub mod epilogue;
 pub mod gemm_backend;
 pub mod matmul;
 pub mod normalization;
+pub mod packed_gemm;
 pub mod pool;
 pub mod resample;
 

@@ -1,0 +1,87 @@
+//! The AVX2 + FMA microkernel: a 6 × 16 tile in 12 ymm accumulators (two vectors of B and
+//! six broadcasts of A per depth step). Partial tiles are stored through a small buffer.
+
+use super::super::gemm_backend::Mat;
+use super::kernel::{Kernel, Tile};
+use super::pack;
+use std::arch::x86_64::*;
+
+const MR: usize = 6;
+const NR: usize = 16;
+
+/// The AVX2 kernel.
+pub(super) static KERNEL: Kernel = Kernel {
+    mr: MR,
+    nr: NR,
+    narrow: 0,
+    kc_max: 256,
+    b_block: 256 * 512,
+    a_block: 256 * 96,
+    tile,
+    pack_lhs,
+    pack_rhs,
+};
+
+/// One tile.
+///
+/// # Safety
+/// The [`super::kernel::TileFn`] contract, with MR = 6, NR = 16 and AVX2 + FMA.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn tile(t: &Tile) {
+    let mut acc = [[_mm256_setzero_ps(); 2]; MR];
+    let (mut a, mut b) = (t.a, t.b);
+    for _ in 0..t.kc {
+        // SAFETY: step p of the B micro-panel holds NR = 16 floats, of A MR floats.
+        let bv = unsafe { [_mm256_loadu_ps(b), _mm256_loadu_ps(b.add(8))] };
+        for (i, row) in acc.iter_mut().enumerate() {
+            // SAFETY: as above.
+            let av = _mm256_set1_ps(unsafe { *a.add(i) });
+            row[0] = _mm256_fmadd_ps(av, bv[0], row[0]);
+            row[1] = _mm256_fmadd_ps(av, bv[1], row[1]);
+        }
+        // Wrapping: after the last step the pointers may pass the end of the data unused.
+        a = a.wrapping_add(MR);
+        b = b.wrapping_add(t.b_rs);
+    }
+    if t.rows == MR && t.cols == NR {
+        for (i, row) in acc.iter().enumerate() {
+            for (v, x) in row.iter().enumerate() {
+                // SAFETY: the full tile is valid for the caller.
+                unsafe {
+                    let p = t.c.add(i * t.c_rs + 8 * v);
+                    let y = if t.accumulate { _mm256_add_ps(_mm256_loadu_ps(p), *x) } else { *x };
+                    _mm256_storeu_ps(p, y);
+                }
+            }
+        }
+    } else {
+        let mut buf = [[0f32; NR]; MR];
+        for (row, out) in acc.iter().zip(buf.iter_mut()) {
+            // SAFETY: each row of `buf` holds 16 floats.
+            unsafe {
+                _mm256_storeu_ps(out.as_mut_ptr(), row[0]);
+                _mm256_storeu_ps(out.as_mut_ptr().add(8), row[1]);
+            }
+        }
+        // SAFETY: forwarded from the caller (the tile's valid elements).
+        unsafe { super::portable::store_partial(t, &buf) };
+    }
+}
+
+/// Packs A for this kernel.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn pack_lhs(a: Mat<'_>, i0: usize, mc: usize, p0: usize, kc: usize, dst: &mut [f32]) {
+    pack::pack_lhs::<MR>(a, i0, mc, p0, kc, dst)
+}
+
+/// Packs B for this kernel.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn pack_rhs(b: Mat<'_>, p0: usize, kc: usize, j0: usize, nc: usize, dst: &mut [f32]) {
+    pack::pack_rhs::<NR>(b, p0, kc, j0, nc, dst)
+}

@@ -1,0 +1,229 @@
+//! The blocked loops (BLIS-style) that run one rectangle of the output: depth blocks of KC,
+//! column blocks of NC and row blocks of MC, strided operands packed block by block into
+//! thread-local scratch, then every MR × NR tile through the microkernel, and the epilogue on
+//! a tile's rows as soon as its last depth block is stored.
+
+use super::kernel::{Blocking, Kernel, Tile};
+use super::pack::{self, packed_len, AlignedBuf};
+use super::{Lhs, Rhs};
+use std::cell::Cell;
+use std::ops::Range;
+
+/// The output matrix, shared by the tasks that write disjoint tiles of it.
+#[derive(Clone, Copy)]
+pub(super) struct OutPtr {
+    /// Element (0, 0).
+    pub ptr: *mut f32,
+    /// Row stride, in elements.
+    pub rs: usize,
+}
+
+// SAFETY: `OutPtr` is only dereferenced for the tiles of the task that holds it; tasks cover
+// disjoint rectangles of C (see `super::gemm_with`), so no element is accessed by two threads.
+unsafe impl Send for OutPtr {}
+// SAFETY: as for Send.
+unsafe impl Sync for OutPtr {}
+
+/// One GEMM: the operands, the output, the epilogue and the blocking.
+pub(super) struct Job<'a, E> {
+    pub kernel: &'static Kernel,
+    pub k: usize,
+    pub a: Lhs<'a>,
+    pub b: Rhs<'a>,
+    pub c: OutPtr,
+    pub epilogue: &'a E,
+    pub blocking: Blocking,
+}
+
+/// A micro-panels of a block: panel r's depth block starts at `ptr + r * stride`.
+#[derive(Clone, Copy)]
+struct LhsPanels {
+    ptr: *const f32,
+    stride: usize,
+}
+
+/// B micro-panels of a block: panel q's depth block starts at `ptr + q * stride`, its steps
+/// `step` floats apart (NR when packed, B's row stride when read in place), except a partial
+/// last panel given apart as `tail` (its start and step).
+#[derive(Clone, Copy)]
+struct RhsPanels {
+    ptr: *const f32,
+    stride: usize,
+    step: usize,
+    tail: Option<(*const f32, usize)>,
+}
+
+
+thread_local! {
+    /// The packing scratch of this thread (taken while in use, so a nested GEMM in an
+    /// epilogue gets a fresh one instead of a conflict).
+    static SCRATCH: Cell<AlignedBuf> = Cell::default();
+}
+
+impl<E: Fn(usize, usize, &mut [f32]) + Sync> Job<'_, E> {
+    /// Computes C[rows, cols] and applies the epilogue to it. `rows.start` and `cols.start`
+    /// are multiples of MR and NR; the ranges lie inside the validated m × n output.
+    pub fn run(&self, rows: Range<usize>, cols: Range<usize>) -> webnn_core::Result<()> {
+        let mut scratch = SCRATCH.with(Cell::take);
+        let result = self.run_in(rows, cols, &mut scratch);
+        SCRATCH.with(|s| {
+            let kept = s.take();
+            s.set(if kept.bytes() >= scratch.bytes() { kept } else { scratch });
+        });
+        result
+    }
+
+    fn run_in(&self, rows: Range<usize>, cols: Range<usize>, scratch: &mut AlignedBuf) -> webnn_core::Result<()> {
+        let Blocking { kc: kcb, mc: mcb, nc: ncb } = self.blocking;
+        let (mr, nr) = (self.kernel.mr, self.kernel.nr);
+        let a_len = match self.a {
+            Lhs::Strided(_) => packed_len(mcb, kcb, mr).map(|l| l.next_multiple_of(16)),
+            Lhs::Packed(_) => Some(0),
+        };
+        let b_len = match self.b {
+            Rhs::Strided(_) => packed_len(ncb, kcb, nr),
+            Rhs::Packed(_) => Some(0),
+        };
+        let total = a_len.zip(b_len).and_then(|(a, b)| a.checked_add(b));
+        if !total.is_some_and(|t| scratch.grow(t)) {
+            return Err(webnn_core::Error::unknown(format!(
+                "gemm: cannot allocate the packing scratch ({kcb} deep blocks of {mcb} rows and {ncb} columns)"
+            )));
+        }
+        let (sa, sb) = scratch.as_mut_slice().split_at_mut(a_len.unwrap_or(0));
+        let k = self.k;
+        let step = |r: Range<usize>, s: usize| r.clone().step_by(s).map(move |x| (x, s.min(r.end - x)));
+        if matches!((&self.a, &self.b), (Lhs::Strided(_), Rhs::Packed(_))) {
+            // B is packed already: pack each A block once and sweep all the columns with it.
+            for (ic, mc) in step(rows.clone(), mcb) {
+                for (pc, kc) in step(0..k, kcb) {
+                    let ab = self.lhs_block(ic, mc, pc, kc, sa);
+                    for (jc, nc) in step(cols.clone(), ncb) {
+                        let bb = self.rhs_block(pc, kc, jc, nc, sb);
+                        self.block(ab, bb, (ic, mc), (jc, nc), (pc, kc));
+                    }
+                }
+            }
+        } else {
+            // Pack each B block once (it stays in L2) and sweep the rows over it.
+            for (jc, nc) in step(cols.clone(), ncb) {
+                for (pc, kc) in step(0..k, kcb) {
+                    let bb = self.rhs_block(pc, kc, jc, nc, sb);
+                    for (ic, mc) in step(rows.clone(), mcb) {
+                        let ab = self.lhs_block(ic, mc, pc, kc, sa);
+                        self.block(ab, bb, (ic, mc), (jc, nc), (pc, kc));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The A micro-panels of rows `ic..ic+mc`, depth `pc..pc+kc` (packed into `scratch` if A
+    /// is strided).
+    fn lhs_block(&self, ic: usize, mc: usize, pc: usize, kc: usize, scratch: &mut [f32]) -> LhsPanels {
+        let mr = self.kernel.mr;
+        match self.a {
+            Lhs::Packed(p) => {
+                let stride = mr * p.k;
+                // SAFETY: `ic` is a multiple of MR inside the packed rows and `pc < k`, so the
+                // offset lies inside the packed buffer (ceil(m / MR) panels of MR·k floats).
+                LhsPanels { ptr: unsafe { p.buf.as_slice().as_ptr().add(ic / mr * stride + pc * mr) }, stride }
+            }
+            Lhs::Strided(a) => {
+                // SAFETY: the kernel's ISA is available (checked when the job was made); the
+                // view was validated to cover m × k and the scratch to hold MC × KC panels.
+                unsafe { (self.kernel.pack_lhs)(a, ic, mc, pc, kc, scratch) };
+                LhsPanels { ptr: scratch.as_ptr(), stride: mr * kc }
+            }
+        }
+    }
+
+    /// The B micro-panels of depth `pc..pc+kc`, columns `jc..jc+nc`: packed ones in place;
+    /// a strided row-major B in place but for a partial last panel; other strided views packed
+    /// into `scratch`. A partial last panel of at most `kernel.narrow` columns is packed
+    /// without padding (its kernel reads only those columns, so they stay in L1).
+    fn rhs_block(&self, pc: usize, kc: usize, jc: usize, nc: usize, scratch: &mut [f32]) -> RhsPanels {
+        let nr = self.kernel.nr;
+        let b = match self.b {
+            Rhs::Packed(p) => {
+                let stride = nr * p.k;
+                let base = p.buf.as_slice().as_ptr();
+                // SAFETY: `jc` is a multiple of NR inside the packed columns and `pc < k`, so
+                // the offsets lie inside the packed buffer (ceil(n / NR) panels of NR·k floats,
+                // the last one `tail_step`·k when it is narrow).
+                let (ptr, tail) = unsafe {
+                    let tail = (jc + nc == p.n && p.tail_step < nr).then(|| (base.add(p.n / nr * stride + pc * p.tail_step), p.tail_step));
+                    (base.add(jc / nr * stride + pc * nr), tail)
+                };
+                return RhsPanels { ptr, stride, step: nr, tail };
+            }
+            Rhs::Strided(b) => b,
+        };
+        let full = nc / nr * nr;
+        let (head, rest) = scratch.split_at_mut(if b.cs == 1 { 0 } else { full * kc });
+        let tail = (full < nc).then(|| {
+            let cols = nc - full;
+            if cols <= self.kernel.narrow {
+                pack::pack_rhs_narrow(b, pc, kc, jc + full, cols, rest);
+                (rest.as_ptr(), cols)
+            } else {
+                // SAFETY: as in `lhs_block`.
+                unsafe { (self.kernel.pack_rhs)(b, pc, kc, jc + full, cols, rest) };
+                (rest.as_ptr(), nr)
+            }
+        });
+        if head.is_empty() && full > 0 {
+            // Row-major B: its full panels are read in place.
+            return RhsPanels { ptr: b.data[pc * b.rs + jc..].as_ptr(), stride: nr, step: b.rs, tail };
+        }
+        if full > 0 {
+            // SAFETY: as in `lhs_block`.
+            unsafe { (self.kernel.pack_rhs)(b, pc, kc, jc, full, head) };
+        }
+        RhsPanels { ptr: head.as_ptr(), stride: nr * kc, step: nr, tail }
+    }
+
+    /// Every tile of one block; the epilogue follows each tile of the last depth block.
+    fn block(&self, ab: LhsPanels, bb: RhsPanels, (ic, mc): (usize, usize), (jc, nc): (usize, usize), (pc, kc): (usize, usize)) {
+        let (mr, nr) = (self.kernel.mr, self.kernel.nr);
+        let (mt, nt) = (mc.div_ceil(mr), nc.div_ceil(nr));
+        // Each B micro-panel stays in L1/L2 while the A micro-panels of the block (in L2)
+        // stream past it.
+        for jr in 0..nt {
+            for ir in 0..mt {
+                self.tile(ab, bb, (ic, mc, ir), (jc, nc, jr), (pc, kc));
+            }
+        }
+    }
+
+    /// Tile (ir, jr) of a block, then its epilogue if this is the last depth block.
+    #[inline(always)]
+    fn tile(&self, ab: LhsPanels, bb: RhsPanels, (ic, mc, ir): (usize, usize, usize), (jc, nc, jr): (usize, usize, usize), (pc, kc): (usize, usize)) {
+        let (mr, nr) = (self.kernel.mr, self.kernel.nr);
+        let i = ic + ir * mr;
+        let rows = (ic + mc - i).min(mr);
+        let j = jc + jr * nr;
+        let cols = (jc + nc - j).min(nr);
+        let (b, b_rs) = match bb.tail {
+            Some(t) if cols < nr => t,
+            _ => (bb.ptr.wrapping_add(jr * bb.stride), bb.step),
+        };
+        // SAFETY: the panels hold kc steps (see `lhs_block`/`rhs_block`); the tile's
+        // rows × cols elements lie inside this task's rectangle of the validated C.
+        let tile = unsafe {
+            Tile { kc, a: ab.ptr.add(ir * ab.stride), b, b_rs, c: self.c.ptr.add(i * self.c.rs + j), c_rs: self.c.rs, rows, cols, accumulate: pc > 0 }
+        };
+        // SAFETY: the tile satisfies the TileFn contract (above), and the kernel's ISA is
+        // available.
+        unsafe { (self.kernel.tile)(&tile) };
+        if pc + kc == self.k {
+            for r in 0..rows {
+                // SAFETY: row i + r of the tile has `cols` valid elements, written above and
+                // touched by no other task.
+                let seg = unsafe { std::slice::from_raw_parts_mut(tile.c.add(r * self.c.rs), cols) };
+                (self.epilogue)(i + r, j, seg);
+            }
+        }
+    }
+}

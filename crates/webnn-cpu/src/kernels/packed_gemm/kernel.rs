@@ -1,0 +1,143 @@
+//! The microkernel interface: one register tile of the output computed from an A micro-panel
+//! and a B micro-panel, the instruction sets it comes in, and the cache blocking each uses.
+
+use super::super::gemm_backend::Mat;
+
+/// One output tile for a microkernel: `rows × cols` (at most MR × NR) elements of C computed
+/// as the sum over `kc` steps of an A micro-panel column times a B micro-panel row.
+pub(super) struct Tile {
+    /// Depth (number of rank-1 updates).
+    pub kc: usize,
+    /// A micro-panel: for each step p, MR consecutive values (rows of A, zero-padded).
+    pub a: *const f32,
+    /// B micro-panel: for each step p, NR consecutive values (columns of B, zero-padded)
+    /// at `b + p * b_rs`.
+    pub b: *const f32,
+    /// Distance between the steps of the B micro-panel: NR when packed, B's row stride when
+    /// read in place.
+    pub b_rs: usize,
+    /// Element (0, 0) of the tile in C; element (i, j) is `c[i * c_rs + j]`.
+    pub c: *mut f32,
+    /// Row stride of C, in elements.
+    pub c_rs: usize,
+    /// Valid rows, 1..=MR (the others are computed from padding and not stored).
+    pub rows: usize,
+    /// Valid columns, 1..=NR.
+    pub cols: usize,
+    /// Add to C's contents (a later depth block) instead of overwriting them (the first).
+    pub accumulate: bool,
+}
+
+/// A microkernel: computes and stores one [`Tile`].
+///
+/// Safety contract: `a` is readable for MR·kc floats, `b` for NR floats at each of the kc steps, and the
+/// `rows × cols` elements of C it addresses are writable (and readable if `accumulate`) and
+/// not accessed by anyone else during the call; the CPU has the kernel's instruction set.
+pub(super) type TileFn = unsafe fn(&Tile);
+
+/// Packs rows `i0..i0+mc`, depth `p0..p0+kc` of A into MR-high micro-panels (see
+/// [`super::pack::pack_lhs`]). Safety contract: the CPU has the kernel's instruction set.
+pub(super) type PackLhsFn = unsafe fn(Mat<'_>, usize, usize, usize, usize, &mut [f32]);
+
+/// Packs depth `p0..p0+kc`, columns `j0..j0+nc` of B into NR-wide micro-panels (see
+/// [`super::pack::pack_rhs`]). Safety contract: the CPU has the kernel's instruction set.
+pub(super) type PackRhsFn = unsafe fn(Mat<'_>, usize, usize, usize, usize, &mut [f32]);
+
+/// The instruction set a GEMM runs with (and packed operands are laid out for).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isa {
+    /// Plain Rust, any target.
+    Portable,
+    /// x86-64 AVX2 + FMA.
+    Avx2,
+    /// x86-64 AVX-512F (with AVX2/FMA/VL, as `kernels::unary::has_avx512` detects).
+    Avx512,
+}
+
+impl Isa {
+    /// The fastest instruction set of this CPU (detected at run time; std caches it).
+    pub fn best() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if super::super::unary::has_avx512() {
+                return Isa::Avx512;
+            }
+            if super::super::unary::has_avx2() {
+                return Isa::Avx2;
+            }
+        }
+        Isa::Portable
+    }
+
+    /// Whether this CPU can run it.
+    pub fn available(self) -> bool {
+        match self {
+            Isa::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => super::super::unary::has_avx2(),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => super::super::unary::has_avx512(),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// Its microkernel and packing routines; None if this CPU cannot run them.
+    pub(super) fn kernel(self) -> Option<&'static Kernel> {
+        if !self.available() {
+            return None;
+        }
+        match self {
+            Isa::Portable => Some(&super::portable::KERNEL),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => Some(&super::avx2::KERNEL),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => Some(&super::avx512::KERNEL),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => None,
+        }
+    }
+}
+
+/// A microkernel with its tile shape, packing routines and cache budgets.
+pub(super) struct Kernel {
+    /// Tile rows (height of an A micro-panel).
+    pub mr: usize,
+    /// Tile columns (width of a B micro-panel).
+    pub nr: usize,
+    /// Widest partial tile whose microkernel reads only the valid columns of B (so a
+    /// row-major B can be read in place there without padding); 0 if none.
+    pub narrow: usize,
+    /// Largest depth block.
+    pub kc_max: usize,
+    /// Floats of the B block (KC × NC) kept in the L2 cache.
+    pub b_block: usize,
+    /// Floats of the A block (MC × KC) packed at a time.
+    pub a_block: usize,
+    /// Computes one tile.
+    pub tile: TileFn,
+    /// Packs A micro-panels.
+    pub pack_lhs: PackLhsFn,
+    /// Packs B micro-panels.
+    pub pack_rhs: PackRhsFn,
+}
+
+/// The cache blocks of one GEMM: depth KC, and MC rows × NC columns (multiples of MR, NR).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Blocking {
+    pub kc: usize,
+    pub mc: usize,
+    pub nc: usize,
+}
+
+impl Kernel {
+    /// The blocks for an m×n×k problem: the depth split into equal blocks of at most
+    /// `kc_max` (so no thin last block), NC and MC sized so the B and A blocks fit their budgets.
+    pub fn blocking(&self, m: usize, n: usize, k: usize) -> Blocking {
+        let kc = k.div_ceil(k.div_ceil(self.kc_max).max(1)).max(1);
+        let nc = ((self.b_block / kc) / self.nr).max(1) * self.nr;
+        let mc = ((self.a_block / kc) / self.mr).max(1) * self.mr;
+        Blocking { kc, mc: mc.min(m.div_ceil(self.mr) * self.mr).max(self.mr), nc: nc.min(n.div_ceil(self.nr) * self.nr).max(self.nr) }
+    }
+}
+

@@ -1,0 +1,321 @@
+//! Single-precision GEMM with operands packed once: `C = epilogue(A × B)`.
+//!
+//! BLIS-style: the output is computed in MR × NR register tiles by a microkernel (AVX-512F
+//! 8 × 48, AVX2 + FMA 6 × 16, or portable 4 × 8, chosen at run time) from A packed into
+//! MR-high row panels and B into NR-wide column panels, zero-padded so the microkernel has no
+//! edge cases but its stores. Either operand can be packed once when the graph is built
+//! ([`PackedLhs`] for the filter of an NCHW conv, [`PackedRhs`] for the weights of a MatMul)
+//! or passed strided and packed block by block into thread-local scratch at run time.
+//! The epilogue sees each row segment of a tile right after its full sum is stored, while it
+//! is still in cache (bias, activation, residual add).
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+mod driver;
+mod kernel;
+mod pack;
+mod portable;
+#[cfg(test)]
+mod tests;
+
+pub use super::gemm_backend::Mat;
+pub use kernel::Isa;
+
+use driver::{Job, OutPtr};
+use kernel::{Blocking, Kernel};
+use pack::{packed_len, AlignedBuf};
+use webnn_core::Error;
+
+/// The left operand A (m × k) packed once, e.g. the filter of an NCHW conv
+/// (`[cout][cin/groups · kh · kw]`): ceil(m / MR) panels of MR rows, each k steps deep.
+pub struct PackedLhs {
+    buf: AlignedBuf,
+    m: usize,
+    k: usize,
+    isa: Isa,
+}
+
+/// The right operand B (k × n) packed once, e.g. the weights of a MatMul/Gemm or the filter
+/// of an NHWC conv: ceil(n / NR) panels of NR columns, each k steps deep.
+pub struct PackedRhs {
+    buf: AlignedBuf,
+    k: usize,
+    n: usize,
+    /// Step of the last panel: NR, or its width when it is narrow enough for the kernel to
+    /// read only its valid columns (then it is packed without padding).
+    tail_step: usize,
+    isa: Isa,
+}
+
+/// The left operand of [`gemm`].
+#[derive(Clone, Copy)]
+pub enum Lhs<'a> {
+    /// Packed at build time.
+    Packed(&'a PackedLhs),
+    /// An m × k view, packed at run time.
+    Strided(Mat<'a>),
+}
+
+/// The right operand of [`gemm`].
+#[derive(Clone, Copy)]
+pub enum Rhs<'a> {
+    /// Packed at build time.
+    Packed(&'a PackedRhs),
+    /// A k × n view, packed at run time.
+    Strided(Mat<'a>),
+}
+
+/// True if the `rows × cols` view `v` lies inside its slice.
+fn fits(rows: usize, cols: usize, v: &Mat<'_>) -> bool {
+    if rows == 0 || cols == 0 {
+        return true;
+    }
+    (rows - 1)
+        .checked_mul(v.rs)
+        .zip((cols - 1).checked_mul(v.cs))
+        .and_then(|(a, b)| a.checked_add(b))
+        .is_some_and(|last| last < v.data.len())
+}
+
+impl PackedLhs {
+    /// Packs the m × k matrix `a` for this CPU's kernel; None if the memory cannot be
+    /// allocated (or `a` does not hold an m × k view).
+    pub fn new(m: usize, k: usize, a: Mat<'_>) -> Option<Self> {
+        Self::with_isa(Isa::best(), m, k, a)
+    }
+
+    /// Packs `a` for the kernel of `isa`; None if this CPU lacks it, or as [`PackedLhs::new`].
+    pub fn with_isa(isa: Isa, m: usize, k: usize, a: Mat<'_>) -> Option<Self> {
+        let kernel = isa.kernel()?;
+        if !fits(m, k, &a) {
+            return None;
+        }
+        let mut buf = AlignedBuf::default();
+        let len = packed_len(m, k, kernel.mr)?;
+        if !buf.grow(len) {
+            return None;
+        }
+        if len > 0 {
+            // SAFETY: `isa.kernel()` returned the kernel only because the CPU has its ISA; the
+            // view covers m × k and the buffer holds ceil(m / MR)·MR·k floats.
+            unsafe { (kernel.pack_lhs)(a, 0, m, 0, k, buf.as_mut_slice()) };
+        }
+        Some(PackedLhs { buf, m, k, isa })
+    }
+
+    /// Rows (m).
+    pub fn rows(&self) -> usize {
+        self.m
+    }
+
+    /// Depth (k).
+    pub fn depth(&self) -> usize {
+        self.k
+    }
+
+    /// The instruction set it is packed for.
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.buf.bytes()
+    }
+}
+
+impl PackedRhs {
+    /// Packs the k × n matrix `b` for this CPU's kernel; None if the memory cannot be
+    /// allocated (or `b` does not hold a k × n view).
+    pub fn new(k: usize, n: usize, b: Mat<'_>) -> Option<Self> {
+        Self::with_isa(Isa::best(), k, n, b)
+    }
+
+    /// Packs `b` for the kernel of `isa`; None if this CPU lacks it, or as [`PackedRhs::new`].
+    pub fn with_isa(isa: Isa, k: usize, n: usize, b: Mat<'_>) -> Option<Self> {
+        let kernel = isa.kernel()?;
+        if !fits(k, n, &b) {
+            return None;
+        }
+        let mut buf = AlignedBuf::default();
+        let len = packed_len(n, k, kernel.nr)?;
+        if !buf.grow(len) {
+            return None;
+        }
+        let (full, tail) = (n / kernel.nr * kernel.nr, n % kernel.nr);
+        let tail_step = if tail > 0 && tail <= kernel.narrow { tail } else { kernel.nr };
+        if len > 0 {
+            let dst = buf.as_mut_slice();
+            if tail_step < kernel.nr {
+                let (head, rest) = dst.split_at_mut(full * k);
+                pack::pack_rhs_narrow(b, 0, k, full, tail, rest);
+                // SAFETY: as in `PackedLhs::with_isa`, for the full panels (NR·k floats each).
+                unsafe { (kernel.pack_rhs)(b, 0, k, 0, full, head) };
+            } else {
+                // SAFETY: as in `PackedLhs::with_isa`, for ceil(n / NR)·NR·k floats.
+                unsafe { (kernel.pack_rhs)(b, 0, k, 0, n, dst) };
+            }
+        }
+        Some(PackedRhs { buf, k, n, tail_step, isa })
+    }
+
+    /// Depth (k).
+    pub fn depth(&self) -> usize {
+        self.k
+    }
+
+    /// Columns (n).
+    pub fn cols(&self) -> usize {
+        self.n
+    }
+
+    /// The instruction set it is packed for.
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.buf.bytes()
+    }
+}
+
+/// The epilogue that leaves the products as they are.
+pub fn no_epilogue(_row: usize, _col: usize, _out: &mut [f32]) {}
+
+/// `c[i * c_rs + j] = A × B` (m × n, j contiguous), then `epilogue(i, j0, &mut c[i, j0..j0 +
+/// len])` once for every output element, on row segments of a tile just computed (still in
+/// cache), after its full sum is stored. `c`'s old contents are never read (NaN included);
+/// k = 0 gives zeros, then the epilogue. `parallel` lets the work split across the current
+/// rayon pool (tiny problems stay on one thread). The ISA is the packed operands', else this
+/// CPU's best.
+///
+/// Errors (UnknownError): the packing scratch cannot be allocated, or (a caller bug) a view
+/// or packed operand does not match m, n, k, or packed operands of different ISAs.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm<E>(m: usize, n: usize, k: usize, a: Lhs<'_>, b: Rhs<'_>, c: &mut [f32], c_rs: usize, parallel: bool, epilogue: &E) -> webnn_core::Result<()>
+where
+    E: Fn(usize, usize, &mut [f32]) + Sync,
+{
+    let isa = match (a, b) {
+        (Lhs::Packed(p), _) => p.isa,
+        (_, Rhs::Packed(p)) => p.isa,
+        _ => Isa::best(),
+    };
+    gemm_with(isa, m, n, k, a, b, c, c_rs, parallel, epilogue)
+}
+
+/// [`gemm`] with the microkernel of `isa` (an error if this CPU lacks it, or if a packed
+/// operand is packed for another).
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_with<E>(isa: Isa, m: usize, n: usize, k: usize, a: Lhs<'_>, b: Rhs<'_>, c: &mut [f32], c_rs: usize, parallel: bool, epilogue: &E) -> webnn_core::Result<()>
+where
+    E: Fn(usize, usize, &mut [f32]) + Sync,
+{
+    gemm_blocked(isa, None, m, n, k, a, b, c, c_rs, parallel, epilogue)
+}
+
+/// [`gemm_with`] with the cache blocks given (tests use tiny ones to reach every block edge
+/// with small matrices); None chooses them.
+#[allow(clippy::too_many_arguments)]
+fn gemm_blocked<E>(isa: Isa, blocking: Option<Blocking>, m: usize, n: usize, k: usize, a: Lhs<'_>, b: Rhs<'_>, c: &mut [f32], c_rs: usize, parallel: bool, epilogue: &E) -> webnn_core::Result<()>
+where
+    E: Fn(usize, usize, &mut [f32]) + Sync,
+{
+    let bad = |what: &str| Err(Error::unknown(format!("gemm {m}x{n}x{k}: {what}")));
+    let Some(kernel) = isa.kernel() else { return bad("the CPU lacks the instruction set") };
+    match a {
+        Lhs::Packed(p) if (p.m, p.k, p.isa) != (m, k, isa) => return bad("packed A does not match"),
+        Lhs::Strided(v) if !fits(m, k, &v) => return bad("A view out of bounds"),
+        _ => {}
+    }
+    match b {
+        Rhs::Packed(p) if (p.k, p.n, p.isa) != (k, n, isa) => return bad("packed B does not match"),
+        Rhs::Strided(v) if !fits(k, n, &v) => return bad("B view out of bounds"),
+        _ => {}
+    }
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    let c_fits = (m - 1).checked_mul(c_rs).and_then(|x| x.checked_add(n)).is_some_and(|end| end <= c.len());
+    if !c_fits || (m > 1 && c_rs < n) {
+        return bad("C view out of bounds or overlapping");
+    }
+    if k == 0 {
+        for i in 0..m {
+            let row = &mut c[i * c_rs..i * c_rs + n];
+            row.fill(0.0);
+            epilogue(i, 0, row);
+        }
+        return Ok(());
+    }
+    let job = Job { kernel, k, a, b, c: OutPtr { ptr: c.as_mut_ptr(), rs: c_rs }, epilogue, blocking: blocking.unwrap_or_else(|| kernel.blocking(m, n, k)) };
+    let threads = if parallel { rayon::current_num_threads() } else { 1 };
+    let split = Split::choose(kernel, m, n, k, &a, &b, threads);
+    if split.parts <= 1 {
+        return job.run(0..m, 0..n);
+    }
+    use rayon::prelude::*;
+    (0..split.parts).into_par_iter().try_for_each(|t| {
+        let (rows, cols) = split.part(t, m, n);
+        job.run(rows, cols)
+    })
+}
+
+/// How the output is divided among threads: `parts` bands of whole tiles, along the rows or
+/// along the columns.
+struct Split {
+    parts: usize,
+    by_rows: bool,
+    unit: usize,
+    tiles: usize,
+}
+
+/// Below this many multiply-adds a GEMM stays on one thread (about 10 µs of one core).
+const PARALLEL_MIN_MACS: usize = 1 << 20;
+
+/// Cost of packing one element, in multiply-adds (a load and a store, often from L3).
+const PACK_COST: usize = 8;
+
+impl Split {
+    /// Chooses the split with the lowest estimated time of its slowest part: along the rows
+    /// each part packs all of a strided B, along the columns all of a strided A.
+    fn choose(kernel: &Kernel, m: usize, n: usize, k: usize, a: &Lhs<'_>, b: &Rhs<'_>, threads: usize) -> Split {
+        let (mr, nr) = (kernel.mr, kernel.nr);
+        let (mt, nt) = (m.div_ceil(mr), n.div_ceil(nr));
+        let single = Split { parts: 1, by_rows: true, unit: mr, tiles: mt };
+        if threads <= 1 || m.saturating_mul(n).saturating_mul(k) < PARALLEL_MIN_MACS {
+            return single;
+        }
+        let a_strided = matches!(a, Lhs::Strided(_));
+        let b_strided = matches!(b, Rhs::Strided(_));
+        let cost = |by_rows: bool| -> (usize, usize) {
+            let (tiles, unit) = if by_rows { (mt, mr) } else { (nt, nr) };
+            let parts = threads.min(tiles);
+            let share = tiles.div_ceil(parts) * unit;
+            let (rows, cols) = if by_rows { (share, n) } else { (m, share) };
+            let pack = (a_strided as usize) * rows * k + (b_strided as usize) * k * cols;
+            (rows * cols * k + PACK_COST * pack, parts)
+        };
+        let (rows_cost, rows_parts) = cost(true);
+        let (cols_cost, cols_parts) = cost(false);
+        if rows_cost <= cols_cost {
+            Split { parts: rows_parts, by_rows: true, unit: mr, tiles: mt }
+        } else {
+            Split { parts: cols_parts, by_rows: false, unit: nr, tiles: nt }
+        }
+    }
+
+    /// The rows and columns of part `t`.
+    fn part(&self, t: usize, m: usize, n: usize) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+        let lo = (self.tiles * t / self.parts * self.unit).min(if self.by_rows { m } else { n });
+        let hi = (self.tiles * (t + 1) / self.parts * self.unit).min(if self.by_rows { m } else { n });
+        if self.by_rows {
+            (lo..hi, 0..n)
+        } else {
+            (0..m, lo..hi)
+        }
+    }
+}
