@@ -11,6 +11,7 @@
 
 use super::gemm_backend::{grow, try_zeroed, constant_f32, sgemm, simd, widen, FloatElem, Mat, Scratch};
 use super::epilogue::{BoundEpilogue, Epilogue};
+use super::packed_gemm::{gemm, Lhs, PackedLhs, PackedRhs, Rhs};
 use super::{In, Kernel, Out};
 use half::f16;
 use rayon::prelude::*;
@@ -171,6 +172,8 @@ struct Conv2dKernel {
     col_scratch: Scratch,
     /// Applied to each output tile (float32 only; empty unless the compile passes fused one).
     epilogue: Epilogue,
+    /// The constant filter packed for the GEMM (GEMM paths; None if it could not be allocated).
+    packed: Option<PackedFilter>,
 }
 
 /// Lowers conv2d.
@@ -228,6 +231,10 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
         Some(packed)
     });
     let bias = op.input(2).and_then(|id| constant_f32(graph, id));
+    let packed = weights.as_ref().filter(|_| path != ConvPath::Depthwise).and_then(|w| PackedFilter::new(&g, w));
+    // Packed for the GEMM, the filter is not needed in the other layout too: an empty vector
+    // still marks it as constant (so `run` does not repack the operand).
+    let weights = if packed.is_some() { Some(Vec::new()) } else { weights };
     Ok(Box::new(Conv2dKernel {
         data_type,
         g,
@@ -243,6 +250,7 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
         bias_scratch: Scratch::default(),
         col_scratch: Scratch::default(),
         epilogue,
+        packed,
     }))
 }
 
@@ -575,8 +583,29 @@ fn im2col_nhwc(g: &Geom, xn: &[f32], grp: usize, p0: usize, col: &mut [f32]) {
     }
 }
 
-/// conv2d on f32 data through GEMM (pointwise or im2col); `out` pre-filled with the bias
-/// when `acc` is true; `ep` applied to each output tile after its GEMM.
+/// The filter of a GEMM-path conv2d packed once at build, one operand per group: the GEMM's
+/// left operand for nchw (`[cog][cig·kh·kw]`), its right operand for nhwc (`[kh·kw·cig][cog]`).
+enum PackedFilter {
+    Nchw(Vec<PackedLhs>),
+    Nhwc(Vec<PackedRhs>),
+}
+
+impl PackedFilter {
+    /// Packs `wts` (as [`pack_conv_filter`] lays it out); None if an allocation fails (the
+    /// kernel then packs at run time).
+    fn new(g: &Geom, wts: &[f32]) -> Option<PackedFilter> {
+        let (cog, kdim) = (g.cog(), g.cig() * g.kk());
+        if g.nhwc {
+            (0..g.groups).map(|grp| PackedRhs::new(kdim, cog, Mat::rows(&wts[grp * kdim * cog..], cog))).collect::<Option<_>>().map(PackedFilter::Nhwc)
+        } else {
+            (0..g.groups).map(|grp| PackedLhs::new(cog, kdim, Mat::rows(&wts[grp * cog * kdim..], kdim))).collect::<Option<_>>().map(PackedFilter::Nchw)
+        }
+    }
+}
+
+/// conv2d on f32 data through GEMM (pointwise or im2col): the bias and then `ep` are applied
+/// to each output tile as the GEMM finishes it. `packed` is the filter packed at build, else
+/// `wts` is read as [`pack_conv_filter`] lays it out.
 #[allow(clippy::too_many_arguments)]
 fn conv_gemm(
     g: &Geom,
@@ -584,7 +613,8 @@ fn conv_gemm(
     tile: usize,
     x: &[f32],
     wts: &[f32],
-    acc: bool,
+    packed: Option<&PackedFilter>,
+    bias: Option<&[f32]>,
     col_scratch: &Scratch,
     out: &mut [f32],
     ep: &BoundEpilogue<'_>,
@@ -593,17 +623,28 @@ fn conv_gemm(
     let kdim = cig * kk;
     let hw = g.h * g.w;
     let pixels = g.oh * g.ow;
-    let acc = acc.then_some(1.0);
     let mut col = col_scratch.get(if path == ConvPath::Im2col { kdim * tile } else { 0 })?;
     for n in 0..g.n {
         for grp in 0..g.groups {
+            let bias = bias.map(|b| &b[grp * cog..][..cog]);
             if !g.nhwc {
-                let a = Mat::rows(&wts[grp * cog * kdim..], kdim);
+                let a = match packed {
+                    Some(PackedFilter::Nchw(p)) => Lhs::Packed(&p[grp]),
+                    _ => Lhs::Strided(Mat::rows(&wts[grp * cog * kdim..], kdim)),
+                };
                 let xg = &x[(n * g.cin + grp * cig) * hw..][..cig * hw];
                 let obase = (n * g.cout + grp * cog) * pixels;
+                // Row i of a tile is output channel i of the group.
+                let tile_epilogue = |p0: usize| {
+                    move |i: usize, j0: usize, seg: &mut [f32]| {
+                        if let Some(b) = bias {
+                            seg.iter_mut().for_each(|v| *v += b[i]);
+                        }
+                        ep.apply(obase + i * pixels + p0 + j0, seg);
+                    }
+                };
                 if path == ConvPath::Pointwise {
-                    sgemm(cog, pixels, cig, a, Mat::rows(xg, hw), &mut out[obase..], pixels, 1, 1.0, acc, true);
-                    ep.apply_rows(out, obase, cog, pixels, pixels);
+                    gemm(cog, pixels, cig, a, Rhs::Strided(Mat::rows(xg, hw)), &mut out[obase..], pixels, true, &tile_epilogue(0))?;
                     continue;
                 }
                 let mut p0 = 0;
@@ -611,18 +652,28 @@ fn conv_gemm(
                     let pc = tile.min(pixels - p0);
                     let c = &mut col[..kdim * pc];
                     im2col_nchw(g, xg, p0, pc, c);
-                    sgemm(cog, pc, kdim, a, Mat::rows(c, pc), &mut out[obase + p0..], pixels, 1, 1.0, acc, true);
-                    ep.apply_rows(out, obase + p0, cog, pixels, pc);
+                    gemm(cog, pc, kdim, a, Rhs::Strided(Mat::rows(c, pc)), &mut out[obase + p0..], pixels, true, &tile_epilogue(p0))?;
                     p0 += pc;
                 }
             } else {
-                let b = Mat::rows(&wts[grp * kdim * cog..], cog);
+                let b = match packed {
+                    Some(PackedFilter::Nhwc(p)) => Rhs::Packed(&p[grp]),
+                    _ => Rhs::Strided(Mat::rows(&wts[grp * kdim * cog..], cog)),
+                };
                 let xn = &x[n * hw * g.cin..][..hw * g.cin];
                 let obase = n * pixels * g.cout + grp * cog;
+                // Row i of a tile is output pixel p0 + i; column j output channel j of the group.
+                let tile_epilogue = |p0: usize| {
+                    move |i: usize, j0: usize, seg: &mut [f32]| {
+                        if let Some(b) = bias {
+                            seg.iter_mut().zip(&b[j0..]).for_each(|(v, b)| *v += b);
+                        }
+                        ep.apply(obase + (p0 + i) * g.cout + j0, seg);
+                    }
+                };
                 if path == ConvPath::Pointwise {
                     let a = Mat { data: &xn[grp * cig..], rs: g.cin, cs: 1 };
-                    sgemm(pixels, cog, cig, a, b, &mut out[obase..], g.cout, 1, 1.0, acc, true);
-                    ep.apply_rows(out, obase, pixels, g.cout, cog);
+                    gemm(pixels, cog, cig, Lhs::Strided(a), b, &mut out[obase..], g.cout, true, &tile_epilogue(0))?;
                     continue;
                 }
                 let mut p0 = 0;
@@ -630,8 +681,7 @@ fn conv_gemm(
                     let pc = tile.min(pixels - p0);
                     let c = &mut col[..kdim * pc];
                     im2col_nhwc(g, xn, grp, p0, c);
-                    sgemm(pc, cog, kdim, Mat::rows(c, kdim), b, &mut out[obase + p0 * g.cout..], g.cout, 1, 1.0, acc, true);
-                    ep.apply_rows(out, obase + p0 * g.cout, pc, g.cout, cog);
+                    gemm(pc, cog, kdim, Lhs::Strided(Mat::rows(c, kdim)), b, &mut out[obase + p0 * g.cout..], g.cout, true, &tile_epilogue(p0))?;
                     p0 += pc;
                 }
             }
@@ -649,10 +699,9 @@ impl Conv2dKernel {
                 depthwise(g, x, wts, out, ep)
             }
             _ => {
-                if bias.is_some() {
-                    fill_bias(g, bias, out);
-                }
-                conv_gemm(g, self.path, self.tile, x, wts, bias.is_some(), &self.col_scratch, out, ep)
+                // The filter packed at build serves only when it is the operand being used.
+                let packed = if self.weights.is_some() { self.packed.as_ref() } else { None };
+                conv_gemm(g, self.path, self.tile, x, wts, packed, bias, &self.col_scratch, out, ep)
             }
         }
     }
