@@ -8,8 +8,15 @@ use super::super::gemm_backend::Mat;
 pub(super) struct Tile {
     /// Depth (number of rank-1 updates).
     pub kc: usize,
-    /// A micro-panel: for each step p, MR consecutive values (rows of A, zero-padded).
+    /// A micro-panel: row i of step p at `a + i * a_rs + p * a_step` (packed: MR consecutive
+    /// values per step, zero-padded; rows from `rows` on are not read when not packed).
     pub a: *const f32,
+    /// Distance between the rows of the A micro-panel: 1 when packed, A's row stride when read
+    /// in place (only for kernels with `Kernel::a_in_place`).
+    pub a_rs: usize,
+    /// Distance between the steps of the A micro-panel: MR when packed, A's column stride when
+    /// read in place.
+    pub a_step: usize,
     /// B micro-panel: for each step p, NR consecutive values (columns of B, zero-padded)
     /// at `b + p * b_rs`.
     pub b: *const f32,
@@ -30,7 +37,8 @@ pub(super) struct Tile {
 
 /// A microkernel: computes and stores one [`Tile`].
 ///
-/// Safety contract: `a` is readable for MR·kc floats, `b` for NR floats at each of the kc steps, and the
+/// Safety contract: `a` is readable for MR (packed) or `rows` (in place) floats at each of the
+/// kc steps, `b` for NR floats at each step, and the
 /// `rows × cols` elements of C it addresses are writable (and readable if `accumulate`) and
 /// not accessed by anyone else during the call; the CPU has the kernel's instruction set.
 pub(super) type TileFn = unsafe fn(&Tile);
@@ -108,6 +116,8 @@ pub(super) struct Kernel {
     /// Widest partial tile whose microkernel reads only the valid columns of B (so a
     /// row-major B can be read in place there without padding); 0 if none.
     pub narrow: usize,
+    /// Whether the microkernel can read A in place (any strides) instead of packed.
+    pub a_in_place: bool,
     /// Largest depth block.
     pub kc_max: usize,
     /// Floats of the B block (KC × NC) kept in the L2 cache.

@@ -274,7 +274,7 @@ struct Split {
 }
 
 /// Below this many multiply-adds a GEMM stays on one thread (about 10 µs of one core).
-const PARALLEL_MIN_MACS: usize = 1 << 20;
+const PARALLEL_MIN_MACS: usize = 1 << 18;
 
 /// Cost of packing one element, in multiply-adds (a load and a store, often from L3).
 const PACK_COST: usize = 8;
