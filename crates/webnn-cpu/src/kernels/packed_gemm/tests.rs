@@ -7,7 +7,7 @@
 //! error is at most about k·u·Σ|a||b| with u = 2^-24 (the classic bound γ_k for any summation
 //! order). We allow k·2^-22·Σ|a||b| (4× that) and nothing more: a zero Σ|a||b| must be exact.
 
-use super::kernel::Blocking;
+use super::kernel::{Blocking, Kernel};
 use super::*;
 use crate::kernels::gemm_backend::sgemm_reference;
 use std::sync::atomic::{AtomicU32, Ordering};
