@@ -109,7 +109,8 @@ fn a_rows<const PACKED: bool>(t: &Tile) -> [*const f32; MR] {
 #[target_feature(enable = "avx512f")]
 #[inline]
 unsafe fn tile_n<const NV: usize, const PACKED: bool, const R: usize, const U: usize>(t: &Tile) {
-    /// One step: row `a` of the A rows times the B vectors at `b`, into `acc`.
+    /// One step: offset `a` of the A rows times the B vectors at `b`, into `acc`. Safety:
+    /// called from `tile_n` (AVX-512F) with a step inside both micro-panels.
     #[inline(always)]
     unsafe fn step<const NV: usize, const R: usize>(acc: &mut [[__m512; NV]; R], rows: &[*const f32; MR], a: usize, b: *const f32) {
         // SAFETY: `tile_n`'s caller guarantees AVX-512F; the B micro-panel holds NR >= 16·NV
@@ -191,7 +192,8 @@ unsafe fn tile_n<const NV: usize, const PACKED: bool, const R: usize, const U: u
 #[inline]
 unsafe fn columns<const C: usize, const PACKED: bool>(t: &Tile) {
     const U: usize = 4;
-    /// One step into `sums`: the rows of A at offset `a`, the columns of B at `b`.
+    /// One step into `sums`: the rows of A at offset `a`, the columns of B at `b`. Safety:
+    /// called from `columns` (AVX2 + FMA) with a step inside both micro-panels.
     #[inline(always)]
     unsafe fn step<const C: usize, const PACKED: bool>(sums: &mut [__m256; C], rows: &[*const f32; MR], a: usize, b: *const f32) {
         // SAFETY: `columns`' caller guarantees AVX2 + FMA; the A micro-panel holds each row
