@@ -4,12 +4,18 @@
 //! `cargo bench -p webnn-cpu --bench kernels` (all), or with a filter:
 //! `cargo bench -p webnn-cpu --bench kernels -- silu softmax`. `WEBNN_NUM_THREADS` (default 1
 //! here) sets the pool size.
+//!
+//! The `gemm` cases call `kernels::packed_gemm::gemm` and the `gemm` crate
+//! (`gemm_backend::sgemm`) directly on 1 and 2 threads, alternating them, and print the median
+//! GFLOP/s of each (`-- gemm` runs only those).
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use webnn_core::backend::{Backend, CompiledGraph};
 use webnn_core::*;
+use webnn_cpu::kernels::gemm_backend::{sgemm, Mat};
+use webnn_cpu::kernels::packed_gemm::{self, Lhs, PackedLhs, PackedRhs, Rhs};
 use webnn_cpu::CpuBackend;
 
 fn builder() -> GraphBuilder {
@@ -101,6 +107,66 @@ fn conv_strided(cin: u32, cout: u32, hw: u32, k: u32, groups: u32, stride: u32) 
     })
 }
 
+/// GEMM shapes (m, n, k) and which operand is packed once: A for convs (the filter), B for
+/// MatMuls (the weights); the other is a row-major view.
+const GEMM_SHAPES: [(&str, usize, usize, usize, bool); 7] = [
+    ("conv3x3 64ch 56x56, A packed", 64, 3136, 576, true),
+    ("conv3x3 128ch 28x28, A packed", 256, 784, 1152, true),
+    ("BERT qkv/out, B packed", 128, 768, 768, false),
+    ("BERT ffn up, B packed", 128, 3072, 768, false),
+    ("BERT ffn down, B packed", 384, 768, 3072, false),
+    ("ResNet 1x1 7x7, A packed", 2048, 49, 512, true),
+    ("ResNet 3x3 7x7, A packed", 512, 49, 4608, true),
+];
+
+/// Median seconds of `f` over about `ms` milliseconds (at least 5 runs, after one warm-up).
+fn median_secs(mut f: impl FnMut(), ms: u64) -> f64 {
+    f();
+    let mut samples = Vec::new();
+    let start = Instant::now();
+    while samples.len() < 5 || (start.elapsed() < Duration::from_millis(ms) && samples.len() < 5000) {
+        let t = Instant::now();
+        f();
+        samples.push(t.elapsed().as_secs_f64());
+    }
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+/// Our GEMM against the `gemm` crate on `GEMM_SHAPES`, 1 and 2 threads, 7 alternating rounds.
+fn gemm_cases(filters: &[String]) {
+    for &(what, m, n, k, a_packed) in &GEMM_SHAPES {
+        let name = format!("gemm {m}x{n}x{k} ({what})");
+        if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        let a = values(m * k);
+        let b: Vec<f32> = values(k * n).iter().map(|v| v * 0.5).collect();
+        let (am, bm) = (Mat::rows(&a, k), Mat::rows(&b, n));
+        let pa = PackedLhs::new(m, k, am).expect("pack A");
+        let pb = PackedRhs::new(k, n, bm).expect("pack B");
+        let (lhs, rhs) = if a_packed { (Lhs::Packed(&pa), Rhs::Strided(bm)) } else { (Lhs::Strided(am), Rhs::Packed(&pb)) };
+        let mut c = vec![0f32; m * n];
+        let flops = 2.0 * (m * n * k) as f64;
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+            let parallel = threads > 1;
+            let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+            pool.install(|| {
+                for _ in 0..7 {
+                    let t = median_secs(|| packed_gemm::gemm(m, n, k, lhs, rhs, &mut c, n, parallel, &packed_gemm::no_epilogue).expect("gemm"), 150);
+                    ours.push(flops / t / 1e9);
+                    let t = median_secs(|| sgemm(m, n, k, am, bm, &mut c, n, 1, 1.0, None, parallel), 150);
+                    theirs.push(flops / t / 1e9);
+                }
+            });
+            ours.sort_by(f64::total_cmp);
+            theirs.sort_by(f64::total_cmp);
+            println!("{name:<58} {threads}T  ours {:>6.1}  gemm crate {:>6.1} GFLOP/s", ours[3], theirs[3]);
+        }
+    }
+}
+
 fn main() {
     let cases: Vec<Case> = vec![
         ("silu 1x96x112x112", elementwise(&[1, 96, 112, 112], |b, x| {
@@ -137,4 +203,5 @@ fn main() {
         let rate = if unit == "GFLOP/s" { work / secs / 1e9 } else { secs * 1e9 / work };
         println!("{name:<45} {:>9.3} ms  {rate:>8.3} {unit}", secs * 1e3);
     }
+    gemm_cases(&filters);
 }

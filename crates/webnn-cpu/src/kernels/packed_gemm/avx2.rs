@@ -14,6 +14,7 @@ pub(super) static KERNEL: Kernel = Kernel {
     mr: MR,
     nr: NR,
     narrow: 0,
+    a_in_place: false,
     kc_max: 256,
     b_block: 256 * 512,
     a_block: 256 * 96,

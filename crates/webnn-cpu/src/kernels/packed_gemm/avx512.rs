@@ -1,10 +1,13 @@
 //! The AVX-512F microkernel: an 8 × 48 tile in 24 zmm accumulators. Each depth step loads
 //! three vectors of B and broadcasts eight values of A into 24 FMAs (two FMA pipes: 12
-//! cycles, against 11 loads). Tiles of at most 32 or 16 columns (the last panel of B) run
-//! a 2- or 1-vector variant; partial tiles are stored with masks. Tiles of at most 7 columns
-//! (n = 49 leaves one) run a column kernel instead: the 8 rows of A in one ymm times a
-//! broadcast of B per column, which costs one 8-lane FMA per column and step instead of eight
-//! 16-lane ones.
+//! cycles, against 11 loads); it reaches ~272 GFLOP/s from L1 on Zen 5 (6 × 64, 12 × 32 and
+//! 14 × 32 measured the same; 8 rows divide the usual m, 48 columns 768 and 3072). A is read
+//! packed or in place (any strides: eight row pointers), so a strided A is never copied.
+//! Variants: tiles of at most 32 or 16 columns (the last panel of B) use 2 or 1 vectors,
+//! tiles of 1, 2 or 3-4 rows (m < 8, row tails) use that many rows with the steps spread over
+//! 4 or 2 sets of sums (FMA latency); partial tiles are stored with masks. Tiles of at most 7
+//! columns (n = 49 leaves one) run a column kernel: the 8 rows of A in one ymm times a
+//! broadcast of B per column, one 8-lane FMA per column and step instead of eight 16-lane ones.
 
 use super::super::gemm_backend::Mat;
 use super::kernel::{Kernel, Tile};
@@ -19,6 +22,9 @@ pub(super) static KERNEL: Kernel = Kernel {
     mr: MR,
     nr: NR,
     narrow: 7,
+    a_in_place: true,
+    // Depth blocks up to 768 (the BERT k in one block; 512 was 2-5 % slower); B blocks of
+    // 480 KiB and A blocks of 256 KiB in the 1 MiB L2 (measured flat from half to twice that).
     kc_max: 768,
     b_block: 512 * 240,
     a_block: 512 * 128,
@@ -27,66 +33,142 @@ pub(super) static KERNEL: Kernel = Kernel {
     pack_rhs,
 };
 
-/// One tile: the variant with as many vectors of B as the columns need.
+/// One tile: the variant for A packed or in place, with as many vectors of B as the columns
+/// need.
 ///
 /// # Safety
 /// The [`super::kernel::TileFn`] contract, with MR = 8, NR = 48 and AVX-512F.
 #[target_feature(enable = "avx512f,avx2,fma")]
 unsafe fn tile(t: &Tile) {
-    // SAFETY: forwarded from the caller; each variant reads at most NR floats per step of B.
+    // SAFETY: forwarded from the caller.
     unsafe {
-        match t.cols {
-            33.. => tile_n::<3>(t),
-            17..=32 => tile_n::<2>(t),
-            8..=16 => tile_n::<1>(t),
-            7 => columns::<7>(t),
-            6 => columns::<6>(t),
-            5 => columns::<5>(t),
-            4 => columns::<4>(t),
-            3 => columns::<3>(t),
-            2 => columns::<2>(t),
-            _ => columns::<1>(t),
+        if t.a_rs == 1 && t.a_step == MR {
+            tile_a::<true>(t)
+        } else {
+            tile_a::<false>(t)
         }
     }
 }
 
-/// The tile with `NV` vectors (16·NV columns) of each B row; B rows are NR floats apart.
+/// [`tile`] for A packed (`PACKED`) or in place.
 ///
 /// # Safety
-/// As [`tile`], with `t.cols <= 16 * NV`.
+/// As [`tile`].
+#[target_feature(enable = "avx512f,avx2,fma")]
+#[inline]
+unsafe fn tile_a<const PACKED: bool>(t: &Tile) {
+    // SAFETY: forwarded from the caller; each variant reads at most NR floats per step of B
+    // and, when it is narrow, only the valid columns.
+    unsafe {
+        match t.cols {
+            33.. => tile_v::<3, PACKED>(t),
+            17..=32 => tile_v::<2, PACKED>(t),
+            8..=16 => tile_v::<1, PACKED>(t),
+            7 => columns::<7, PACKED>(t),
+            6 => columns::<6, PACKED>(t),
+            5 => columns::<5, PACKED>(t),
+            4 => columns::<4, PACKED>(t),
+            3 => columns::<3, PACKED>(t),
+            2 => columns::<2, PACKED>(t),
+            _ => columns::<1, PACKED>(t),
+        }
+    }
+}
+
+/// [`tile_n`] with as few rows as the tile needs (1, 2, 4 or 8: an m = 1 GEMM computes one
+/// row, not eight), with enough independent sums for the FMA latency.
+///
+/// # Safety
+/// As [`tile_n`].
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn tile_n<const NV: usize>(t: &Tile) {
-    let mut acc = [[_mm512_setzero_ps(); NV]; MR];
+unsafe fn tile_v<const NV: usize, const PACKED: bool>(t: &Tile) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        match t.rows {
+            1 => tile_n::<NV, PACKED, 1, 4>(t),
+            2 => tile_n::<NV, PACKED, 2, 2>(t),
+            3 | 4 => tile_n::<NV, PACKED, 4, 1>(t),
+            _ => tile_n::<NV, PACKED, MR, 1>(t),
+        }
+    }
+}
+
+/// The rows of the A micro-panel: packed ones MR floats apart, in place ones `a_rs` apart with
+/// the rows past `rows` read from the last valid row (their results are not stored).
+#[inline(always)]
+fn a_rows<const PACKED: bool>(t: &Tile) -> [*const f32; MR] {
+    std::array::from_fn(|i| if PACKED { t.a.wrapping_add(i) } else { t.a.wrapping_add(i.min(t.rows - 1) * t.a_rs) })
+}
+
+/// The tile with `NV` vectors (16·NV columns) of each B row and the first `R` rows of A,
+/// the steps dealt round-robin to `U` sets of sums (added at the end).
+///
+/// # Safety
+/// As [`tile`], with `t.cols <= 16 * NV` and `t.rows <= R`.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn tile_n<const NV: usize, const PACKED: bool, const R: usize, const U: usize>(t: &Tile) {
+    /// One step: offset `a` of the A rows times the B vectors at `b`, into `acc`. Safety:
+    /// called from `tile_n` (AVX-512F) with a step inside both micro-panels.
+    #[inline(always)]
+    unsafe fn step<const NV: usize, const R: usize>(acc: &mut [[__m512; NV]; R], rows: &[*const f32; MR], a: usize, b: *const f32) {
+        // SAFETY: `tile_n`'s caller guarantees AVX-512F; the B micro-panel holds NR >= 16·NV
+        // floats at this step and the A micro-panel each row (or the last valid one).
+        unsafe {
+            let mut bv = [_mm512_setzero_ps(); NV];
+            for (v, x) in bv.iter_mut().enumerate() {
+                *x = _mm512_loadu_ps(b.add(16 * v));
+            }
+            for (row, r) in acc.iter_mut().zip(rows) {
+                let av = _mm512_set1_ps(*r.add(a));
+                for (s, x) in row.iter_mut().zip(&bv) {
+                    *s = _mm512_fmadd_ps(av, *x, *s);
+                }
+            }
+        }
+    }
+    let mut acc = [[[_mm512_setzero_ps(); NV]; R]; U];
     // Fetch the tile of C while the sums run (it is read or written at the end).
     for i in 0..t.rows {
         for v in 0..NV {
             _mm_prefetch::<_MM_HINT_T0>(t.c.wrapping_add(i * t.c_rs + 16 * v).cast());
         }
     }
-    let (mut a, mut b) = (t.a, t.b);
-    for _ in 0..t.kc {
-        let mut bv = [_mm512_setzero_ps(); NV];
-        for (v, x) in bv.iter_mut().enumerate() {
-            // SAFETY: step p of the B micro-panel holds NR >= 16·NV floats.
-            *x = unsafe { _mm512_loadu_ps(b.add(16 * v)) };
+    let rows = a_rows::<PACKED>(t);
+    let a_step = if PACKED { MR } else { t.a_step };
+    let (mut a, mut b) = (0, t.b);
+    let mut p = 0;
+    while p + U <= t.kc {
+        for sums in acc.iter_mut() {
+            // SAFETY: this step is < kc.
+            unsafe { step(sums, &rows, a, b) };
+            a += a_step;
+            // Wrapping: after the last step the pointer may pass the end of the data unused.
+            b = b.wrapping_add(t.b_rs);
         }
-        for (i, row) in acc.iter_mut().enumerate() {
-            // SAFETY: step p of the A micro-panel holds MR floats.
-            let av = _mm512_set1_ps(unsafe { *a.add(i) });
-            for (r, x) in row.iter_mut().zip(&bv) {
-                *r = _mm512_fmadd_ps(av, *x, *r);
+        p += U;
+    }
+    while p < t.kc {
+        // SAFETY: p < kc.
+        unsafe { step(&mut acc[0], &rows, a, b) };
+        a += a_step;
+        b = b.wrapping_add(t.b_rs);
+        p += 1;
+    }
+    let mut sums = acc[0];
+    for more in &acc[1..] {
+        for (row, m) in sums.iter_mut().zip(more) {
+            for (s, x) in row.iter_mut().zip(m) {
+                *s = _mm512_add_ps(*s, *x);
             }
         }
-        // Wrapping: after the last step the pointers may pass the end of the data unused.
-        a = a.wrapping_add(MR);
-        b = b.wrapping_add(t.b_rs);
     }
     let mut masks = [0 as __mmask16; NV];
     for (v, m) in masks.iter_mut().enumerate() {
         *m = ((1u32 << t.cols.saturating_sub(16 * v).min(16)) - 1) as __mmask16;
     }
-    for (i, row) in acc.iter().enumerate() {
+    for (i, row) in sums.iter().enumerate() {
         if i < t.rows {
             for ((v, x), &mask) in row.iter().enumerate().zip(&masks) {
                 // SAFETY: the mask keeps to the tile's valid columns of valid row i, which the
@@ -108,34 +190,41 @@ unsafe fn tile_n<const NV: usize>(t: &Tile) {
 /// As [`tile`], with `t.cols == C` (only the valid columns of B are read).
 #[target_feature(enable = "avx512f,avx2,fma")]
 #[inline]
-unsafe fn columns<const C: usize>(t: &Tile) {
+unsafe fn columns<const C: usize, const PACKED: bool>(t: &Tile) {
     const U: usize = 4;
-    let mut acc = [[_mm256_setzero_ps(); C]; U];
-    /// One step into `sums`.
+    /// One step into `sums`: the rows of A at offset `a`, the columns of B at `b`. Safety:
+    /// called from `columns` (AVX2 + FMA) with a step inside both micro-panels.
     #[inline(always)]
-    unsafe fn step<const C: usize>(sums: &mut [__m256; C], a: *const f32, b: *const f32) {
-        // SAFETY: `columns`' caller guarantees AVX2 + FMA; step p of the A micro-panel holds
-        // MR = 8 floats and of B at least C.
+    unsafe fn step<const C: usize, const PACKED: bool>(sums: &mut [__m256; C], rows: &[*const f32; MR], a: usize, b: *const f32) {
+        // SAFETY: `columns`' caller guarantees AVX2 + FMA; the A micro-panel holds each row
+        // (or the last valid one) at this step and B at least C columns.
         unsafe {
-            let av = _mm256_loadu_ps(a);
+            let av = if PACKED {
+                _mm256_loadu_ps(rows[0].add(a))
+            } else {
+                _mm256_setr_ps(*rows[0].add(a), *rows[1].add(a), *rows[2].add(a), *rows[3].add(a), *rows[4].add(a), *rows[5].add(a), *rows[6].add(a), *rows[7].add(a))
+            };
             for (j, s) in sums.iter_mut().enumerate() {
                 *s = _mm256_fmadd_ps(av, _mm256_set1_ps(*b.add(j)), *s);
             }
         }
     }
-    let (a, b, b_rs) = (t.a, t.b, t.b_rs);
+    let mut acc = [[_mm256_setzero_ps(); C]; U];
+    let rows = a_rows::<PACKED>(t);
+    let a_step = if PACKED { MR } else { t.a_step };
+    let (b, b_rs) = (t.b, t.b_rs);
     let whole = t.kc / U * U;
     let mut p = 0;
     while p < whole {
         for (u, sums) in acc.iter_mut().enumerate() {
             // SAFETY: p + u < kc.
-            unsafe { step(sums, a.wrapping_add((p + u) * MR), b.wrapping_add((p + u) * b_rs)) };
+            unsafe { step::<C, PACKED>(sums, &rows, (p + u) * a_step, b.wrapping_add((p + u) * b_rs)) };
         }
         p += U;
     }
     while p < t.kc {
         // SAFETY: p < kc.
-        unsafe { step(&mut acc[0], a.wrapping_add(p * MR), b.wrapping_add(p * b_rs)) };
+        unsafe { step::<C, PACKED>(&mut acc[0], &rows, p * a_step, b.wrapping_add(p * b_rs)) };
         p += 1;
     }
     let mut out = [[0f32; MR]; C];
@@ -155,82 +244,13 @@ unsafe fn columns<const C: usize>(t: &Tile) {
     }
 }
 
-/// Packs A for this kernel: full panels of a row-major A by 8 × 16 in-register transposes,
-/// the rest by the generic loops.
+/// Packs A for this kernel (only for [`super::PackedLhs`]: a strided A is read in place).
 ///
 /// # Safety
 /// The CPU has AVX-512F.
 #[target_feature(enable = "avx512f")]
 unsafe fn pack_lhs(a: Mat<'_>, i0: usize, mc: usize, p0: usize, kc: usize, dst: &mut [f32]) {
-    let full = if a.cs == 1 { mc / MR } else { 0 };
-    for (r, panel) in dst[..full * MR * kc].chunks_exact_mut(MR * kc).enumerate() {
-        let base = (i0 + r * MR) * a.rs + p0;
-        let rows: [&[f32]; MR] = std::array::from_fn(|ii| &a.data[base + ii * a.rs..][..kc]);
-        let mut chunks = panel.chunks_exact_mut(16 * MR);
-        for (q, out) in (&mut chunks).enumerate() {
-            transpose_8x16(&rows, 16 * q, out);
-        }
-        let done = kc / 16 * 16;
-        for (p, out) in chunks.into_remainder().chunks_exact_mut(MR).enumerate() {
-            for (o, row) in out.iter_mut().zip(&rows) {
-                *o = row[done + p];
-            }
-        }
-    }
-    if full * MR < mc {
-        pack::pack_lhs::<MR>(a, i0 + full * MR, mc - full * MR, p0, kc, &mut dst[full * MR * kc..]);
-    }
-}
-
-/// Writes steps `p..p+16` of the eight `rows` to `out` (step by step, 8 values each).
-#[target_feature(enable = "avx512f")]
-fn transpose_8x16(rows: &[&[f32]; MR], p: usize, out: &mut [f32]) {
-    let r: [__m512; MR] = std::array::from_fn(|ii| {
-        let src: &[f32; 16] = rows[ii][p..p + 16].try_into().unwrap();
-        // SAFETY: `src` holds 16 floats.
-        unsafe { _mm512_loadu_ps(src.as_ptr()) }
-    });
-    // Pairs of rows interleaved, then fours: u[q] holds, in 128-bit lane l, column 4l + q of
-    // rows 0-3, and u[4 + q] of rows 4-7.
-    let t = [
-        _mm512_unpacklo_ps(r[0], r[1]),
-        _mm512_unpackhi_ps(r[0], r[1]),
-        _mm512_unpacklo_ps(r[2], r[3]),
-        _mm512_unpackhi_ps(r[2], r[3]),
-        _mm512_unpacklo_ps(r[4], r[5]),
-        _mm512_unpackhi_ps(r[4], r[5]),
-        _mm512_unpacklo_ps(r[6], r[7]),
-        _mm512_unpackhi_ps(r[6], r[7]),
-    ];
-    let pd = _mm512_castps_pd;
-    let ps = _mm512_castpd_ps;
-    let u = [
-        ps(_mm512_unpacklo_pd(pd(t[0]), pd(t[2]))),
-        ps(_mm512_unpackhi_pd(pd(t[0]), pd(t[2]))),
-        ps(_mm512_unpacklo_pd(pd(t[1]), pd(t[3]))),
-        ps(_mm512_unpackhi_pd(pd(t[1]), pd(t[3]))),
-        ps(_mm512_unpacklo_pd(pd(t[4]), pd(t[6]))),
-        ps(_mm512_unpackhi_pd(pd(t[4]), pd(t[6]))),
-        ps(_mm512_unpacklo_pd(pd(t[5]), pd(t[7]))),
-        ps(_mm512_unpackhi_pd(pd(t[5]), pd(t[7]))),
-    ];
-    let out: &mut [f32; 16 * MR] = out.try_into().unwrap();
-    for q in 0..4 {
-        let lanes = [
-            (_mm512_castps512_ps128(u[q]), _mm512_castps512_ps128(u[4 + q])),
-            (_mm512_extractf32x4_ps::<1>(u[q]), _mm512_extractf32x4_ps::<1>(u[4 + q])),
-            (_mm512_extractf32x4_ps::<2>(u[q]), _mm512_extractf32x4_ps::<2>(u[4 + q])),
-            (_mm512_extractf32x4_ps::<3>(u[q]), _mm512_extractf32x4_ps::<3>(u[4 + q])),
-        ];
-        for (l, (lo, hi)) in lanes.into_iter().enumerate() {
-            let step = 4 * l + q;
-            // SAFETY: `out` holds 16 steps of MR = 8 floats; step < 16.
-            unsafe {
-                _mm_storeu_ps(out.as_mut_ptr().add(step * MR), lo);
-                _mm_storeu_ps(out.as_mut_ptr().add(step * MR + 4), hi);
-            }
-        }
-    }
+    pack::pack_lhs::<MR>(a, i0, mc, p0, kc, dst)
 }
 
 /// Packs B for this kernel.

@@ -1,6 +1,7 @@
 //! The blocked loops (BLIS-style) that run one rectangle of the output: depth blocks of KC,
-//! column blocks of NC and row blocks of MC, strided operands packed block by block into
-//! thread-local scratch, then every MR × NR tile through the microkernel, and the epilogue on
+//! column blocks of NC and row blocks of MC; operands read in place where the microkernel can
+//! (packed ones, a row-major B, a strided A for AVX-512), the others packed block by block into
+//! thread-local scratch; then every MR × NR tile through the microkernel, and the epilogue on
 //! a tile's rows as soon as its last depth block is stored.
 
 use super::kernel::{Blocking, Kernel, Tile};
@@ -35,11 +36,14 @@ pub(super) struct Job<'a, E> {
     pub blocking: Blocking,
 }
 
-/// A micro-panels of a block: panel r's depth block starts at `ptr + r * stride`.
+/// A micro-panels of a block: panel r's depth block starts at `ptr + r * stride`, its rows
+/// `rs` and its steps `step` floats apart (1 and MR when packed, A's strides in place).
 #[derive(Clone, Copy)]
 struct LhsPanels {
     ptr: *const f32,
     stride: usize,
+    rs: usize,
+    step: usize,
 }
 
 /// B micro-panels of a block: panel q's depth block starts at `ptr + q * stride`, its steps
@@ -52,7 +56,6 @@ struct RhsPanels {
     step: usize,
     tail: Option<(*const f32, usize)>,
 }
-
 
 thread_local! {
     /// The packing scratch of this thread (taken while in use, so a nested GEMM in an
@@ -77,7 +80,8 @@ impl<E: Fn(usize, usize, &mut [f32]) + Sync> Job<'_, E> {
         let Blocking { kc: kcb, mc: mcb, nc: ncb } = self.blocking;
         let (mr, nr) = (self.kernel.mr, self.kernel.nr);
         let a_len = match self.a {
-            Lhs::Strided(_) => packed_len(mcb, kcb, mr).map(|l| l.next_multiple_of(16)),
+            Lhs::Strided(_) if !self.kernel.a_in_place => packed_len(mcb, kcb, mr).map(|l| l.next_multiple_of(16)),
+            Lhs::Strided(_) => Some(0),
             Lhs::Packed(_) => Some(0),
         };
         let b_len = match self.b {
@@ -94,7 +98,8 @@ impl<E: Fn(usize, usize, &mut [f32]) + Sync> Job<'_, E> {
         let k = self.k;
         let step = |r: Range<usize>, s: usize| r.clone().step_by(s).map(move |x| (x, s.min(r.end - x)));
         if matches!((&self.a, &self.b), (Lhs::Strided(_), Rhs::Packed(_))) {
-            // B is packed already: pack each A block once and sweep all the columns with it.
+            // B is packed already: pack each A block once (if the kernel packs A) and sweep
+            // all the columns with it.
             for (ic, mc) in step(rows.clone(), mcb) {
                 for (pc, kc) in step(0..k, kcb) {
                     let ab = self.lhs_block(ic, mc, pc, kc, sa);
@@ -105,7 +110,8 @@ impl<E: Fn(usize, usize, &mut [f32]) + Sync> Job<'_, E> {
                 }
             }
         } else {
-            // Pack each B block once (it stays in L2) and sweep the rows over it.
+            // Pack each B block once (if it needs packing; it stays in L2) and sweep the rows
+            // over it.
             for (jc, nc) in step(cols.clone(), ncb) {
                 for (pc, kc) in step(0..k, kcb) {
                     let bb = self.rhs_block(pc, kc, jc, nc, sb);
@@ -119,8 +125,8 @@ impl<E: Fn(usize, usize, &mut [f32]) + Sync> Job<'_, E> {
         Ok(())
     }
 
-    /// The A micro-panels of rows `ic..ic+mc`, depth `pc..pc+kc` (packed into `scratch` if A
-    /// is strided).
+    /// The A micro-panels of rows `ic..ic+mc`, depth `pc..pc+kc`: packed ones in place, a
+    /// strided A in place if the kernel can read it so, else packed into `scratch`.
     fn lhs_block(&self, ic: usize, mc: usize, pc: usize, kc: usize, scratch: &mut [f32]) -> LhsPanels {
         let mr = self.kernel.mr;
         match self.a {
@@ -128,13 +134,16 @@ impl<E: Fn(usize, usize, &mut [f32]) + Sync> Job<'_, E> {
                 let stride = mr * p.k;
                 // SAFETY: `ic` is a multiple of MR inside the packed rows and `pc < k`, so the
                 // offset lies inside the packed buffer (ceil(m / MR) panels of MR·k floats).
-                LhsPanels { ptr: unsafe { p.buf.as_slice().as_ptr().add(ic / mr * stride + pc * mr) }, stride }
+                LhsPanels { ptr: unsafe { p.buf.as_slice().as_ptr().add(ic / mr * stride + pc * mr) }, stride, rs: 1, step: mr }
+            }
+            Lhs::Strided(a) if self.kernel.a_in_place => {
+                LhsPanels { ptr: a.data[ic * a.rs + pc * a.cs..].as_ptr(), stride: mr * a.rs, rs: a.rs, step: a.cs }
             }
             Lhs::Strided(a) => {
                 // SAFETY: the kernel's ISA is available (checked when the job was made); the
                 // view was validated to cover m × k and the scratch to hold MC × KC panels.
                 unsafe { (self.kernel.pack_lhs)(a, ic, mc, pc, kc, scratch) };
-                LhsPanels { ptr: scratch.as_ptr(), stride: mr * kc }
+                LhsPanels { ptr: scratch.as_ptr(), stride: mr * kc, rs: 1, step: mr }
             }
         }
     }
@@ -212,7 +221,7 @@ impl<E: Fn(usize, usize, &mut [f32]) + Sync> Job<'_, E> {
         // SAFETY: the panels hold kc steps (see `lhs_block`/`rhs_block`); the tile's
         // rows × cols elements lie inside this task's rectangle of the validated C.
         let tile = unsafe {
-            Tile { kc, a: ab.ptr.add(ir * ab.stride), b, b_rs, c: self.c.ptr.add(i * self.c.rs + j), c_rs: self.c.rs, rows, cols, accumulate: pc > 0 }
+            Tile { kc, a: ab.ptr.wrapping_add(ir * ab.stride), a_rs: ab.rs, a_step: ab.step, b, b_rs, c: self.c.ptr.add(i * self.c.rs + j), c_rs: self.c.rs, rows, cols, accumulate: pc > 0 }
         };
         // SAFETY: the tile satisfies the TileFn contract (above), and the kernel's ISA is
         // available.

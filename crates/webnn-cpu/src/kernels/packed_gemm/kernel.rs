@@ -8,8 +8,15 @@ use super::super::gemm_backend::Mat;
 pub(super) struct Tile {
     /// Depth (number of rank-1 updates).
     pub kc: usize,
-    /// A micro-panel: for each step p, MR consecutive values (rows of A, zero-padded).
+    /// A micro-panel: row i of step p at `a + i * a_rs + p * a_step` (packed: MR consecutive
+    /// values per step, zero-padded; rows from `rows` on are not read when not packed).
     pub a: *const f32,
+    /// Distance between the rows of the A micro-panel: 1 when packed, A's row stride when read
+    /// in place (only for kernels with `Kernel::a_in_place`).
+    pub a_rs: usize,
+    /// Distance between the steps of the A micro-panel: MR when packed, A's column stride when
+    /// read in place.
+    pub a_step: usize,
     /// B micro-panel: for each step p, NR consecutive values (columns of B, zero-padded)
     /// at `b + p * b_rs`.
     pub b: *const f32,
@@ -30,9 +37,10 @@ pub(super) struct Tile {
 
 /// A microkernel: computes and stores one [`Tile`].
 ///
-/// Safety contract: `a` is readable for MR·kc floats, `b` for NR floats at each of the kc steps, and the
+/// Safety contract: `a` is readable for MR (packed) or `rows` (in place) floats at each of the
+/// kc steps, `b` for NR floats at each step (only `cols` if `cols <= Kernel::narrow`), the
 /// `rows × cols` elements of C it addresses are writable (and readable if `accumulate`) and
-/// not accessed by anyone else during the call; the CPU has the kernel's instruction set.
+/// not accessed by anyone else during the call, and the CPU has the kernel's instruction set.
 pub(super) type TileFn = unsafe fn(&Tile);
 
 /// Packs rows `i0..i0+mc`, depth `p0..p0+kc` of A into MR-high micro-panels (see
@@ -105,14 +113,16 @@ pub(super) struct Kernel {
     pub mr: usize,
     /// Tile columns (width of a B micro-panel).
     pub nr: usize,
-    /// Widest partial tile whose microkernel reads only the valid columns of B (so a
-    /// row-major B can be read in place there without padding); 0 if none.
+    /// Widest partial tile whose microkernel reads only its valid columns of B (such a last
+    /// panel is packed without padding, so it stays in L1); 0 if none.
     pub narrow: usize,
+    /// Whether the microkernel can read A in place (any strides) instead of packed.
+    pub a_in_place: bool,
     /// Largest depth block.
     pub kc_max: usize,
     /// Floats of the B block (KC × NC) kept in the L2 cache.
     pub b_block: usize,
-    /// Floats of the A block (MC × KC) packed at a time.
+    /// Floats of the A block (MC × KC) kept in the L2 cache (and packed at a time).
     pub a_block: usize,
     /// Computes one tile.
     pub tile: TileFn,
@@ -132,12 +142,15 @@ pub(super) struct Blocking {
 
 impl Kernel {
     /// The blocks for an m×n×k problem: the depth split into equal blocks of at most
-    /// `kc_max` (so no thin last block), NC and MC sized so the B and A blocks fit their budgets.
+    /// `kc_max` (so no thin last block), NC and MC sized so the B and A blocks fit their
+    /// budgets (and no larger than the problem).
     pub fn blocking(&self, m: usize, n: usize, k: usize) -> Blocking {
         let kc = k.div_ceil(k.div_ceil(self.kc_max).max(1)).max(1);
         let nc = ((self.b_block / kc) / self.nr).max(1) * self.nr;
         let mc = ((self.a_block / kc) / self.mr).max(1) * self.mr;
-        Blocking { kc, mc: mc.min(m.div_ceil(self.mr) * self.mr).max(self.mr), nc: nc.min(n.div_ceil(self.nr) * self.nr).max(self.nr) }
+        let mc = mc.min(m.div_ceil(self.mr).max(1) * self.mr);
+        let nc = nc.min(n.div_ceil(self.nr).max(1) * self.nr);
+        Blocking { kc, mc, nc }
     }
 }
 

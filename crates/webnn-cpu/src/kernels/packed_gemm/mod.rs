@@ -5,9 +5,14 @@
 //! MR-high row panels and B into NR-wide column panels, zero-padded so the microkernel has no
 //! edge cases but its stores. Either operand can be packed once when the graph is built
 //! ([`PackedLhs`] for the filter of an NCHW conv, [`PackedRhs`] for the weights of a MatMul)
-//! or passed strided and packed block by block into thread-local scratch at run time.
-//! The epilogue sees each row segment of a tile right after its full sum is stored, while it
-//! is still in cache (bias, activation, residual add).
+//! or passed as a strided view: a row-major B is read in place (its full panels), and so is
+//! any A by the AVX-512 kernel; other views are packed block by block into thread-local
+//! scratch at run time. The epilogue sees each row segment of a tile right after its full sum
+//! is stored, while it is still in cache (bias, activation, residual add).
+//!
+//! Files: `kernel.rs` (the microkernel interface and cache blocking), `avx512.rs`, `avx2.rs`,
+//! `portable.rs` (the microkernels), `pack.rs` (panel layouts, aligned storage), `driver.rs`
+//! (the blocked loops of one thread), `split.rs` (dividing the output among threads).
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -17,6 +22,7 @@ mod driver;
 mod kernel;
 mod pack;
 mod portable;
+mod split;
 #[cfg(test)]
 mod tests;
 
@@ -24,8 +30,9 @@ pub use super::gemm_backend::Mat;
 pub use kernel::Isa;
 
 use driver::{Job, OutPtr};
-use kernel::{Blocking, Kernel};
+use kernel::Blocking;
 use pack::{packed_len, AlignedBuf};
+use split::Split;
 use webnn_core::Error;
 
 /// The left operand A (m × k) packed once, e.g. the filter of an NCHW conv
@@ -54,7 +61,7 @@ pub struct PackedRhs {
 pub enum Lhs<'a> {
     /// Packed at build time.
     Packed(&'a PackedLhs),
-    /// An m × k view, packed at run time.
+    /// An m × k view: read in place by the AVX-512 kernel, else packed at run time.
     Strided(Mat<'a>),
 }
 
@@ -63,7 +70,8 @@ pub enum Lhs<'a> {
 pub enum Rhs<'a> {
     /// Packed at build time.
     Packed(&'a PackedRhs),
-    /// A k × n view, packed at run time.
+    /// A k × n view: read in place if row-major (`cs == 1`, but for a partial last panel),
+    /// else packed at run time.
     Strided(Mat<'a>),
 }
 
@@ -253,7 +261,9 @@ where
     }
     let job = Job { kernel, k, a, b, c: OutPtr { ptr: c.as_mut_ptr(), rs: c_rs }, epilogue, blocking: blocking.unwrap_or_else(|| kernel.blocking(m, n, k)) };
     let threads = if parallel { rayon::current_num_threads() } else { 1 };
-    let split = Split::choose(kernel, m, n, k, &a, &b, threads);
+    let a_packs = matches!(a, Lhs::Strided(_)) && !kernel.a_in_place;
+    let b_packs = matches!(b, Rhs::Strided(v) if v.cs != 1);
+    let split = Split::choose(kernel, (m, n, k), (a_packs, b_packs), threads);
     if split.parts <= 1 {
         return job.run(0..m, 0..n);
     }
@@ -262,60 +272,4 @@ where
         let (rows, cols) = split.part(t, m, n);
         job.run(rows, cols)
     })
-}
-
-/// How the output is divided among threads: `parts` bands of whole tiles, along the rows or
-/// along the columns.
-struct Split {
-    parts: usize,
-    by_rows: bool,
-    unit: usize,
-    tiles: usize,
-}
-
-/// Below this many multiply-adds a GEMM stays on one thread (about 10 µs of one core).
-const PARALLEL_MIN_MACS: usize = 1 << 20;
-
-/// Cost of packing one element, in multiply-adds (a load and a store, often from L3).
-const PACK_COST: usize = 8;
-
-impl Split {
-    /// Chooses the split with the lowest estimated time of its slowest part: along the rows
-    /// each part packs all of a strided B, along the columns all of a strided A.
-    fn choose(kernel: &Kernel, m: usize, n: usize, k: usize, a: &Lhs<'_>, b: &Rhs<'_>, threads: usize) -> Split {
-        let (mr, nr) = (kernel.mr, kernel.nr);
-        let (mt, nt) = (m.div_ceil(mr), n.div_ceil(nr));
-        let single = Split { parts: 1, by_rows: true, unit: mr, tiles: mt };
-        if threads <= 1 || m.saturating_mul(n).saturating_mul(k) < PARALLEL_MIN_MACS {
-            return single;
-        }
-        let a_strided = matches!(a, Lhs::Strided(_));
-        let b_strided = matches!(b, Rhs::Strided(_));
-        let cost = |by_rows: bool| -> (usize, usize) {
-            let (tiles, unit) = if by_rows { (mt, mr) } else { (nt, nr) };
-            let parts = threads.min(tiles);
-            let share = tiles.div_ceil(parts) * unit;
-            let (rows, cols) = if by_rows { (share, n) } else { (m, share) };
-            let pack = (a_strided as usize) * rows * k + (b_strided as usize) * k * cols;
-            (rows * cols * k + PACK_COST * pack, parts)
-        };
-        let (rows_cost, rows_parts) = cost(true);
-        let (cols_cost, cols_parts) = cost(false);
-        if rows_cost <= cols_cost {
-            Split { parts: rows_parts, by_rows: true, unit: mr, tiles: mt }
-        } else {
-            Split { parts: cols_parts, by_rows: false, unit: nr, tiles: nt }
-        }
-    }
-
-    /// The rows and columns of part `t`.
-    fn part(&self, t: usize, m: usize, n: usize) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
-        let lo = (self.tiles * t / self.parts * self.unit).min(if self.by_rows { m } else { n });
-        let hi = (self.tiles * (t + 1) / self.parts * self.unit).min(if self.by_rows { m } else { n });
-        if self.by_rows {
-            (lo..hi, 0..n)
-        } else {
-            (0..m, lo..hi)
-        }
-    }
 }
