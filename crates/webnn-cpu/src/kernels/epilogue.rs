@@ -140,6 +140,8 @@ fn binary(op: EpilogueBinary, first: usize, values: &mut [f32], other: &[f32], i
     if other.len() < len || len == 0 || inner == 0 {
         return; // unreachable for a validated graph: the pass computed len and inner from the shapes
     }
+    // A scalar is one constant run over the whole slice (not runs of one element).
+    let inner = if len == 1 { usize::MAX } else { inner };
     let mut k = 0;
     while k < values.len() {
         let i = first + k;

@@ -1,11 +1,13 @@
-//! matmul (§8.9.35: batched, batch dimensions broadcast) and gemm (§8.9.24:
-//! `alpha·A'·B' + beta·C`), both on the `gemm` crate through [`sgemm`]. Constant operands are
+//! matmul (§8.9.35: batched, batch dimensions broadcast; on [`super::packed_gemm`], a shared
+//! float32 constant `b` packed once at build) and gemm (§8.9.24:
+//! `alpha·A'·B' + beta·C`, on the `gemm` crate through [`sgemm`]). Constant operands are
 //! widened to f32 (and for gemm transposed to row-major) once in `lower`; float16 is computed
 //! in f32 and rounded once.
 
 use super::gemm_backend::{try_zeroed, constant_f32, sgemm, FloatElem, Mat, Scratch};
 use super::util::{broadcast_strides, strides};
 use super::epilogue::{BoundEpilogue, Epilogue};
+use super::packed_gemm::{gemm, Lhs, PackedRhs, Rhs};
 use super::{In, Kernel, Out};
 use half::f16;
 use rayon::prelude::*;
@@ -28,6 +30,8 @@ struct MatmulKernel {
     fold: Option<usize>,
     a_const: Option<Vec<f32>>,
     b_const: Option<Vec<f32>>,
+    /// A float32 constant `b` shared by every output matrix, packed once for the GEMM.
+    b_packed: Option<PackedRhs>,
     a_scratch: Scratch,
     b_scratch: Scratch,
     out_scratch: Scratch,
@@ -90,6 +94,11 @@ pub fn lower_matmul_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
         fold,
         a_const: if out.data_type == DataType::Float16 { constant_f32(graph, a_id) } else { None },
         b_const: if out.data_type == DataType::Float16 { constant_f32(graph, b_id) } else { None },
+        b_packed: if out.data_type == DataType::Float32 && fold.is_some() {
+            constant_f32(graph, b_id).and_then(|b| PackedRhs::new(k, n, Mat::rows(&b, n)))
+        } else {
+            None
+        },
         a_scratch: Scratch::default(),
         b_scratch: Scratch::default(),
         out_scratch: Scratch::default(),
@@ -98,25 +107,29 @@ pub fn lower_matmul_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
 }
 
 impl MatmulKernel {
-    fn compute(&self, a: &[f32], b: &[f32], out: &mut [f32], ep: &BoundEpilogue<'_>) {
+    fn compute(&self, a: &[f32], b: &[f32], out: &mut [f32], ep: &BoundEpilogue<'_>) -> webnn_core::Result<()> {
         let (m, k, n) = (self.m, self.k, self.n);
+        // Row i of matrix t of the output starts at element (t·m + i)·n.
+        let tile_epilogue = |t: usize| move |i: usize, j0: usize, seg: &mut [f32]| ep.apply((t * m + i) * n + j0, seg);
         if let Some(batch) = self.fold {
-            sgemm(batch * m, n, k, Mat::rows(a, k), Mat::rows(b, n), out, n, 1, 1.0, None, true);
-            ep.apply_all(out);
-            return;
+            let rhs = match &self.b_packed {
+                Some(p) => Rhs::Packed(p),
+                None => Rhs::Strided(Mat::rows(b, n)),
+            };
+            return gemm(batch * m, n, k, Lhs::Strided(Mat::rows(a, k)), rhs, out, n, true, &tile_epilogue(0));
         }
         let batches = self.batches.len();
         let small = batches > 1 && m * n * k <= BATCH_PARALLEL_MAX && batches >= rayon::current_num_threads();
         if small {
-            out.par_chunks_mut(m * n).zip(self.batches.par_iter()).enumerate().for_each(|(t, (o, &(oa, ob)))| {
-                sgemm(m, n, k, Mat::rows(&a[oa..], k), Mat::rows(&b[ob..], n), o, n, 1, 1.0, None, false);
-                ep.apply(t * m * n, o);
-            });
+            out.par_chunks_mut(m * n).zip(self.batches.par_iter()).enumerate().try_for_each(|(t, (o, &(oa, ob)))| {
+                gemm(m, n, k, Lhs::Strided(Mat::rows(&a[oa..], k)), Rhs::Strided(Mat::rows(&b[ob..], n)), o, n, false, &tile_epilogue(t))
+            })
         } else {
             for (t, &(oa, ob)) in self.batches.iter().enumerate() {
-                sgemm(m, n, k, Mat::rows(&a[oa..], k), Mat::rows(&b[ob..], n), &mut out[t * m * n..], n, 1, 1.0, None, true);
-                ep.apply_rows(out, t * m * n, m, n, n);
+                let (a, b) = (Mat::rows(&a[oa..], k), Mat::rows(&b[ob..], n));
+                gemm(m, n, k, Lhs::Strided(a), Rhs::Strided(b), &mut out[t * m * n..], n, true, &tile_epilogue(t))?;
             }
+            Ok(())
         }
     }
 }
@@ -145,10 +158,10 @@ impl Kernel for MatmulKernel {
                     }
                 };
                 let mut o32 = self.out_scratch.get(out.desc.len())?;
-                self.compute(a32, b32, &mut o32, &ep);
+                self.compute(a32, b32, &mut o32, &ep)?;
                 f16::slice_from_f32(&o32, out.slice_mut());
             }
-            _ => self.compute(a.slice(), b.slice(), out.slice_mut(), &ep),
+            _ => self.compute(a.slice(), b.slice(), out.slice_mut(), &ep)?,
         }
         Ok(())
     }
