@@ -65,6 +65,31 @@ impl Geom {
     fn kk(&self) -> usize {
         self.kh * self.kw
     }
+
+    /// A convolution along the height of a one-pixel-wide image with a one-wide window (a 1-D
+    /// convolution as TensorFlow and JAX export it, e.g. `[1, C, L, 1]`) as the same
+    /// convolution along the width of a one-pixel-high image: every input, filter and output
+    /// element keeps its flat index (the swapped axis has size 1 in all of them), but the
+    /// im2col and depthwise loops then run along the long axis instead of one pixel at a
+    /// time. Needs `ow == 1` and no left padding (else the only output column reads padding);
+    /// the right padding, width stride and dilation then never reach the input.
+    fn along_width(self) -> Geom {
+        if !(self.w == 1 && self.kw == 1 && self.ow == 1 && self.padding[2] == 0 && self.h > 1) {
+            return self;
+        }
+        Geom {
+            h: 1,
+            w: self.h,
+            oh: 1,
+            ow: self.oh,
+            kh: 1,
+            kw: self.kh,
+            strides: [1, self.strides[0]],
+            dilations: [1, self.dilations[0]],
+            padding: [0, 0, self.padding[0], self.padding[1]],
+            ..self
+        }
+    }
 }
 
 /// The indices `i` in `0..n` with `0 <= i*stride + offset - pad < limit`, as a range.
@@ -210,7 +235,8 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
         dilations: [u(dilations[0]), u(dilations[1])],
         padding: padding.map(u),
         nhwc,
-    };
+    }
+    .along_width();
     if g.groups == 0 || cin % g.groups != 0 || cout % g.groups != 0 {
         return Err(Error::operation("conv2d: channels not divisible by groups"));
     }

@@ -105,6 +105,12 @@ const CASES: &[Case] = &[
     Case { n: 1, cin: 2, h: 11, w: 19, cout: 2, kh: 3, kw: 3, strides: [1, 2], dilations: [1, 3], padding: [0, 1, 3, 2], groups: 2 },
     Case { n: 1, cin: 2, h: 12, w: 23, cout: 2, kh: 5, kw: 5, strides: [2, 2], dilations: [1, 1], padding: [2, 2, 2, 2], groups: 2 },
     Case { n: 1, cin: 2, h: 10, w: 17, cout: 2, kh: 7, kw: 7, strides: [1, 1], dilations: [1, 1], padding: [3, 3, 3, 3], groups: 2 },
+    // one pixel wide with a one-wide window: run along the width (`Geom::along_width`), with
+    // right padding and a width stride that never reach the input; with left padding it is not
+    Case { n: 2, cin: 5, h: 19, w: 1, cout: 6, kh: 5, kw: 1, strides: [2, 2], dilations: [2, 3], padding: [3, 1, 0, 1], groups: 1 },
+    Case { n: 1, cin: 4, h: 17, w: 1, cout: 4, kh: 3, kw: 1, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 0, 0], groups: 4 },
+    Case { n: 1, cin: 3, h: 9, w: 1, cout: 5, kh: 1, kw: 1, strides: [1, 1], dilations: [1, 1], padding: [0; 4], groups: 1 },
+    Case { n: 1, cin: 3, h: 9, w: 1, cout: 2, kh: 3, kw: 1, strides: [1, 2], dilations: [1, 1], padding: [0, 0, 1, 0], groups: 1 },
     // depthwise with a channel multiplier (general path)
     Case { n: 1, cin: 3, h: 6, w: 6, cout: 6, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 3 },
     // depthwise with strides and padding of up to 2^32-1 around a 1x1 output (found by fuzz
