@@ -7,11 +7,10 @@
 use crate::graph::{Graph, GraphInner};
 use crate::promise::{self, Promise, Resolver};
 use crate::tensor::{PendingRead, Storage, Tensor, TensorInner};
-use crate::timeline::{self, Job};
+use crate::timeline::{Job, Timeline};
 use crate::util::lock;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, Weak};
 use webnn_core::backend::{Backend, CompiledGraph};
 use webnn_core::{ContextLink, Error, OpSupportLimits, OperandDescriptor, PowerPreference, Result, TensorDescriptor};
@@ -70,18 +69,25 @@ impl ML {
         let id = NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed);
         let lost_flag = Arc::new(AtomicBool::new(false));
         let limits = backend.op_support_limits();
-        let (sender, receiver) = std::sync::mpsc::channel();
-        let inner = Arc::new(ContextInner {
-            id,
-            power_preference: options.power_preference,
-            backend_name: backend.name().to_string(),
-            backend: Mutex::new(Some(backend)),
-            limits,
-            lost_flag: lost_flag.clone(),
-            state: Mutex::new(ContextState::default()),
-            sender: Mutex::new(Some(sender)),
+        let inner = Arc::new_cyclic(|context: &Weak<ContextInner>| {
+            let context = context.clone();
+            let on_failure = Box::new(move |message: &str| {
+                if let Some(ctx) = context.upgrade() {
+                    ctx.lose(message);
+                }
+            });
+            ContextInner {
+                id,
+                power_preference: options.power_preference,
+                backend_name: backend.name().to_string(),
+                backend: Mutex::new(Some(backend)),
+                limits,
+                lost_flag: lost_flag.clone(),
+                state: Mutex::new(ContextState::default()),
+                timeline: Timeline::new(lost_flag.clone(), on_failure),
+            }
         });
-        timeline::start(id, receiver, Arc::downgrade(&inner), lost_flag)?;
+        inner.timeline.start_worker(id)?;
         Ok(Context { inner })
     }
 }
@@ -109,8 +115,8 @@ pub(crate) struct ContextInner {
     /// Set once lost; shared with graph builders (`ContextLink`) and the timeline.
     lost_flag: Arc<AtomicBool>,
     state: Mutex<ContextState>,
-    /// The timeline's queue; `None` once lost.
-    sender: Mutex<Option<Sender<Job>>>,
+    /// The timeline (closed once lost).
+    pub timeline: Arc<Timeline>,
 }
 
 impl ContextInner {
@@ -120,9 +126,7 @@ impl ContextInner {
 
     /// Puts a job on the timeline (dropped if the context is lost: "abort when lost").
     pub fn enqueue(&self, job: Job) {
-        if let Some(tx) = lock(&self.sender).as_ref() {
-            let _ = tx.send(job);
-        }
+        self.timeline.enqueue(job);
     }
 
     /// *lose* the context (§8.3.9): resolve `lost` with `message`, destroy every graph and
@@ -151,7 +155,7 @@ impl ContextInner {
             tensor.destroy(&reason);
         }
         // The releases queued above still run; then the worker drains and exits.
-        lock(&self.sender).take();
+        self.timeline.close();
         // The graphs are destroyed: dropping the backend ends its thread pool.
         lock(&self.backend).take();
         // Resolved last so that whoever observes `lost` sees everything destroyed, as the
@@ -193,6 +197,7 @@ impl Drop for ContextInner {
         // Nobody can use the context any more: settle the `lost` promises still held so that
         // no waiter hangs (their resolvers' fallback says so).
         lock(&self.state).lost_resolvers.clear();
+        self.timeline.close();
     }
 }
 
@@ -394,7 +399,7 @@ impl Context {
             // Destroyed by another thread since the check above.
             Err(read) => read.reject(Error::type_error("readTensor: the tensor is destroyed")),
         }
-        promise.keeping(tensor.inner.clone())
+        promise.keeping(tensor.inner.clone()).helped_by(self.inner.timeline.clone())
     }
 
     /// `readTensor(tensor, outputData)` (§8.3.6), blocking: waits until everything queued
@@ -407,11 +412,32 @@ impl Context {
         self.check_tensor_access("readTensor", tensor, tensor.readable(), "readable")?;
         Self::check_buffer("readTensor", tensor, out.len())?;
         let (promise, resolver) = promise::pair(|| Err(Error::invalid_state("readTensor: the read was aborted")));
-        match tensor.inner.add_pending(PendingRead::Into(resolver)) {
-            Ok(id) => self.inner.enqueue(Job::Read { tensor: tensor.inner.clone(), id }),
+        let id = match tensor.inner.add_pending(PendingRead::Into(resolver)) {
+            Ok(id) => id,
             Err(_) => return Err(Error::type_error("readTensor: the tensor is destroyed")),
+        };
+        self.inner.enqueue(Job::Read { tensor: tensor.inner.clone(), id });
+        // Run what is queued before the read here rather than waiting for the worker; on
+        // reaching the read, copy while holding the executor token, which orders the copy
+        // before every later job as the worker's gate would.
+        let is_this_read = |job: &Job| matches!(job, Job::Read { tensor: t, id: i } if *i == id && Arc::ptr_eq(t, &tensor.inner));
+        if let Some((_job, token)) = self.inner.timeline.help(|| false, is_this_read) {
+            let result = match tensor.inner.take_pending(id) {
+                // Rejected by a destroy() of the tensor or a loss of the context meanwhile.
+                None => Err(Error::invalid_state("readTensor: the tensor was destroyed")),
+                Some(_) if self.inner.timeline.is_lost() => Err(Error::invalid_state("readTensor: the context is lost")),
+                Some(_) => match lock(&tensor.inner.data).as_ref() {
+                    Some(storage) => {
+                        out.copy_from_slice(storage.bytes());
+                        Ok(())
+                    }
+                    None => Err(Error::invalid_state("readTensor: the tensor was destroyed")),
+                },
+            };
+            drop(token);
+            return result;
         }
-        // The timeline now waits for us until `gate` is dropped.
+        // The worker runs the read: it waits for us until `gate` is dropped.
         let gate = promise.wait()?;
         let result = match lock(&tensor.inner.data).as_ref() {
             Some(storage) => {

@@ -4,6 +4,7 @@
 //! [`std::future::Future`] so it can be awaited on any executor, and offers a blocking
 //! [`Promise::wait`] for synchronous code. No async runtime is involved.
 
+use crate::timeline::Timeline;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -62,6 +63,10 @@ pub struct Promise<T> {
     /// tensor's `[[pendingPromises]]`) alive, so a later `destroy()` of the context still
     /// reaches the read even if every handle of the tensor was dropped.
     _keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    /// The timeline that settles it: [`Promise::wait`] runs its queued jobs on the waiting
+    /// thread while the worker is idle, instead of sleeping until the worker wakes and runs
+    /// them (a read's wait would otherwise cost two thread handoffs).
+    helper: Option<Arc<Timeline>>,
 }
 
 impl<T> fmt::Debug for Promise<T> {
@@ -77,7 +82,7 @@ impl<T> Promise<T> {
             slot: Mutex::new(Slot { value: Some(value), settled: true, taken: false, waker: None }),
             cond: Condvar::new(),
         });
-        Promise { shared, _keep_alive: None }
+        Promise { shared, _keep_alive: None, helper: None }
     }
 
     /// True once the promise has a value (it stays true after the value was taken).
@@ -90,6 +95,9 @@ impl<T> Promise<T> {
     /// # Panics
     /// If the value was already taken by polling this promise to completion.
     pub fn wait(self) -> T {
+        if let Some(timeline) = &self.helper {
+            timeline.help(|| self.is_settled(), |_| false);
+        }
         let mut slot = self.shared.lock();
         loop {
             if let Some(v) = slot.value.take() {
@@ -119,6 +127,12 @@ impl<T> Promise<T> {
     /// Keeps `value` alive as long as this promise.
     pub(crate) fn keeping(mut self, value: Arc<dyn std::any::Any + Send + Sync>) -> Self {
         self._keep_alive = Some(value);
+        self
+    }
+
+    /// Lets [`Promise::wait`] run `timeline`'s queued jobs while it would block.
+    pub(crate) fn helped_by(mut self, timeline: Arc<Timeline>) -> Self {
+        self.helper = Some(timeline);
         self
     }
 
@@ -216,7 +230,7 @@ pub(crate) fn pair<T>(fallback: impl FnOnce() -> T + Send + 'static) -> (Promise
         slot: Mutex::new(Slot { value: None, settled: false, taken: false, waker: None }),
         cond: Condvar::new(),
     });
-    (Promise { shared: shared.clone(), _keep_alive: None }, Resolver { shared, fallback: Some(Box::new(fallback)) })
+    (Promise { shared: shared.clone(), _keep_alive: None, helper: None }, Resolver { shared, fallback: Some(Box::new(fallback)) })
 }
 
 #[cfg(test)]
