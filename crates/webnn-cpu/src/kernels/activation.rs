@@ -12,7 +12,9 @@
 //! NaN inputs give NaN for every float activation (clamp and relu pass NaN through).
 
 use super::fast_math::{exp_f32, expm1_f32, gelu_f32, sigmoid_f32, tanh_f32};
+use super::epilogue::TileBias;
 use super::gemm_backend::simd;
+use super::packed_gemm::TileOut;
 use super::logical::Broadcast;
 use super::unary::{map, map_float, with_int_type, IntElem, CHEAP_CHUNK, COSTLY_CHUNK};
 use super::{In, Kernel, Out};
@@ -240,6 +242,37 @@ impl Activation {
                 }
             }
         ))
+    }
+}
+
+/// `v = act(v + bias)` over a GEMM tile in one pass (`act` None: the bias alone), compiled
+/// for the CPU's widest vectors: the fused conv epilogue's common case (see
+/// [`super::epilogue::BoundEpilogue::apply_tile`]).
+pub fn bias_tile(act: Option<Activation>, tile: &mut TileOut<'_>, bias: TileBias<'_>) {
+    #[inline(always)]
+    fn rows<F: Fn(f32) -> f32>(tile: &mut TileOut<'_>, bias: TileBias<'_>, f: F) {
+        for r in 0..tile.rows() {
+            let row = tile.row(r);
+            match bias {
+                TileBias::None => row.iter_mut().for_each(|v| *v = f(*v)),
+                TileBias::Rows(b) => {
+                    let b = b[r];
+                    row.iter_mut().for_each(|v| *v = f(*v + b));
+                }
+                TileBias::Cols(b) => row.iter_mut().zip(b).for_each(|(v, &b)| *v = f(*v + b)),
+            }
+        }
+    }
+    match act {
+        None if matches!(bias, TileBias::None) => {}
+        None => simd(
+            #[inline(always)]
+            || rows(tile, bias, |x| x),
+        ),
+        Some(act) => with_activation_fn!(act, false, |f, _chunk| simd(
+            #[inline(always)]
+            || rows(tile, bias, f)
+        )),
     }
 }
 

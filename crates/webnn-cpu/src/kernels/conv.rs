@@ -10,8 +10,8 @@
 //! the computed size: positions no input reaches hold the bias).
 
 use super::gemm_backend::{grow, try_zeroed, constant_f32, sgemm, simd, widen, FloatElem, Mat, Scratch};
-use super::epilogue::{BoundEpilogue, Epilogue};
-use super::packed_gemm::{gemm, Lhs, PackedLhs, PackedRhs, Rhs};
+use super::epilogue::{BoundEpilogue, Epilogue, TileBias};
+use super::packed_gemm::{gemm, Lhs, PackedLhs, PackedRhs, PerTile, Rhs, TileOut};
 use super::{In, Kernel, Out};
 use half::f16;
 use rayon::prelude::*;
@@ -662,12 +662,10 @@ fn conv_gemm(
                 let obase = (n * g.cout + grp * cog) * pixels;
                 // Row i of a tile is output channel i of the group.
                 let tile_epilogue = |p0: usize| {
-                    move |i: usize, j0: usize, seg: &mut [f32]| {
-                        if let Some(b) = bias {
-                            seg.iter_mut().for_each(|v| *v += b[i]);
-                        }
-                        ep.apply(obase + i * pixels + p0 + j0, seg);
-                    }
+                    PerTile(move |i: usize, j0: usize, tile: &mut TileOut<'_>| {
+                        let bias = bias.map_or(TileBias::None, |b| TileBias::Rows(&b[i..]));
+                        ep.apply_tile(tile, bias, |r| obase + (i + r) * pixels + p0 + j0);
+                    })
                 };
                 if path == ConvPath::Pointwise {
                     gemm(cog, pixels, cig, a, Rhs::Strided(Mat::rows(xg, hw)), &mut out[obase..], pixels, true, &tile_epilogue(0))?;
@@ -690,12 +688,10 @@ fn conv_gemm(
                 let obase = n * pixels * g.cout + grp * cog;
                 // Row i of a tile is output pixel p0 + i; column j output channel j of the group.
                 let tile_epilogue = |p0: usize| {
-                    move |i: usize, j0: usize, seg: &mut [f32]| {
-                        if let Some(b) = bias {
-                            seg.iter_mut().zip(&b[j0..]).for_each(|(v, b)| *v += b);
-                        }
-                        ep.apply(obase + (p0 + i) * g.cout + j0, seg);
-                    }
+                    PerTile(move |i: usize, j0: usize, tile: &mut TileOut<'_>| {
+                        let bias = bias.map_or(TileBias::None, |b| TileBias::Cols(&b[j0..]));
+                        ep.apply_tile(tile, bias, |r| obase + (p0 + i + r) * g.cout + j0);
+                    })
                 };
                 if path == ConvPath::Pointwise {
                     let a = Mat { data: &xn[grp * cig..], rs: g.cin, cs: 1 };

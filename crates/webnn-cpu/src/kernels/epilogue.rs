@@ -8,6 +8,7 @@
 //! equals the unfused one bit for bit (tested in `compile::epilogue`'s tests).
 
 use super::activation::Activation;
+use super::packed_gemm::TileOut;
 use super::In;
 use rayon::prelude::*;
 use smallvec::SmallVec;
@@ -72,6 +73,19 @@ impl Epilogue {
     }
 }
 
+/// The bias a conv adds to a GEMM tile before its epilogue: one value per tile row (nchw:
+/// rows are output channels) or per tile column (nhwc: columns are channels), each slice
+/// starting at the tile's first row or column.
+#[derive(Clone, Copy)]
+pub enum TileBias<'a> {
+    /// No bias.
+    None,
+    /// `bias[r]` for row r.
+    Rows(&'a [f32]),
+    /// `bias[j]` for column j.
+    Cols(&'a [f32]),
+}
+
 /// An [`Epilogue`] with its operands for one dispatch.
 pub struct BoundEpilogue<'a> {
     epilogue: &'a Epilogue,
@@ -83,6 +97,23 @@ impl BoundEpilogue<'_> {
     /// True when there is nothing to apply.
     pub fn is_empty(&self) -> bool {
         self.epilogue.is_empty()
+    }
+
+    /// Adds `bias` to a finished GEMM tile, then applies the steps; the tile's row r holds the
+    /// output elements `first(r)..`. Bias plus at most one activation (the common case: conv
+    /// + bias + relu / clamp / SiLU) is one pass and one SIMD dispatch for the whole tile;
+    /// the result is the same f32 operations in the same order as bias, then each step.
+    pub fn apply_tile(&self, tile: &mut TileOut<'_>, bias: TileBias<'_>, first: impl Fn(usize) -> usize) {
+        match self.epilogue.steps.as_slice() {
+            [] => super::activation::bias_tile(None, tile, bias),
+            [EpilogueStep::Activation(act)] => super::activation::bias_tile(Some(*act), tile, bias),
+            _ => {
+                super::activation::bias_tile(None, tile, bias);
+                for r in 0..tile.rows() {
+                    self.apply(first(r), tile.row(r));
+                }
+            }
+        }
     }
 
     /// Applies the steps to `values`, the output elements `first..first + values.len()`.

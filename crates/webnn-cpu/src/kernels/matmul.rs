@@ -6,8 +6,8 @@
 
 use super::gemm_backend::{try_zeroed, constant_f32, sgemm, FloatElem, Mat, Scratch};
 use super::util::{broadcast_strides, strides};
-use super::epilogue::{BoundEpilogue, Epilogue};
-use super::packed_gemm::{gemm, Lhs, PackedRhs, Rhs};
+use super::epilogue::{BoundEpilogue, Epilogue, TileBias};
+use super::packed_gemm::{gemm, Lhs, PackedRhs, PerTile, Rhs, TileOut};
 use super::{In, Kernel, Out};
 use half::f16;
 use rayon::prelude::*;
@@ -110,7 +110,7 @@ impl MatmulKernel {
     fn compute(&self, a: &[f32], b: &[f32], out: &mut [f32], ep: &BoundEpilogue<'_>) -> webnn_core::Result<()> {
         let (m, k, n) = (self.m, self.k, self.n);
         // Row i of matrix t of the output starts at element (t·m + i)·n.
-        let tile_epilogue = |t: usize| move |i: usize, j0: usize, seg: &mut [f32]| ep.apply((t * m + i) * n + j0, seg);
+        let tile_epilogue = |t: usize| PerTile(move |i: usize, j0: usize, tile: &mut TileOut<'_>| ep.apply_tile(tile, TileBias::None, |r| (t * m + i + r) * n + j0));
         if let Some(batch) = self.fold {
             let rhs = match &self.b_packed {
                 Some(p) => Rhs::Packed(p),

@@ -6,7 +6,7 @@
 
 use super::kernel::{Blocking, Kernel, Tile};
 use super::pack::{self, packed_len, AlignedBuf};
-use super::{Lhs, Rhs};
+use super::{Lhs, Rhs, TileEpilogue, TileOut};
 use std::cell::Cell;
 use std::ops::Range;
 
@@ -63,7 +63,7 @@ thread_local! {
     static SCRATCH: Cell<AlignedBuf> = Cell::default();
 }
 
-impl<E: Fn(usize, usize, &mut [f32]) + Sync> Job<'_, E> {
+impl<E: TileEpilogue> Job<'_, E> {
     /// Computes C[rows, cols] and applies the epilogue to it. `rows.start` and `cols.start`
     /// are multiples of MR and NR; the ranges lie inside the validated m × n output.
     pub fn run(&self, rows: Range<usize>, cols: Range<usize>) -> webnn_core::Result<()> {
@@ -227,12 +227,9 @@ impl<E: Fn(usize, usize, &mut [f32]) + Sync> Job<'_, E> {
         // available.
         unsafe { (self.kernel.tile)(&tile) };
         if pc + kc == self.k {
-            for r in 0..rows {
-                // SAFETY: row i + r of the tile has `cols` valid elements, written above and
-                // touched by no other task.
-                let seg = unsafe { std::slice::from_raw_parts_mut(tile.c.add(r * self.c.rs), cols) };
-                (self.epilogue)(i + r, j, seg);
-            }
+            // The tile's rows × cols elements, written above and touched by no other task.
+            let mut out = TileOut { ptr: tile.c, rs: self.c.rs, rows, cols, _c: std::marker::PhantomData };
+            self.epilogue.tile(i, j, &mut out);
         }
     }
 }

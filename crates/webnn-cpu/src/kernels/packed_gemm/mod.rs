@@ -193,9 +193,75 @@ impl PackedRhs {
 /// The epilogue that leaves the products as they are.
 pub fn no_epilogue(_row: usize, _col: usize, _out: &mut [f32]) {}
 
-/// `c[i * c_rs + j] = A × B` (m × n, j contiguous), then `epilogue(i, j0, &mut c[i, j0..j0 +
-/// len])` once for every output element, on row segments of a tile just computed (still in
-/// cache), after its full sum is stored. `c`'s old contents are never read (NaN included);
+/// A finished tile of C, handed to the epilogue while it is in cache: `rows()` rows of
+/// `cols()` elements (row `r` is [`TileOut::row`]).
+pub struct TileOut<'a> {
+    ptr: *mut f32,
+    rs: usize,
+    rows: usize,
+    cols: usize,
+    _c: std::marker::PhantomData<&'a mut [f32]>,
+}
+
+impl<'a> TileOut<'a> {
+    /// The tile of `rows` × `cols` elements at the start of `c`, rows `rs` apart.
+    pub fn new(c: &'a mut [f32], rs: usize, rows: usize, cols: usize) -> Option<Self> {
+        let fits = rows == 0 || cols == 0 || (rows - 1).checked_mul(rs).and_then(|x| x.checked_add(cols)).is_some_and(|end| end <= c.len());
+        (fits && (rows <= 1 || rs >= cols)).then_some(TileOut { ptr: c.as_mut_ptr(), rs, rows, cols, _c: std::marker::PhantomData })
+    }
+
+    /// Rows of the tile.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Columns of the tile.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// Row `r` (< `rows()`) of the tile.
+    #[inline(always)]
+    pub fn row(&mut self, r: usize) -> &mut [f32] {
+        assert!(r < self.rows, "tile row {r} of {}", self.rows);
+        // SAFETY: the constructor (or the driver, for a tile it just computed) checked that
+        // `rows` rows of `cols` elements, `rs >= cols` apart, lie inside the borrowed C;
+        // `&mut self` makes the row the only live view.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(r * self.rs), self.cols) }
+    }
+}
+
+/// What [`gemm`] applies to each tile it finishes: any `Fn(i, j0, &mut row_segment)`
+/// closure (called once per row of the tile, `i` and `j0` the segment's position in C), or
+/// a [`PerTile`] closure that takes the whole tile at once (one call, one SIMD dispatch).
+pub trait TileEpilogue: Sync {
+    /// The tile whose first element is C[i, j].
+    fn tile(&self, i: usize, j: usize, tile: &mut TileOut<'_>);
+}
+
+impl<F: Fn(usize, usize, &mut [f32]) + Sync> TileEpilogue for F {
+    #[inline(always)]
+    fn tile(&self, i: usize, j: usize, tile: &mut TileOut<'_>) {
+        for r in 0..tile.rows() {
+            self(i + r, j, tile.row(r));
+        }
+    }
+}
+
+/// An epilogue called once per finished tile: `PerTile(|i, j, tile: &mut TileOut| ...)`.
+pub struct PerTile<F>(pub F);
+
+impl<F: Fn(usize, usize, &mut TileOut<'_>) + Sync> TileEpilogue for PerTile<F> {
+    #[inline(always)]
+    fn tile(&self, i: usize, j: usize, tile: &mut TileOut<'_>) {
+        (self.0)(i, j, tile)
+    }
+}
+
+/// `c[i * c_rs + j] = A × B` (m × n, j contiguous), then the epilogue once for every output
+/// element, on each tile just computed (still in cache) after its full sum is stored: a
+/// closure `epilogue(i, j0, &mut c[i, j0..j0 + len])` per row segment of the tile, or a
+/// [`PerTile`] one per tile ([`TileEpilogue`]). `c`'s old contents are never read (NaN included);
 /// k = 0 gives zeros, then the epilogue. `parallel` lets the work split across the current
 /// rayon pool (tiny problems stay on one thread). The ISA is the packed operands', else this
 /// CPU's best.
@@ -205,7 +271,7 @@ pub fn no_epilogue(_row: usize, _col: usize, _out: &mut [f32]) {}
 #[allow(clippy::too_many_arguments)]
 pub fn gemm<E>(m: usize, n: usize, k: usize, a: Lhs<'_>, b: Rhs<'_>, c: &mut [f32], c_rs: usize, parallel: bool, epilogue: &E) -> webnn_core::Result<()>
 where
-    E: Fn(usize, usize, &mut [f32]) + Sync,
+    E: TileEpilogue,
 {
     let isa = match (a, b) {
         (Lhs::Packed(p), _) => p.isa,
@@ -220,7 +286,7 @@ where
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_with<E>(isa: Isa, m: usize, n: usize, k: usize, a: Lhs<'_>, b: Rhs<'_>, c: &mut [f32], c_rs: usize, parallel: bool, epilogue: &E) -> webnn_core::Result<()>
 where
-    E: Fn(usize, usize, &mut [f32]) + Sync,
+    E: TileEpilogue,
 {
     gemm_blocked(isa, None, m, n, k, a, b, c, c_rs, parallel, epilogue)
 }
@@ -230,7 +296,7 @@ where
 #[allow(clippy::too_many_arguments)]
 fn gemm_blocked<E>(isa: Isa, blocking: Option<Blocking>, m: usize, n: usize, k: usize, a: Lhs<'_>, b: Rhs<'_>, c: &mut [f32], c_rs: usize, parallel: bool, epilogue: &E) -> webnn_core::Result<()>
 where
-    E: Fn(usize, usize, &mut [f32]) + Sync,
+    E: TileEpilogue,
 {
     let bad = |what: &str| Err(Error::unknown(format!("gemm {m}x{n}x{k}: {what}")));
     let Some(kernel) = isa.kernel() else { return bad("the CPU lacks the instruction set") };
@@ -255,7 +321,9 @@ where
         for i in 0..m {
             let row = &mut c[i * c_rs..i * c_rs + n];
             row.fill(0.0);
-            epilogue(i, 0, row);
+            if let Some(mut tile) = TileOut::new(row, n, 1, n) {
+                epilogue.tile(i, 0, &mut tile);
+            }
         }
         return Ok(());
     }
