@@ -12,7 +12,7 @@
 use super::gemm_backend::{grow, try_zeroed, constant_f32, sgemm, simd, widen, FloatElem, Mat, Scratch};
 use super::epilogue::{BoundEpilogue, Epilogue, TileBias};
 use super::packed_gemm::{gemm, Lhs, PackedLhs, PackedRhs, PerTile, Rhs, TileOut};
-use super::{In, Kernel, Out};
+use super::{depthwise_blocked, In, Kernel, Out};
 use half::f16;
 use rayon::prelude::*;
 use webnn_core::graph::{Attrs, Operation};
@@ -240,7 +240,7 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
     if g.groups == 0 || cin % g.groups != 0 || cout % g.groups != 0 {
         return Err(Error::operation("conv2d: channels not divisible by groups"));
     }
-    let path = if g.groups == cin && g.groups == cout && depthwise_plane_fits(&g) {
+    let path = if g.groups == cin && g.groups == cout && (depthwise_blocked::fits(&g) || depthwise_plane_fits(&g)) {
         ConvPath::Depthwise
     } else if kh == 1 && kw == 1 && g.strides == [1, 1] && g.padding == [0; 4] {
         ConvPath::Pointwise
@@ -476,6 +476,9 @@ pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32], ep: &BoundEp
     let kk = g.kk();
     let c = g.cout;
     let plane = g.h * g.w;
+    if depthwise_blocked::fits(g) {
+        return depthwise_blocked::depthwise_blocked(g, x, wts, out, ep);
+    }
     if !g.nhwc {
         let layout = PhaseLayout::of(g);
         // Small planes go several to a task (a task costs about a microsecond).

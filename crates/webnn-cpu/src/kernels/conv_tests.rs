@@ -111,6 +111,18 @@ const CASES: &[Case] = &[
     Case { n: 1, cin: 4, h: 17, w: 1, cout: 4, kh: 3, kw: 1, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 0, 0], groups: 4 },
     Case { n: 1, cin: 3, h: 9, w: 1, cout: 5, kh: 1, kw: 1, strides: [1, 1], dilations: [1, 1], padding: [0; 4], groups: 1 },
     Case { n: 1, cin: 3, h: 9, w: 1, cout: 2, kh: 3, kw: 1, strides: [1, 2], dilations: [1, 1], padding: [0, 0, 1, 0], groups: 1 },
+    // depthwise planes above depthwise_blocked's 10×10 limit: the plane kernel (3×3 at strides
+    // 1 and 2, 5×5 stride 2, 7×7, dilated), with 17 channels (a partial block of 16 below it)
+    Case { n: 1, cin: 2, h: 30, w: 31, cout: 2, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 2 },
+    Case { n: 1, cin: 2, h: 61, w: 63, cout: 2, kh: 3, kw: 3, strides: [2, 2], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 2 },
+    Case { n: 1, cin: 2, h: 62, w: 60, cout: 2, kh: 5, kw: 5, strides: [2, 2], dilations: [1, 1], padding: [2, 2, 2, 2], groups: 2 },
+    Case { n: 1, cin: 2, h: 30, w: 31, cout: 2, kh: 7, kw: 7, strides: [1, 1], dilations: [1, 1], padding: [3, 3, 3, 3], groups: 2 },
+    Case { n: 1, cin: 2, h: 34, w: 33, cout: 2, kh: 3, kw: 3, strides: [1, 1], dilations: [2, 2], padding: [1, 1, 1, 1], groups: 2 },
+    // depthwise_blocked: 17 and 33 channels (partial blocks), batch 2, strides, dilation,
+    // asymmetric padding, a 4-wide window (not 3/5/7), 1×1 outputs
+    Case { n: 2, cin: 17, h: 9, w: 8, cout: 17, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 17 },
+    Case { n: 1, cin: 33, h: 14, w: 13, cout: 33, kh: 5, kw: 4, strides: [2, 2], dilations: [1, 2], padding: [2, 1, 0, 3], groups: 33 },
+    Case { n: 1, cin: 16, h: 3, w: 3, cout: 16, kh: 3, kw: 3, strides: [2, 2], dilations: [1, 1], padding: [0; 4], groups: 16 },
     // depthwise with a channel multiplier (general path)
     Case { n: 1, cin: 3, h: 6, w: 6, cout: 6, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 3 },
     // depthwise with strides and padding of up to 2^32-1 around a 1x1 output (found by fuzz
