@@ -24,6 +24,7 @@ pub mod util;
 #[cfg(test)]
 mod wpt_tests;
 pub mod conv;
+pub mod winograd;
 pub mod epilogue;
 pub mod gemm_backend;
 pub mod matmul;

@@ -1,0 +1,412 @@
+//! Winograd F(4×4, 3×3) conv2d: float32, 3×3 filter, stride 1, dilation 1, groups 1, nchw.
+//!
+//! Each 4×4 block of output pixels (a tile) is computed from the 6×6 input patch `d` under it
+//! as `Y = Aᵀ·[Σ_cin U ⊙ V]·A` with `U = G·g·Gᵀ` (the filter `g` transformed once, at build)
+//! and `V = Bᵀ·d·B` (the input transformed at run time): per tile and channel pair, 36
+//! multiply-adds instead of the 4·4·9 = 144 of a direct convolution. The sum over input
+//! channels is, for each of the 36 transform points ξ, a GEMM `M[ξ] = U[ξ] · V[ξ]`
+//! (`cout × cin` times `cin × tiles`) on the packed GEMM.
+//!
+//! The matrices are the Toom-Cook ones of Lavin & Gray ("Fast Algorithms for Convolutional
+//! Neural Networks", 2016) for the interpolation points 0, 1, −1, 2, −2 and ∞ (derived below,
+//! checked in the tests against the 1-D identity `Aᵀ·[(G·g) ⊙ (Bᵀ·d)] = correlation(d, g)`).
+//! For a point `p`, `Aᵀ`'s column is `(1, p, p², p³)` (∞: `(0, 0, 0, 1)`), `G`'s row is
+//! `(1, p, p²) / Π_{q≠p}(p − q)` (∞: `(0, 0, 1)`), and `Bᵀ`'s row holds the coefficients of
+//! `Π_{q≠p}(x − q)` (∞: of `Π_q(x − q)`), lowest power first, times the sign that makes the
+//! rows below (1/4 = 1/((0−1)(0+1)(0−2)(0+2)) and so on; the scale factors all sit in `G`).
+//!
+//! Run time, per block of whole tile rows of one image (sized so that the transformed input
+//! and the products stay in L2): input transform into `V` (zero padding applied while the
+//! input rows are staged), 36 GEMMs into `M`, output transform into the output, then the
+//! bias and the fused epilogue on each channel's rows of the block (contiguous in nchw).
+//! Blocks run in parallel; each is computed the same way on any thread count.
+//!
+//! Accuracy: see `winograd_tests.rs` (measured error against an f64 direct convolution,
+//! next to the im2col path's).
+
+use super::conv::Geom;
+use super::epilogue::BoundEpilogue;
+use super::gemm_backend::{grow, simd, try_zeroed, Mat};
+use super::packed_gemm::{gemm, no_epilogue, Lhs, PackedLhs, Rhs};
+use rayon::prelude::*;
+use std::ops::{Add, Mul, Sub};
+use webnn_core::{Error, Result};
+
+/// Output tile side.
+const TILE: usize = 4;
+/// Input patch side (TILE + 3 − 1).
+const PATCH: usize = 6;
+/// Transform points per tile (PATCH²): the number of GEMMs.
+const POINTS: usize = PATCH * PATCH;
+/// Tiles per step of the vectorized transforms.
+const L: usize = 16;
+/// Target size, in f32 elements, of a block's transformed input and products (`36·(cin +
+/// cout)·tiles`): 256 Ki floats = 1 MiB, the L2 of this machine's cores.
+const BLOCK_BUDGET: usize = 1 << 18;
+
+/// `Bᵀ` (6×6), applied to each column then each row of an input patch. Row `k` is for point
+/// 0, 1, −1, 2, −2, ∞.
+pub const BT: [[f64; 6]; 6] = [
+    [4.0, 0.0, -5.0, 0.0, 1.0, 0.0],
+    [0.0, -4.0, -4.0, 1.0, 1.0, 0.0],
+    [0.0, 4.0, -4.0, -1.0, 1.0, 0.0],
+    [0.0, -2.0, -1.0, 2.0, 1.0, 0.0],
+    [0.0, 2.0, -1.0, -2.0, 1.0, 0.0],
+    [0.0, 4.0, 0.0, -5.0, 0.0, 1.0],
+];
+
+/// `G` (6×3), applied to each column then each row of a 3×3 filter.
+pub const G: [[f64; 3]; 6] = [
+    [1.0 / 4.0, 0.0, 0.0],
+    [-1.0 / 6.0, -1.0 / 6.0, -1.0 / 6.0],
+    [-1.0 / 6.0, 1.0 / 6.0, -1.0 / 6.0],
+    [1.0 / 24.0, 1.0 / 12.0, 1.0 / 6.0],
+    [1.0 / 24.0, -1.0 / 12.0, 1.0 / 6.0],
+    [0.0, 0.0, 1.0],
+];
+
+/// `Aᵀ` (4×6), applied to each column then each row of a tile's 6×6 products.
+pub const AT: [[f64; 6]; 4] = [
+    [1.0, 1.0, 1.0, 1.0, 1.0, 0.0],
+    [0.0, 1.0, -1.0, 2.0, -2.0, 0.0],
+    [0.0, 1.0, 1.0, 4.0, 4.0, 0.0],
+    [0.0, 1.0, -1.0, 8.0, -8.0, 1.0],
+];
+
+/// Whether conv2d `g` is one this path computes (the shape; see [`pays`] for when it is
+/// chosen).
+pub fn applies(g: &Geom) -> bool {
+    g.kh == 3 && g.kw == 3 && g.strides == [1, 1] && g.dilations == [1, 1] && g.groups == 1 && !g.nhwc && g.oh > 0 && g.ow > 0
+}
+
+/// Whether this path is expected to be faster than im2col + GEMM for `g` (measured on Zen 5,
+/// see ARCHITECTURE.md): enough channels on both sides for the 36 GEMMs to run near the
+/// microkernel's speed.
+pub fn pays(g: &Geom) -> bool {
+    g.cin >= 16 && g.cout >= 16
+}
+
+/// The filter transformed and packed at build: `U[ξ]` (`cout × cin`) for each of the 36
+/// transform points, packed as the GEMM's left operand.
+pub struct WinogradFilter {
+    u: Vec<PackedLhs>,
+}
+
+impl WinogradFilter {
+    /// Transforms `wts` (laid out `[cout][cin][3][3]`, as `conv::pack_conv_filter` packs an
+    /// nchw filter) and packs it; None if memory is short (the caller keeps im2col).
+    pub fn new(g: &Geom, wts: &[f32]) -> Option<WinogradFilter> {
+        let (cin, cout) = (g.cin, g.cout);
+        if wts.len() < cout * cin * 9 {
+            return None;
+        }
+        let plane = cout * cin;
+        let mut u: Vec<f32> = try_zeroed(POINTS.checked_mul(plane)?)?;
+        for (oi, f) in wts.chunks_exact(9).take(plane).enumerate() {
+            for (xi, v) in transform_filter(f).into_iter().enumerate() {
+                u[xi * plane + oi] = v;
+            }
+        }
+        let packed = (0..POINTS).map(|xi| PackedLhs::new(cout, cin, Mat::rows(&u[xi * plane..][..plane], cin))).collect::<Option<Vec<_>>>()?;
+        Some(WinogradFilter { u: packed })
+    }
+}
+
+/// `G·f·Gᵀ` of one 3×3 filter (row-major), computed in f64 and rounded once: entry
+/// `a·6 + b` is transform point ξ = (a, b).
+pub fn transform_filter(f: &[f32]) -> [f32; POINTS] {
+    let mut gf = [[0f64; 3]; PATCH];
+    for a in 0..PATCH {
+        for c in 0..3 {
+            gf[a][c] = (0..3).map(|r| G[a][r] * f[r * 3 + c] as f64).sum();
+        }
+    }
+    let mut out = [0f32; POINTS];
+    for a in 0..PATCH {
+        for b in 0..PATCH {
+            out[a * PATCH + b] = (0..3).map(|c| gf[a][c] * G[b][c]).sum::<f64>() as f32;
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// Vectorized transforms: one `Lane` holds one value of L tiles.
+
+/// One value of `L` consecutive tiles (a vector register or two).
+#[derive(Clone, Copy)]
+pub struct Lane(pub [f32; L]);
+
+impl Add for Lane {
+    type Output = Lane;
+    #[inline(always)]
+    fn add(self, o: Lane) -> Lane {
+        Lane(std::array::from_fn(|i| self.0[i] + o.0[i]))
+    }
+}
+
+impl Sub for Lane {
+    type Output = Lane;
+    #[inline(always)]
+    fn sub(self, o: Lane) -> Lane {
+        Lane(std::array::from_fn(|i| self.0[i] - o.0[i]))
+    }
+}
+
+impl Mul<f32> for Lane {
+    type Output = Lane;
+    #[inline(always)]
+    fn mul(self, k: f32) -> Lane {
+        Lane(std::array::from_fn(|i| self.0[i] * k))
+    }
+}
+
+impl Lane {
+    /// The first L elements of `s` (which holds at least L).
+    #[inline(always)]
+    fn load(s: &[f32]) -> Lane {
+        Lane(std::array::from_fn(|i| s[..L][i]))
+    }
+}
+
+/// `Bᵀ·d` for one column `d` of 6 values (the rows of [`BT`] written out).
+#[inline(always)]
+pub fn bt(d: [Lane; PATCH]) -> [Lane; PATCH] {
+    let [d0, d1, d2, d3, d4, d5] = d;
+    let p = d4 - d2 * 4.0;
+    let q = d3 - d1 * 4.0;
+    let r = d4 - d2;
+    let s = (d3 - d1) * 2.0;
+    [d0 * 4.0 - d2 * 5.0 + d4, p + q, p - q, r + s, r - s, d1 * 4.0 - d3 * 5.0 + d5]
+}
+
+/// `Aᵀ·m` for one column `m` of 6 products (the rows of [`AT`] written out).
+#[inline(always)]
+pub fn at(m: [Lane; PATCH]) -> [Lane; TILE] {
+    let [m0, m1, m2, m3, m4, m5] = m;
+    let (a, b, c, d) = (m1 + m2, m1 - m2, m3 + m4, m3 - m4);
+    [m0 + a + c, b + d * 2.0, a + c * 4.0, b + d * 8.0 + m5]
+}
+
+// ---------------------------------------------------------------------------------------
+// Run time
+
+/// How an image's output is cut into tiles and blocks.
+#[derive(Clone, Copy, Debug)]
+struct Tiling {
+    /// Tile rows, tile columns.
+    rows: usize,
+    cols: usize,
+    /// Tile rows per block.
+    block_rows: usize,
+    /// Pitch of a staged input phase row: ≥ cols + 1, and every L-wide load from a tile
+    /// column < cols (+ 1) stays inside it.
+    pitch: usize,
+}
+
+impl Tiling {
+    fn of(g: &Geom) -> Tiling {
+        let rows = g.oh.div_ceil(TILE);
+        let cols = g.ow.div_ceil(TILE);
+        let per_row = POINTS * (g.cin + g.cout) * cols;
+        let block_rows = (BLOCK_BUDGET / per_row.max(1)).clamp(1, rows.max(1));
+        Tiling { rows, cols, block_rows, pitch: cols.div_ceil(L) * L + L }
+    }
+
+    /// Tiles per (full) block.
+    fn block_tiles(&self) -> usize {
+        self.block_rows * self.cols
+    }
+
+    /// Blocks per image.
+    fn blocks(&self) -> usize {
+        self.rows.div_ceil(self.block_rows)
+    }
+
+    /// Elements of a thread's scratch: V, M (plus one lane of slack for the output
+    /// transform's last loads) and the staged input rows.
+    fn scratch_len(&self, g: &Geom) -> Option<usize> {
+        let t = self.block_tiles();
+        let vm = POINTS.checked_mul(g.cin.checked_add(g.cout)?)?.checked_mul(t)?;
+        let stage = (TILE * self.block_rows + 2).checked_mul(4 * self.pitch)?;
+        vm.checked_add(L)?.checked_add(stage)
+    }
+}
+
+thread_local! {
+    /// Per-thread scratch of the Winograd blocks (V, M and staged rows), grown on first use.
+    static WINOGRAD_SCRATCH: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// One block's share of the output: image `n`, tile rows `ty0..ty1`, and for each output
+/// channel its output rows `4·ty0 .. min(4·ty1, oh)` (contiguous in nchw).
+struct Job<'a> {
+    n: usize,
+    ty0: usize,
+    ty1: usize,
+    out: Vec<&'a mut [f32]>,
+}
+
+/// conv2d on f32 nchw data by Winograd F(4×4, 3×3) (`g` must satisfy [`applies`]): the bias
+/// and then `ep` are applied to each channel's rows of a block as it is finished.
+pub fn conv(g: &Geom, x: &[f32], filter: &WinogradFilter, bias: Option<&[f32]>, out: &mut [f32], ep: &BoundEpilogue<'_>) -> Result<()> {
+    let (hw, plane) = (g.h * g.w, g.oh * g.ow);
+    if !applies(g) || filter.u.len() != POINTS || x.len() < g.n * g.cin * hw || out.len() < g.n * g.cout * plane || bias.is_some_and(|b| b.len() < g.cout) {
+        return Err(Error::unknown("winograd conv2d: operands do not match the geometry"));
+    }
+    let tiling = Tiling::of(g);
+    let scratch_len = tiling.scratch_len(g).ok_or_else(|| Error::unknown("winograd conv2d: scratch size overflows"))?;
+    // Each block's output rows of each channel, as disjoint slices.
+    let (nb, per_block_rows) = (tiling.blocks(), tiling.block_rows * TILE);
+    let mut jobs: Vec<Job<'_>> = Vec::new();
+    jobs.try_reserve_exact(g.n * nb).map_err(|_| Error::unknown("winograd conv2d: cannot allocate the block list"))?;
+    for (n, img) in out[..g.n * g.cout * plane].chunks_mut(g.cout * plane).enumerate() {
+        let first = jobs.len();
+        for b in 0..nb {
+            let mut v = Vec::new();
+            v.try_reserve_exact(g.cout).map_err(|_| Error::unknown("winograd conv2d: cannot allocate the block list"))?;
+            let ty0 = b * tiling.block_rows;
+            jobs.push(Job { n, ty0, ty1: (ty0 + tiling.block_rows).min(tiling.rows), out: v });
+        }
+        for chan in img.chunks_mut(plane) {
+            let mut rest = chan;
+            for b in 0..nb {
+                let rows = per_block_rows.min(g.oh - b * per_block_rows);
+                let (head, tail) = rest.split_at_mut(rows * g.ow);
+                jobs[first + b].out.push(head);
+                rest = tail;
+            }
+        }
+    }
+    let inner_parallel = jobs.len() < rayon::current_num_threads();
+    let run = |job: Job<'_>| -> Result<()> {
+        WINOGRAD_SCRATCH.with(|cell| {
+            let scratch = &mut *cell.borrow_mut();
+            grow(scratch, scratch_len)?;
+            block(g, &tiling, x, filter, bias, job, scratch, inner_parallel, ep)
+        })
+    };
+    if jobs.len() == 1 {
+        jobs.into_iter().try_for_each(run)
+    } else {
+        jobs.into_par_iter().try_for_each(run)
+    }
+}
+
+/// Computes one block: input transform, 36 GEMMs, output transform, bias and epilogue.
+#[allow(clippy::too_many_arguments)]
+fn block(g: &Geom, tiling: &Tiling, x: &[f32], filter: &WinogradFilter, bias: Option<&[f32]>, job: Job<'_>, scratch: &mut [f32], parallel: bool, ep: &BoundEpilogue<'_>) -> Result<()> {
+    let t = (job.ty1 - job.ty0) * tiling.cols;
+    let (v, rest) = scratch.split_at_mut(POINTS * g.cin * t);
+    let (m, stage) = rest.split_at_mut(POINTS * g.cout * t + L);
+    let xn = &x[job.n * g.cin * g.h * g.w..][..g.cin * g.h * g.w];
+    simd(
+        #[inline(always)]
+        || input_transform(g, tiling, xn, job.ty0, job.ty1, v, stage),
+    );
+    for (xi, u) in filter.u.iter().enumerate() {
+        let vm = Mat::rows(&v[xi * g.cin * t..][..g.cin * t], t);
+        gemm(g.cout, t, g.cin, Lhs::Packed(u), Rhs::Strided(vm), &mut m[xi * g.cout * t..][..g.cout * t], t, parallel, &no_epilogue)?;
+    }
+    let m = &*m;
+    let plane = g.oh * g.ow;
+    for (o, seg) in job.out.into_iter().enumerate() {
+        simd(
+            #[inline(always)]
+            || output_transform(g, tiling, m, o, t, job.ty0, job.ty1, seg),
+        );
+        if let Some(b) = bias {
+            let b = b[o];
+            simd(
+                #[inline(always)]
+                || seg.iter_mut().for_each(|y| *y += b),
+            );
+        }
+        ep.apply((job.n * g.cout + o) * plane + job.ty0 * TILE * g.ow, seg);
+    }
+    Ok(())
+}
+
+/// `V[ξ][c][t] = (Bᵀ·d·B)[ξ]` for every input channel `c` and tile `t` of tile rows
+/// `ty0..ty1` (tile `t` = (ty − ty0)·cols + tx). Each channel's input rows are first staged
+/// split by column phase (column `4·j + p` at `[p][j]`, zero outside the input), so that the
+/// patch columns of L consecutive tiles are L consecutive elements.
+#[inline(always)]
+fn input_transform(g: &Geom, tl: &Tiling, xn: &[f32], ty0: usize, ty1: usize, v: &mut [f32], stage: &mut [f32]) {
+    let [pt, _, pl, _] = g.padding;
+    let (hw, sp) = (g.h * g.w, tl.pitch);
+    let t = (ty1 - ty0) * tl.cols;
+    let rows = TILE * (ty1 - ty0) + 2;
+    let stage = &mut stage[..rows * 4 * sp];
+    // Input columns that land in the staged columns 0..4·sp.
+    let last_col = (4 * sp).saturating_sub(pl).min(g.w);
+    for c in 0..g.cin {
+        let xc = &xn[c * hw..][..hw];
+        for (rr, srow) in stage.chunks_exact_mut(4 * sp).enumerate() {
+            srow.fill(0.0);
+            let Some(ih) = (TILE * ty0 + rr).checked_sub(pt).filter(|&i| i < g.h) else { continue };
+            let xrow = &xc[ih * g.w..][..g.w];
+            for (iw, &val) in xrow[..last_col].iter().enumerate() {
+                let col = iw + pl;
+                srow[(col % 4) * sp + col / 4] = val;
+            }
+        }
+        let stage = &*stage;
+        for ty in ty0..ty1 {
+            let r0 = TILE * (ty - ty0);
+            let tbase = (ty - ty0) * tl.cols;
+            for t0 in (0..tl.cols).step_by(L) {
+                // w[j][a] = (Bᵀ·column j)[a]
+                let w: [[Lane; PATCH]; PATCH] = std::array::from_fn(|j| {
+                    bt(std::array::from_fn(|i| Lane::load(&stage[(r0 + i) * 4 * sp + (j % 4) * sp + t0 + j / 4..])))
+                });
+                let cnt = L.min(tl.cols - t0);
+                for a in 0..PATCH {
+                    let vb = bt(std::array::from_fn(|j| w[j][a]));
+                    for (b, lane) in vb.iter().enumerate() {
+                        let xi = a * PATCH + b;
+                        v[(xi * g.cin + c) * t + tbase + t0..][..cnt].copy_from_slice(&lane.0[..cnt]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Output channel `o`'s rows of the block (`seg`: rows `4·ty0 .. min(4·ty1, oh)`) from the
+/// products `M[ξ][o][t]`: `Y = Aᵀ·M·A` per tile, cut at the right and bottom edges.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn output_transform(g: &Geom, tl: &Tiling, m: &[f32], o: usize, t: usize, ty0: usize, ty1: usize, seg: &mut [f32]) {
+    let ow = g.ow;
+    let seg_rows = seg.len() / ow.max(1);
+    for ty in ty0..ty1 {
+        let tbase = (ty - ty0) * tl.cols;
+        for t0 in (0..tl.cols).step_by(L) {
+            let at_m = |xi: usize| Lane::load(&m[(xi * g.cout + o) * t + tbase + t0..]);
+            // r[a][j] = (M row a · A)[j]
+            let r: [[Lane; TILE]; PATCH] = std::array::from_fn(|a| at(std::array::from_fn(|b| at_m(a * PATCH + b))));
+            let col0 = TILE * t0;
+            let width = (TILE * L).min(ow - col0);
+            // y[j][i]: output row i, column j of each tile.
+            let y: [[Lane; TILE]; TILE] = std::array::from_fn(|j| at(std::array::from_fn(|a| r[a][j])));
+            for i in 0..TILE {
+                let row = TILE * (ty - ty0) + i;
+                if row >= seg_rows {
+                    break;
+                }
+                let mut buf = [0f32; TILE * L];
+                for l in 0..L {
+                    for j in 0..TILE {
+                        buf[TILE * l + j] = y[j][i].0[l];
+                    }
+                }
+                seg[row * ow + col0..][..width].copy_from_slice(&buf[..width]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "winograd_tests.rs"]
+mod tests;
