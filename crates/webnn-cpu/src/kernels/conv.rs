@@ -705,12 +705,12 @@ fn conv_gemm(
 }
 
 /// conv2d on f32 data by im2col + GEMM whatever the shape (`wts` as [`pack_conv_filter`]
-/// lays it out), for tests that compare another path with it.
-#[cfg(test)]
-pub(crate) fn im2col_conv(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, out: &mut [f32], ep: &BoundEpilogue<'_>) -> webnn_core::Result<()> {
+/// lays it out, packed at run time), for the tests and benchmarks that compare another path
+/// with it.
+pub fn im2col_conv(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, col_scratch: &Scratch, out: &mut [f32], ep: &BoundEpilogue<'_>) -> webnn_core::Result<()> {
     let (kdim, pixels) = (g.cig() * g.kk(), g.oh * g.ow);
     let tile = if kdim * pixels <= COL_BUDGET { pixels } else { (COL_BUDGET / kdim).max(64).min(pixels) };
-    conv_gemm(g, ConvPath::Im2col, tile, x, wts, None, bias, &Scratch::default(), out, ep)
+    conv_gemm(g, ConvPath::Im2col, tile, x, wts, None, bias, col_scratch, out, ep)
 }
 
 impl Conv2dKernel {

@@ -137,35 +137,62 @@ pub fn transform_filter(f: &[f32]) -> [f32; POINTS] {
 #[derive(Clone, Copy)]
 pub struct Lane(pub [f32; L]);
 
+// The loops below have constant trip counts: the compiler turns each into vector operations
+// (`std::array::from_fn` is avoided here: it is not always inlined, and then nothing is).
+
 impl Add for Lane {
     type Output = Lane;
     #[inline(always)]
-    fn add(self, o: Lane) -> Lane {
-        Lane(std::array::from_fn(|i| self.0[i] + o.0[i]))
+    fn add(mut self, o: Lane) -> Lane {
+        for i in 0..L {
+            self.0[i] += o.0[i];
+        }
+        self
     }
 }
 
 impl Sub for Lane {
     type Output = Lane;
     #[inline(always)]
-    fn sub(self, o: Lane) -> Lane {
-        Lane(std::array::from_fn(|i| self.0[i] - o.0[i]))
+    fn sub(mut self, o: Lane) -> Lane {
+        for i in 0..L {
+            self.0[i] -= o.0[i];
+        }
+        self
     }
 }
 
 impl Mul<f32> for Lane {
     type Output = Lane;
     #[inline(always)]
-    fn mul(self, k: f32) -> Lane {
-        Lane(std::array::from_fn(|i| self.0[i] * k))
+    fn mul(mut self, k: f32) -> Lane {
+        for i in 0..L {
+            self.0[i] *= k;
+        }
+        self
     }
 }
 
 impl Lane {
+    /// All zeros.
+    const ZERO: Lane = Lane([0.0; L]);
+
     /// The first L elements of `s` (which holds at least L).
     #[inline(always)]
     fn load(s: &[f32]) -> Lane {
-        Lane(std::array::from_fn(|i| s[..L][i]))
+        let mut v = [0f32; L];
+        v.copy_from_slice(&s[..L]);
+        Lane(v)
+    }
+
+    /// Stores the first `cnt` (≤ L) values at the start of `d`.
+    #[inline(always)]
+    fn store(&self, d: &mut [f32], cnt: usize) {
+        if cnt == L {
+            d[..L].copy_from_slice(&self.0);
+        } else {
+            d[..cnt].copy_from_slice(&self.0[..cnt]);
+        }
     }
 }
 
@@ -209,7 +236,8 @@ impl Tiling {
         let rows = g.oh.div_ceil(TILE);
         let cols = g.ow.div_ceil(TILE);
         let per_row = POINTS * (g.cin + g.cout) * cols;
-        let block_rows = (BLOCK_BUDGET / per_row.max(1)).clamp(1, rows.max(1));
+        let budget = std::env::var("WG_BUDGET").ok().and_then(|v| v.parse().ok()).unwrap_or(BLOCK_BUDGET);
+        let block_rows = (budget / per_row.max(1)).clamp(1, rows.max(1));
         Tiling { rows, cols, block_rows, pitch: cols.div_ceil(L) * L + L }
     }
 
@@ -224,12 +252,13 @@ impl Tiling {
     }
 
     /// Elements of a thread's scratch: V, M (plus one lane of slack for the output
-    /// transform's last loads) and the staged input rows.
+    /// transform's last loads), the patch (or output) staging and the staged input rows.
     fn scratch_len(&self, g: &Geom) -> Option<usize> {
         let t = self.block_tiles();
         let vm = POINTS.checked_mul(g.cin.checked_add(g.cout)?)?.checked_mul(t)?;
+        let patches = POINTS.checked_mul(t.checked_add(L)?)?;
         let stage = (TILE * self.block_rows + 2).checked_mul(4 * self.pitch)?;
-        vm.checked_add(L)?.checked_add(stage)
+        vm.checked_add(L)?.checked_add(patches)?.checked_add(stage)
     }
 }
 
@@ -298,11 +327,12 @@ pub fn conv(g: &Geom, x: &[f32], filter: &WinogradFilter, bias: Option<&[f32]>, 
 fn block(g: &Geom, tiling: &Tiling, x: &[f32], filter: &WinogradFilter, bias: Option<&[f32]>, job: Job<'_>, scratch: &mut [f32], parallel: bool, ep: &BoundEpilogue<'_>) -> Result<()> {
     let t = (job.ty1 - job.ty0) * tiling.cols;
     let (v, rest) = scratch.split_at_mut(POINTS * g.cin * t);
-    let (m, stage) = rest.split_at_mut(POINTS * g.cout * t + L);
+    let (m, rest) = rest.split_at_mut(POINTS * g.cout * t + L);
+    let (patches, stage) = rest.split_at_mut(POINTS * (t + L));
     let xn = &x[job.n * g.cin * g.h * g.w..][..g.cin * g.h * g.w];
     simd(
         #[inline(always)]
-        || input_transform(g, tiling, xn, job.ty0, job.ty1, v, stage),
+        || input_transform(g, tiling, xn, job.ty0, job.ty1, v, patches, stage),
     );
     for (xi, u) in filter.u.iter().enumerate() {
         let vm = Mat::rows(&v[xi * g.cin * t..][..g.cin * t], t);
@@ -313,7 +343,7 @@ fn block(g: &Geom, tiling: &Tiling, x: &[f32], filter: &WinogradFilter, bias: Op
     for (o, seg) in job.out.into_iter().enumerate() {
         simd(
             #[inline(always)]
-            || output_transform(g, tiling, m, o, t, job.ty0, job.ty1, seg),
+            || output_transform(g, tiling, m, o, t, job.ty0, job.ty1, patches, seg),
         );
         if let Some(b) = bias {
             let b = b[o];
@@ -328,14 +358,20 @@ fn block(g: &Geom, tiling: &Tiling, x: &[f32], filter: &WinogradFilter, bias: Op
 }
 
 /// `V[ξ][c][t] = (Bᵀ·d·B)[ξ]` for every input channel `c` and tile `t` of tile rows
-/// `ty0..ty1` (tile `t` = (ty − ty0)·cols + tx). Each channel's input rows are first staged
-/// split by column phase (column `4·j + p` at `[p][j]`, zero outside the input), so that the
-/// patch columns of L consecutive tiles are L consecutive elements.
+/// `ty0..ty1` (tile `t` = (ty − ty0)·cols + tx), `t` contiguous.
+///
+/// Per channel: the input rows are staged split by column phase (column `4·k + p` at
+/// `[p][k]`, zeros outside the input: the padding), so that one patch element (i, j) of the
+/// tiles of a tile row is a contiguous run; these runs are copied into `patches[i·6 + j][t]`
+/// (36 rows of `t + L`: every copy and load is whole lanes), and the transform then runs
+/// over L consecutive tiles at a time whatever the width of the image.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn input_transform(g: &Geom, tl: &Tiling, xn: &[f32], ty0: usize, ty1: usize, v: &mut [f32], stage: &mut [f32]) {
+fn input_transform(g: &Geom, tl: &Tiling, xn: &[f32], ty0: usize, ty1: usize, v: &mut [f32], patches: &mut [f32], stage: &mut [f32]) {
     let [pt, _, pl, _] = g.padding;
-    let (hw, sp) = (g.h * g.w, tl.pitch);
-    let t = (ty1 - ty0) * tl.cols;
+    let (hw, sp, cols) = (g.h * g.w, tl.pitch, tl.cols);
+    let t = (ty1 - ty0) * cols;
+    let pp = t + L;
     let rows = TILE * (ty1 - ty0) + 2;
     let stage = &mut stage[..rows * 4 * sp];
     // Input columns that land in the staged columns 0..4·sp.
@@ -351,22 +387,36 @@ fn input_transform(g: &Geom, tl: &Tiling, xn: &[f32], ty0: usize, ty1: usize, v:
                 srow[(col % 4) * sp + col / 4] = val;
             }
         }
-        let stage = &*stage;
+        // A tile row's copies may run up to L − 1 past it: the next row's copies (or the
+        // slack at the end) overwrite them.
         for ty in ty0..ty1 {
-            let r0 = TILE * (ty - ty0);
-            let tbase = (ty - ty0) * tl.cols;
-            for t0 in (0..tl.cols).step_by(L) {
-                // w[j][a] = (Bᵀ·column j)[a]
-                let w: [[Lane; PATCH]; PATCH] = std::array::from_fn(|j| {
-                    bt(std::array::from_fn(|i| Lane::load(&stage[(r0 + i) * 4 * sp + (j % 4) * sp + t0 + j / 4..])))
-                });
-                let cnt = L.min(tl.cols - t0);
-                for a in 0..PATCH {
-                    let vb = bt(std::array::from_fn(|j| w[j][a]));
-                    for (b, lane) in vb.iter().enumerate() {
-                        let xi = a * PATCH + b;
-                        v[(xi * g.cin + c) * t + tbase + t0..][..cnt].copy_from_slice(&lane.0[..cnt]);
+            let (r0, tbase) = (TILE * (ty - ty0), (ty - ty0) * cols);
+            for i in 0..PATCH {
+                for j in 0..PATCH {
+                    let src = &stage[(r0 + i) * 4 * sp + (j % 4) * sp + j / 4..];
+                    let dst = &mut patches[(i * PATCH + j) * pp + tbase..];
+                    for k in (0..cols).step_by(L) {
+                        Lane::load(&src[k..]).store(&mut dst[k..], L);
                     }
+                }
+            }
+        }
+        let patches = &*patches;
+        for t0 in (0..t).step_by(L) {
+            // w[j][a] = (Bᵀ·column j)[a]
+            let mut w = [[Lane::ZERO; PATCH]; PATCH];
+            for (j, wj) in w.iter_mut().enumerate() {
+                let mut d = [Lane::ZERO; PATCH];
+                for (i, di) in d.iter_mut().enumerate() {
+                    *di = Lane::load(&patches[(i * PATCH + j) * pp + t0..]);
+                }
+                *wj = bt(d);
+            }
+            let cnt = L.min(t - t0);
+            for a in 0..PATCH {
+                let vb = bt([w[0][a], w[1][a], w[2][a], w[3][a], w[4][a], w[5][a]]);
+                for (b, lane) in vb.iter().enumerate() {
+                    lane.store(&mut v[((a * PATCH + b) * g.cin + c) * t + t0..], cnt);
                 }
             }
         }
@@ -374,34 +424,57 @@ fn input_transform(g: &Geom, tl: &Tiling, xn: &[f32], ty0: usize, ty1: usize, v:
 }
 
 /// Output channel `o`'s rows of the block (`seg`: rows `4·ty0 .. min(4·ty1, oh)`) from the
-/// products `M[ξ][o][t]`: `Y = Aᵀ·M·A` per tile, cut at the right and bottom edges.
+/// products `M[ξ][o][t]`: `Y = Aᵀ·M·A` for L tiles at a time into `ys[i·4 + j][t]` (row i,
+/// column j of tile t; rows of `t + L`), then interleaved into the output rows, cut at the
+/// right and bottom edges.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn output_transform(g: &Geom, tl: &Tiling, m: &[f32], o: usize, t: usize, ty0: usize, ty1: usize, seg: &mut [f32]) {
-    let ow = g.ow;
+fn output_transform(g: &Geom, tl: &Tiling, m: &[f32], o: usize, t: usize, ty0: usize, ty1: usize, ys: &mut [f32], seg: &mut [f32]) {
+    let (ow, cols) = (g.ow, tl.cols);
+    let yp = t + L;
+    for t0 in (0..t).step_by(L) {
+        // r[a][j] = (M row a · A)[j]
+        let mut r = [[Lane::ZERO; TILE]; PATCH];
+        for (a, ra) in r.iter_mut().enumerate() {
+            let mut row = [Lane::ZERO; PATCH];
+            for (b, mb) in row.iter_mut().enumerate() {
+                *mb = Lane::load(&m[((a * PATCH + b) * g.cout + o) * t + t0..]);
+            }
+            *ra = at(row);
+        }
+        for j in 0..TILE {
+            let y = at([r[0][j], r[1][j], r[2][j], r[3][j], r[4][j], r[5][j]]);
+            for (i, lane) in y.iter().enumerate() {
+                lane.store(&mut ys[(i * TILE + j) * yp + t0..], L);
+            }
+        }
+    }
+    let ys = &*ys;
     let seg_rows = seg.len() / ow.max(1);
     for ty in ty0..ty1 {
-        let tbase = (ty - ty0) * tl.cols;
-        for t0 in (0..tl.cols).step_by(L) {
-            let at_m = |xi: usize| Lane::load(&m[(xi * g.cout + o) * t + tbase + t0..]);
-            // r[a][j] = (M row a · A)[j]
-            let r: [[Lane; TILE]; PATCH] = std::array::from_fn(|a| at(std::array::from_fn(|b| at_m(a * PATCH + b))));
-            let col0 = TILE * t0;
-            let width = (TILE * L).min(ow - col0);
-            // y[j][i]: output row i, column j of each tile.
-            let y: [[Lane; TILE]; TILE] = std::array::from_fn(|j| at(std::array::from_fn(|a| r[a][j])));
-            for i in 0..TILE {
-                let row = TILE * (ty - ty0) + i;
-                if row >= seg_rows {
-                    break;
-                }
+        let tbase = (ty - ty0) * cols;
+        for i in 0..TILE {
+            let row = TILE * (ty - ty0) + i;
+            if row >= seg_rows {
+                break;
+            }
+            let orow = &mut seg[row * ow..][..ow];
+            for t0 in (0..cols).step_by(L) {
+                let at_j = |j: usize| Lane::load(&ys[(i * TILE + j) * yp + tbase + t0..]);
+                let y = [at_j(0), at_j(1), at_j(2), at_j(3)];
                 let mut buf = [0f32; TILE * L];
                 for l in 0..L {
                     for j in 0..TILE {
-                        buf[TILE * l + j] = y[j][i].0[l];
+                        buf[TILE * l + j] = y[j].0[l];
                     }
                 }
-                seg[row * ow + col0..][..width].copy_from_slice(&buf[..width]);
+                let col0 = TILE * t0;
+                let width = (TILE * L).min(ow - col0);
+                if width == TILE * L {
+                    orow[col0..][..TILE * L].copy_from_slice(&buf);
+                } else {
+                    orow[col0..][..width].copy_from_slice(&buf[..width]);
+                }
             }
         }
     }

@@ -145,7 +145,7 @@ fn run_both(c: &Case, x: &[f32], f: &[f32], bias: Option<&[f32]>, ep: &BoundEpil
     let len = c.n * c.cout * g.oh * g.ow;
     let (mut ours, mut base) = (vec![f32::NAN; len], vec![f32::NAN; len]);
     conv(&g, x, &wf, bias, &mut ours, ep).expect("winograd");
-    im2col_conv(&g, x, &packed, bias, &mut base, ep).expect("im2col");
+    im2col_conv(&g, x, &packed, bias, &Default::default(), &mut base, ep).expect("im2col");
     (ours, base)
 }
 
