@@ -41,8 +41,13 @@ const POINTS: usize = PATCH * PATCH;
 /// Tiles per step of the vectorized transforms.
 const L: usize = 16;
 /// Target size, in f32 elements, of a block's transformed input and products (`36·(cin +
-/// cout)·tiles`): 256 Ki floats = 1 MiB, the L2 of this machine's cores.
-const BLOCK_BUDGET: usize = 1 << 18;
+/// cout)·tiles`): 1 Mi floats = 4 MiB per thread. Larger than L2 on purpose: every block
+/// streams the whole transformed filter (36·cin·cout) through the GEMMs, so more tiles per
+/// block mean fewer passes over it. Measured (1 thread, Zen 5, effective GFLOP/s for 64→64
+/// 56², 128→128 28², 256→256 14², 80→80 40²): 2^17: 327, 316, 130, 267; 2^18: 322, 383,
+/// 224, 328; 2^19: 335, 431, 361, 366; 2^20: 375, 455, 381, 380; 2^21 and 2^22: the same
+/// within noise (and 32→32 256² fell from 203 to 139 at 2^22).
+const BLOCK_BUDGET: usize = 1 << 20;
 
 /// `Bᵀ` (6×6), applied to each column then each row of an input patch. Row `k` is for point
 /// 0, 1, −1, 2, −2, ∞.
@@ -81,9 +86,12 @@ pub fn applies(g: &Geom) -> bool {
 
 /// Whether this path is expected to be faster than im2col + GEMM for `g` (measured on Zen 5,
 /// see ARCHITECTURE.md): enough channels on both sides for the 36 GEMMs to run near the
-/// microkernel's speed.
+/// microkernel's speed, and at least 16 tiles per image (an output of 13×13 or more): each
+/// element of the transformed filter — 4× the filter — is used once per tile of a block, so
+/// with few tiles the GEMMs only stream it (512→512 at 7×7, 4 tiles: 135 GFLOP/s against
+/// im2col's 148 on one thread, 170 against 290 on two; at 14×14, 16 tiles: 380 against 185).
 pub fn pays(g: &Geom) -> bool {
-    g.cin >= 16 && g.cout >= 16
+    g.cin >= 16 && g.cout >= 16 && g.oh.div_ceil(TILE) * g.ow.div_ceil(TILE) >= 16
 }
 
 /// The filter transformed and packed at build: `U[ξ]` (`cout × cin`) for each of the 36
@@ -236,8 +244,7 @@ impl Tiling {
         let rows = g.oh.div_ceil(TILE);
         let cols = g.ow.div_ceil(TILE);
         let per_row = POINTS * (g.cin + g.cout) * cols;
-        let budget = std::env::var("WG_BUDGET").ok().and_then(|v| v.parse().ok()).unwrap_or(BLOCK_BUDGET);
-        let block_rows = (budget / per_row.max(1)).clamp(1, rows.max(1));
+        let block_rows = (BLOCK_BUDGET / per_row.max(1)).clamp(1, rows.max(1));
         Tiling { rows, cols, block_rows, pitch: cols.div_ceil(L) * L + L }
     }
 
@@ -258,7 +265,7 @@ impl Tiling {
         let vm = POINTS.checked_mul(g.cin.checked_add(g.cout)?)?.checked_mul(t)?;
         let patches = POINTS.checked_mul(t.checked_add(L)?)?;
         let stage = (TILE * self.block_rows + 2).checked_mul(4 * self.pitch)?;
-        vm.checked_add(L)?.checked_add(patches)?.checked_add(stage)
+        vm.checked_add(L)?.checked_add(patches)?.checked_add(stage)?.checked_add(4 * self.pitch)
     }
 }
 
@@ -328,11 +335,12 @@ fn block(g: &Geom, tiling: &Tiling, x: &[f32], filter: &WinogradFilter, bias: Op
     let t = (job.ty1 - job.ty0) * tiling.cols;
     let (v, rest) = scratch.split_at_mut(POINTS * g.cin * t);
     let (m, rest) = rest.split_at_mut(POINTS * g.cout * t + L);
-    let (patches, stage) = rest.split_at_mut(POINTS * (t + L));
+    let (patches, rest) = rest.split_at_mut(POINTS * (t + L));
+    let (row_buf, stage) = rest.split_at_mut(4 * tiling.pitch);
     let xn = &x[job.n * g.cin * g.h * g.w..][..g.cin * g.h * g.w];
     simd(
         #[inline(always)]
-        || input_transform(g, tiling, xn, job.ty0, job.ty1, v, patches, stage),
+        || input_transform(g, tiling, xn, job.ty0, job.ty1, v, patches, row_buf, stage),
     );
     for (xi, u) in filter.u.iter().enumerate() {
         let vm = Mat::rows(&v[xi * g.cin * t..][..g.cin * t], t);
@@ -343,7 +351,7 @@ fn block(g: &Geom, tiling: &Tiling, x: &[f32], filter: &WinogradFilter, bias: Op
     for (o, seg) in job.out.into_iter().enumerate() {
         simd(
             #[inline(always)]
-            || output_transform(g, tiling, m, o, t, job.ty0, job.ty1, patches, seg),
+            || output_transform(g, tiling, m, o, t, job.ty0, job.ty1, patches, row_buf, seg),
         );
         if let Some(b) = bias {
             let b = b[o];
@@ -367,24 +375,33 @@ fn block(g: &Geom, tiling: &Tiling, x: &[f32], filter: &WinogradFilter, bias: Op
 /// over L consecutive tiles at a time whatever the width of the image.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn input_transform(g: &Geom, tl: &Tiling, xn: &[f32], ty0: usize, ty1: usize, v: &mut [f32], patches: &mut [f32], stage: &mut [f32]) {
+fn input_transform(g: &Geom, tl: &Tiling, xn: &[f32], ty0: usize, ty1: usize, v: &mut [f32], patches: &mut [f32], row_buf: &mut [f32], stage: &mut [f32]) {
     let [pt, _, pl, _] = g.padding;
     let (hw, sp, cols) = (g.h * g.w, tl.pitch, tl.cols);
     let t = (ty1 - ty0) * cols;
     let pp = t + L;
     let rows = TILE * (ty1 - ty0) + 2;
     let stage = &mut stage[..rows * 4 * sp];
-    // Input columns that land in the staged columns 0..4·sp.
-    let last_col = (4 * sp).saturating_sub(pl).min(g.w);
+    // The input columns that land in the staged columns 0..4·sp, and where.
+    let (first, last_col) = (pl.min(4 * sp), (4 * sp).saturating_sub(pl).min(g.w));
+    let padded = &mut row_buf[..4 * sp];
     for c in 0..g.cin {
         let xc = &xn[c * hw..][..hw];
         for (rr, srow) in stage.chunks_exact_mut(4 * sp).enumerate() {
-            srow.fill(0.0);
-            let Some(ih) = (TILE * ty0 + rr).checked_sub(pt).filter(|&i| i < g.h) else { continue };
-            let xrow = &xc[ih * g.w..][..g.w];
-            for (iw, &val) in xrow[..last_col].iter().enumerate() {
-                let col = iw + pl;
-                srow[(col % 4) * sp + col / 4] = val;
+            let Some(ih) = (TILE * ty0 + rr).checked_sub(pt).filter(|&i| i < g.h) else {
+                srow.fill(0.0);
+                continue;
+            };
+            // The padded row, then split by phase (an interleaved load the compiler
+            // vectorizes).
+            padded[..first].fill(0.0);
+            padded[first..first + last_col].copy_from_slice(&xc[ih * g.w..][..last_col]);
+            padded[first + last_col..].fill(0.0);
+            let (p0, rest) = srow.split_at_mut(sp);
+            let (p1, rest) = rest.split_at_mut(sp);
+            let (p2, p3) = rest.split_at_mut(sp);
+            for ((((q, a), b), c), d) in padded.chunks_exact(4).zip(p0).zip(p1).zip(p2).zip(p3) {
+                (*a, *b, *c, *d) = (q[0], q[1], q[2], q[3]);
             }
         }
         // A tile row's copies may run up to L − 1 past it: the next row's copies (or the
@@ -429,7 +446,7 @@ fn input_transform(g: &Geom, tl: &Tiling, xn: &[f32], ty0: usize, ty1: usize, v:
 /// right and bottom edges.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn output_transform(g: &Geom, tl: &Tiling, m: &[f32], o: usize, t: usize, ty0: usize, ty1: usize, ys: &mut [f32], seg: &mut [f32]) {
+fn output_transform(g: &Geom, tl: &Tiling, m: &[f32], o: usize, t: usize, ty0: usize, ty1: usize, ys: &mut [f32], row_buf: &mut [f32], seg: &mut [f32]) {
     let (ow, cols) = (g.ow, tl.cols);
     let yp = t + L;
     for t0 in (0..t).step_by(L) {
@@ -458,24 +475,13 @@ fn output_transform(g: &Geom, tl: &Tiling, m: &[f32], o: usize, t: usize, ty0: u
             if row >= seg_rows {
                 break;
             }
-            let orow = &mut seg[row * ow..][..ow];
-            for t0 in (0..cols).step_by(L) {
-                let at_j = |j: usize| Lane::load(&ys[(i * TILE + j) * yp + tbase + t0..]);
-                let y = [at_j(0), at_j(1), at_j(2), at_j(3)];
-                let mut buf = [0f32; TILE * L];
-                for l in 0..L {
-                    for j in 0..TILE {
-                        buf[TILE * l + j] = y[j].0[l];
-                    }
-                }
-                let col0 = TILE * t0;
-                let width = (TILE * L).min(ow - col0);
-                if width == TILE * L {
-                    orow[col0..][..TILE * L].copy_from_slice(&buf);
-                } else {
-                    orow[col0..][..width].copy_from_slice(&buf[..width]);
-                }
+            // Interleaved (a store group the compiler vectorizes), then cut to the width.
+            let wide = &mut row_buf[..TILE * cols];
+            let y = |j: usize| &ys[(i * TILE + j) * yp + tbase..][..cols];
+            for ((((q, a), b), c), d) in wide.chunks_exact_mut(4).zip(y(0)).zip(y(1)).zip(y(2)).zip(y(3)) {
+                q.copy_from_slice(&[*a, *b, *c, *d]);
             }
+            seg[row * ow..][..ow].copy_from_slice(&wide[..ow]);
         }
     }
 }
