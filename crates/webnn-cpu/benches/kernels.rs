@@ -167,6 +167,51 @@ fn gemm_cases(filters: &[String]) {
     }
 }
 
+/// Winograd-relevant 3×3 stride-1 convs (cin = cout, square output, padding 1).
+const WINOGRAD_SHAPES: [(usize, usize); 8] = [(64, 56), (128, 28), (256, 14), (512, 7), (80, 40), (32, 256), (16, 112), (8, 112)];
+
+/// `conv3x3` cases: the Winograd kernel against im2col + GEMM on the same nchw conv (bias, no
+/// epilogue), 1 and 2 threads, 7 alternating rounds; effective GFLOP/s = direct-conv FLOPs
+/// (2·cout·cin·9·oh·ow) / time.
+fn winograd_cases(filters: &[String]) {
+    use webnn_cpu::kernels::conv::{im2col_conv, pack_conv_filter, Geom};
+    use webnn_cpu::kernels::epilogue::Epilogue;
+    use webnn_cpu::kernels::winograd::{self, WinogradFilter};
+    for &(c, hw) in &WINOGRAD_SHAPES {
+        let name = format!("conv3x3 {c}->{c} {hw}x{hw} winograd vs im2col");
+        if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        let g = Geom { n: 1, cin: c, h: hw, w: hw, cout: c, oh: hw, ow: hw, kh: 3, kw: 3, groups: 1, strides: [1, 1], dilations: [1, 1], padding: [1; 4], nhwc: false };
+        let x = values(c * hw * hw);
+        let raw: Vec<f32> = values(c * c * 9).iter().map(|v| v * 0.1).collect();
+        let bias = values(c);
+        let mut wts = vec![0f32; raw.len()];
+        pack_conv_filter(webnn_core::types::Conv2dFilterOperandLayout::Oihw, &g, false, &raw, &mut wts);
+        let wf = WinogradFilter::new(&g, &wts).expect("winograd filter");
+        let mut out = vec![0f32; c * hw * hw];
+        let none = Epilogue::default();
+        let ep = none.bind(&[]);
+        let col = webnn_cpu::kernels::gemm_backend::Scratch::default();
+        let flops = 2.0 * (c * c * 9 * hw * hw) as f64;
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+            let (mut wino, mut base) = (Vec::new(), Vec::new());
+            pool.install(|| {
+                for _ in 0..7 {
+                    let t = median_secs(|| winograd::conv(&g, &x, &wf, Some(&bias), &mut out, &ep).expect("winograd"), 150);
+                    wino.push(flops / t / 1e9);
+                    let t = median_secs(|| im2col_conv(&g, &x, &wts, Some(&bias), &col, &mut out, &ep).expect("im2col"), 150);
+                    base.push(flops / t / 1e9);
+                }
+            });
+            wino.sort_by(f64::total_cmp);
+            base.sort_by(f64::total_cmp);
+            println!("{name:<58} {threads}T  winograd {:>6.1}  im2col {:>6.1} GFLOP/s", wino[3], base[3]);
+        }
+    }
+}
+
 fn main() {
     let cases: Vec<Case> = vec![
         ("silu 1x96x112x112", elementwise(&[1, 96, 112, 112], |b, x| {
@@ -207,4 +252,5 @@ fn main() {
         println!("{name:<45} {:>9.3} ms  {rate:>8.3} {unit}", secs * 1e3);
     }
     gemm_cases(&filters);
+    winograd_cases(&filters);
 }

@@ -403,7 +403,9 @@ impl Context {
     }
 
     /// `readTensor(tensor, outputData)` (§8.3.6), blocking: waits until everything queued
-    /// before this call is done, then copies the tensor's bytes into `out`.
+    /// before this call is done, then copies the tensor's bytes into `out`. While the
+    /// context's worker is idle, the calling thread runs the queued work itself (no thread
+    /// handoffs); a loss of the context then shows once the job it is running finishes.
     ///
     /// Errors: TypeError if the tensor belongs to another context, is destroyed, is not
     /// readable, or `out` is not exactly its byte length; InvalidStateError if the tensor is
@@ -423,9 +425,10 @@ impl Context {
         let is_this_read = |job: &Job| matches!(job, Job::Read { tensor: t, id: i } if *i == id && Arc::ptr_eq(t, &tensor.inner));
         if let Some((_job, token)) = self.inner.timeline.help(|| false, is_this_read) {
             let result = match tensor.inner.take_pending(id) {
-                // Rejected by a destroy() of the tensor or a loss of the context meanwhile.
-                None => Err(Error::invalid_state("readTensor: the tensor was destroyed")),
-                Some(_) if self.inner.timeline.is_lost() => Err(Error::invalid_state("readTensor: the context is lost")),
+                // Rejected by a destroy() of the tensor or a loss of the context meanwhile:
+                // the promise holds the rejection.
+                None => promise.wait().map(drop),
+                Some(_) if self.inner.timeline.is_lost() => Err(Error::invalid_state("readTensor: the context was lost")),
                 Some(_) => match lock(&tensor.inner.data).as_ref() {
                     Some(storage) => {
                         out.copy_from_slice(storage.bytes());

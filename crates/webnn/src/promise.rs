@@ -90,7 +90,9 @@ impl<T> Promise<T> {
         self.shared.lock().settled
     }
 
-    /// Blocks the calling thread until the promise settles and returns its value.
+    /// Blocks the calling thread until the promise settles and returns its value. A read's
+    /// promise first runs its context's queued work on the calling thread while the
+    /// context's worker is idle (so the wait costs no thread handoffs).
     ///
     /// # Panics
     /// If the value was already taken by polling this promise to completion.

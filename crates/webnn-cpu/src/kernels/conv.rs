@@ -4,7 +4,9 @@
 //! conv2d: filters are repacked once in `lower` (when constant) into the GEMM operand of the
 //! input layout; 1×1 stride-1 unpadded convolutions are a plain GEMM on the input, depthwise
 //! convolutions (groups = input channels = output channels) run a direct kernel, everything
-//! else is im2col (tiled over output pixels) + GEMM, bias pre-filled into the output.
+//! else is im2col (tiled over output pixels) + GEMM, bias pre-filled into the output; float32
+//! 3×3 stride-1 nchw convolutions with a constant filter and enough channels run Winograd
+//! F(4×4, 3×3) (`winograd.rs`).
 //! convTranspose2d: GEMM of the filter with the input into columns, then col2im; the output
 //! size comes from the output descriptor (outputPadding/outputSizes may make it larger than
 //! the computed size: positions no input reaches hold the bias).
@@ -12,6 +14,7 @@
 use super::gemm_backend::{grow, try_zeroed, constant_f32, sgemm, simd, widen, FloatElem, Mat, Scratch};
 use super::epilogue::{BoundEpilogue, Epilogue, TileBias};
 use super::packed_gemm::{gemm, Lhs, PackedLhs, PackedRhs, PerTile, Rhs, TileOut};
+use super::winograd::{self, WinogradFilter};
 use super::{depthwise_blocked, In, Kernel, Out};
 use half::f16;
 use rayon::prelude::*;
@@ -141,6 +144,8 @@ enum ConvPath {
     Pointwise,
     /// im2col + GEMM.
     Im2col,
+    /// Winograd F(4×4, 3×3) with the filter transformed at build (`winograd.rs`).
+    Winograd,
 }
 
 /// Index of filter element (output channel `o`, group-input channel `i`, `h`, `w`) in a
@@ -199,6 +204,8 @@ struct Conv2dKernel {
     epilogue: Epilogue,
     /// The constant filter packed for the GEMM (GEMM paths; None if it could not be allocated).
     packed: Option<PackedFilter>,
+    /// The constant filter transformed for the Winograd path (`path` is Winograd iff Some).
+    winograd: Option<WinogradFilter>,
 }
 
 /// Lowers conv2d.
@@ -257,10 +264,16 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
         Some(packed)
     });
     let bias = op.input(2).and_then(|id| constant_f32(graph, id));
-    let packed = weights.as_ref().filter(|_| path != ConvPath::Depthwise).and_then(|w| PackedFilter::new(&g, w));
+    // Winograd needs the filter transformed at build: a constant one (else im2col).
+    let winograd = weights
+        .as_ref()
+        .filter(|_| path == ConvPath::Im2col && data_type == DataType::Float32 && winograd::applies(&g) && winograd::pays(&g))
+        .and_then(|w| WinogradFilter::new(&g, w));
+    let path = if winograd.is_some() { ConvPath::Winograd } else { path };
+    let packed = weights.as_ref().filter(|_| !matches!(path, ConvPath::Depthwise | ConvPath::Winograd)).and_then(|w| PackedFilter::new(&g, w));
     // Packed for the GEMM, the filter is not needed in the other layout too: an empty vector
     // still marks it as constant (so `run` does not repack the operand).
-    let weights = if packed.is_some() { Some(Vec::new()) } else { weights };
+    let weights = if packed.is_some() || winograd.is_some() { Some(Vec::new()) } else { weights };
     Ok(Box::new(Conv2dKernel {
         data_type,
         g,
@@ -277,6 +290,7 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
         col_scratch: Scratch::default(),
         epilogue,
         packed,
+        winograd,
     }))
 }
 
@@ -715,6 +729,15 @@ fn conv_gemm(
     Ok(())
 }
 
+/// conv2d on f32 data by im2col + GEMM whatever the shape (`wts` as [`pack_conv_filter`]
+/// lays it out, packed at run time), for the tests and benchmarks that compare another path
+/// with it.
+pub fn im2col_conv(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, col_scratch: &Scratch, out: &mut [f32], ep: &BoundEpilogue<'_>) -> webnn_core::Result<()> {
+    let (kdim, pixels) = (g.cig() * g.kk(), g.oh * g.ow);
+    let tile = if kdim * pixels <= COL_BUDGET { pixels } else { (COL_BUDGET / kdim).max(64).min(pixels) };
+    conv_gemm(g, ConvPath::Im2col, tile, x, wts, None, bias, col_scratch, out, ep)
+}
+
 impl Conv2dKernel {
     fn compute(&self, x: &[f32], wts: &[f32], bias: Option<&[f32]>, out: &mut [f32], ep: &BoundEpilogue<'_>) -> webnn_core::Result<()> {
         let g = &self.g;
@@ -723,6 +746,10 @@ impl Conv2dKernel {
                 fill_bias(g, bias, out);
                 depthwise(g, x, wts, out, ep)
             }
+            ConvPath::Winograd => match &self.winograd {
+                Some(f) => winograd::conv(g, x, f, bias, out, ep),
+                None => Err(Error::unknown("conv2d: the Winograd filter is missing")),
+            },
             _ => {
                 // The filter packed at build serves only when it is the operand being used.
                 let packed = if self.weights.is_some() { self.packed.as_ref() } else { None };

@@ -25,6 +25,7 @@ pub mod util;
 mod wpt_tests;
 pub mod conv;
 pub mod depthwise_blocked;
+pub mod winograd;
 pub mod epilogue;
 pub mod gemm_backend;
 pub mod matmul;
