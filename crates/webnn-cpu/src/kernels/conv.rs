@@ -552,12 +552,22 @@ fn im2col_row_nchw(g: &Geom, xg: &[f32], p0: usize, r: usize, dst: &mut [f32]) {
                 if a < b {
                     let first = a * st_w + kw * dl_w - pl;
                     let real = &mut d[a - ow0..b - ow0];
-                    if st_w == 1 {
-                        real.copy_from_slice(&xrow[first..first + (b - a)]);
-                    } else {
-                        let src = &xrow[first..first + (b - a - 1) * st_w + 1];
-                        for (j, v) in real.iter_mut().enumerate() {
-                            *v = src[j * st_w];
+                    let n = b - a;
+                    let src = &xrow[first..first + (n - 1) * st_w + 1];
+                    match st_w {
+                        1 => real.copy_from_slice(src),
+                        // Every other element: pairs, so the loop vectorises (loads and a
+                        // permute) instead of gathering one element at a time.
+                        2 => {
+                            for (v, pair) in real[..n - 1].iter_mut().zip(src.chunks_exact(2)) {
+                                *v = pair[0];
+                            }
+                            real[n - 1] = src[2 * (n - 1)];
+                        }
+                        _ => {
+                            for (j, v) in real.iter_mut().enumerate() {
+                                *v = src[j * st_w];
+                            }
                         }
                     }
                 }
