@@ -274,6 +274,12 @@ thread_local! {
     static WINOGRAD_SCRATCH: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// Blocks of a convolution (all images): the most threads [`conv`] keeps busy (a block's
+/// transforms and small GEMMs run on one thread).
+pub fn blocks(g: &Geom) -> usize {
+    Tiling::of(g).blocks() * g.n
+}
+
 /// One block's share of the output: image `n`, tile rows `ty0..ty1`, and for each output
 /// channel its output rows `4·ty0 .. min(4·ty1, oh)` (contiguous in nchw).
 struct Job<'a> {

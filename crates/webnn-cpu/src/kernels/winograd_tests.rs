@@ -226,6 +226,8 @@ fn winograd_results_do_not_depend_on_the_thread_count() {
 #[test]
 fn conv2d_lowering_takes_winograd_for_its_shapes() {
     // Through the kernel (constant filter, float32, nchw): matches the direct convolution.
+    // `run_float` dispatches on a 2-thread pool: single-image cases (one block) take the
+    // im2col fallback there, the batch-2 case (two blocks) Winograd.
     use crate::kernels::k2_wpt_tests::run_float;
     use webnn_core::graph::Attrs;
     use webnn_core::types::InputOperandLayout;
