@@ -122,8 +122,9 @@ fn conv_paths_with_activations_and_residuals_equal_the_unfused_steps() {
 
 #[test]
 fn matmul_and_gemm_with_bias_and_activations_equal_the_unfused_steps() {
-    // Batched with a shared weight (one folded GEMM), and batched with broadcast batches.
-    for (a_shape, b_shape) in [(vec![2, 37, 19], vec![19, 23]), (vec![3, 1, 5, 7], vec![2, 7, 9])] {
+    // Batched with a shared weight (one folded GEMM), batched with broadcast batches, and
+    // wider than one column tile (the bias read from each tile's first column on).
+    for (a_shape, b_shape) in [(vec![2, 37, 19], vec![19, 23]), (vec![3, 1, 5, 7], vec![2, 7, 9]), (vec![1, 20, 33], vec![33, 100])] {
         let n = *b_shape.last().unwrap();
         case(&[f32_desc(&a_shape), f32_desc(&b_shape)], |b, ins| {
             let m = b.matmul(&ins[0], &ins[1], &opts()).unwrap();
