@@ -429,28 +429,28 @@ impl Context {
                 // the promise holds the rejection.
                 None => promise.wait().map(drop),
                 Some(_) if self.inner.timeline.is_lost() => Err(Error::invalid_state("readTensor: the context was lost")),
-                Some(_) => match lock(&tensor.inner.data).as_ref() {
-                    Some(storage) => {
-                        out.copy_from_slice(storage.bytes());
-                        Ok(())
-                    }
-                    None => Err(Error::invalid_state("readTensor: the tensor was destroyed")),
-                },
+                Some(_) => Self::copy_out(tensor, out),
             };
             drop(token);
             return result;
         }
         // The worker runs the read: it waits for us until `gate` is dropped.
         let gate = promise.wait()?;
-        let result = match lock(&tensor.inner.data).as_ref() {
+        let result = Self::copy_out(tensor, out);
+        drop(gate);
+        result
+    }
+
+    /// Copies the tensor's bytes into `out` (the caller holds the timeline: the executor
+    /// token or the worker's read gate).
+    fn copy_out(tensor: &Tensor, out: &mut [u8]) -> Result<()> {
+        match lock(&tensor.inner.data).as_ref() {
             Some(storage) => {
                 out.copy_from_slice(storage.bytes());
                 Ok(())
             }
             None => Err(Error::invalid_state("readTensor: the tensor was destroyed")),
-        };
-        drop(gate);
-        result
+        }
     }
 
     /// `writeTensor(tensor, inputData)` (§8.3.7): copies `bytes` now and writes them into the

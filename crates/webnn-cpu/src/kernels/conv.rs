@@ -11,11 +11,11 @@
 //! size comes from the output descriptor (outputPadding/outputSizes may make it larger than
 //! the computed size: positions no input reaches hold the bias).
 
-use super::gemm_backend::{grow, try_zeroed, constant_f32, sgemm, simd, widen, FloatElem, Mat, Scratch};
+use super::gemm_backend::{try_zeroed, constant_f32, sgemm, simd, widen, FloatElem, Mat, Scratch};
 use super::epilogue::{BoundEpilogue, Epilogue, TileBias};
 use super::packed_gemm::{gemm, Lhs, PackedLhs, PackedRhs, PerTile, Rhs, TileOut};
 use super::winograd::{self, WinogradFilter};
-use super::{depthwise_blocked, In, Kernel, Out};
+use super::{depthwise, depthwise_blocked, In, Kernel, Out};
 use half::f16;
 use rayon::prelude::*;
 use webnn_core::graph::{Attrs, Operation};
@@ -59,13 +59,13 @@ pub struct Geom {
 }
 
 impl Geom {
-    fn cig(&self) -> usize {
+    pub(super) fn cig(&self) -> usize {
         self.cin / self.groups
     }
-    fn cog(&self) -> usize {
+    pub(super) fn cog(&self) -> usize {
         self.cout / self.groups
     }
-    fn kk(&self) -> usize {
+    pub(super) fn kk(&self) -> usize {
         self.kh * self.kw
     }
 
@@ -247,7 +247,7 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
     if g.groups == 0 || cin % g.groups != 0 || cout % g.groups != 0 {
         return Err(Error::operation("conv2d: channels not divisible by groups"));
     }
-    let path = if g.groups == cin && g.groups == cout && (depthwise_blocked::fits(&g) || depthwise_plane_fits(&g)) {
+    let path = if g.groups == cin && g.groups == cout && (depthwise_blocked::fits(&g) || depthwise::plane_fits(&g)) {
         ConvPath::Depthwise
     } else if kh == 1 && kw == 1 && g.strides == [1, 1] && g.padding == [0; 4] {
         ConvPath::Pointwise
@@ -301,19 +301,6 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
     }))
 }
 
-/// Whether the nchw depthwise kernel's zero-padded (and, with a horizontal stride,
-/// phase-split) input plane stays near the size of the work: its length follows padding and
-/// strides, which may be huge (up to 2^32-1, all valid) around a tiny input and output. Such
-/// convolutions take the im2col path, whose buffers follow the output.
-fn depthwise_plane_fits(g: &Geom) -> bool {
-    let ph = g.h as u64 + g.padding[0] as u64 + g.padding[1] as u64;
-    let pw = g.w as u64 + g.padding[2] as u64 + g.padding[3] as u64;
-    let (st_h, st_w) = (g.strides[0].max(1) as u64, g.strides[1].max(1) as u64);
-    let plane = ph.div_ceil(st_h).saturating_mul(st_h).saturating_mul(pw.div_ceil(st_w).saturating_mul(st_w));
-    let work = (g.h as u64 * g.w as u64).saturating_add((g.oh * g.ow * g.kh * g.kw) as u64);
-    plane <= work.saturating_mul(4).saturating_add(4096)
-}
-
 /// Fills every output pixel's channels with the bias (or zeros).
 fn fill_bias(g: &Geom, bias: Option<&[f32]>, out: &mut [f32]) {
     let plane = g.oh * g.ow;
@@ -325,207 +312,6 @@ fn fill_bias(g: &Geom, bias: Option<&[f32]>, out: &mut [f32]) {
             }
         }),
         Some(b) => out.par_chunks_mut(plane).enumerate().for_each(|(i, p)| p.fill(b[i % g.cout])),
-    }
-}
-
-/// `orow[j] += Σ_k w[k]·xs[k][j]` for `K` taps over contiguous inputs, summed in order `k`: the
-/// tap loop is unrolled so the loop over `j` vectorizes.
-#[inline(always)]
-fn taps_row<const K: usize>(orow: &mut [f32], xs: [&[f32]; K], w: [f32; K]) {
-    let n = orow.len();
-    let xs: [&[f32]; K] = xs.map(|x| &x[..n]);
-    for j in 0..n {
-        let mut s = orow[j];
-        for k in 0..K {
-            s = w[k].mul_add(xs[k][j], s);
-        }
-        orow[j] = s;
-    }
-}
-
-thread_local! {
-    /// Per-thread scratch of the nchw depthwise kernel: the zero-padded input plane and the
-    /// wide output plane. Grown on first use, then reused by every dispatch.
-    static DEPTHWISE_SCRATCH: std::cell::RefCell<(Vec<f32>, Vec<f32>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
-}
-
-/// The layout of the nchw depthwise kernel's padded input plane: the zero-padded plane split
-/// by phase, so that every tap of every output reads at `tap_offset + oh·pitch + ow`.
-///
-/// Padded row `r`, column `c` lives in phase plane `(r % st_h, c % st_w)` at row `r / st_h`,
-/// column `c / st_w`; each phase plane has `rows` rows of `pitch` columns. With unit strides
-/// this is just the padded plane.
-struct PhaseLayout {
-    /// Columns per phase-plane row (the padded width, rounded up to the stride, / stride).
-    pitch: usize,
-    /// Elements per phase plane.
-    phase: usize,
-    /// Elements of the whole padded buffer (plus one row of slack: the wide loop's unused
-    /// columns may read up to a row past the last phase plane).
-    len: usize,
-    /// Elements of the wide output plane: output `(oh, ow)` at `oh·pitch + ow`.
-    wide: usize,
-}
-
-impl PhaseLayout {
-    fn of(g: &Geom) -> PhaseLayout {
-        let [pt, pb, pl, pr] = g.padding;
-        let [st_h, st_w] = g.strides;
-        let pitch = (g.w + pl + pr).div_ceil(st_w);
-        let rows = (g.h + pt + pb).div_ceil(st_h);
-        let phase = rows * pitch;
-        PhaseLayout { pitch, phase, len: st_h * st_w * phase + pitch, wide: g.oh.saturating_sub(1) * pitch + g.ow }
-    }
-
-    /// Where padded row `r`, column `c` lives.
-    #[inline(always)]
-    fn at(&self, g: &Geom, r: usize, c: usize) -> usize {
-        let [st_h, st_w] = g.strides;
-        ((r % st_h) * st_w + c % st_w) * self.phase + (r / st_h) * self.pitch + c / st_w
-    }
-}
-
-/// One nchw output plane of a depthwise conv2d (`o` pre-filled with the bias).
-///
-/// The input plane is first copied into a zero-padded plane (the spec's padding made explicit),
-/// so that every window lies inside it and no edge needs special handling, split by phase
-/// ([`PhaseLayout`]) so that with any stride every tap reads consecutive elements. The output
-/// is computed as one flat "wide" plane of the phase pitch — output `(oh, ow)` at
-/// `oh·pitch + ow` — so the vector loop runs over the whole plane rather than one short row at
-/// a time; the extra columns are dropped when copying out. Every output element adds its taps
-/// to the bias in window order (row, then column), with fused multiply-adds.
-///
-/// `scratch` holds at least `layout.len` and `layout.wide` elements. Inlined into its caller's
-/// `simd` context (so it is compiled for AVX2/AVX-512 there).
-#[inline(always)]
-fn depthwise_plane(g: &Geom, layout: &PhaseLayout, xp: &[f32], wk: &[f32], o: &mut [f32], scratch: &mut (Vec<f32>, Vec<f32>)) {
-    let [dl_h, dl_w] = g.dilations;
-    let [pt, _, pl, _] = g.padding;
-    let tap_offset = |kh: usize, kw: usize| layout.at(g, kh * dl_h, kw * dl_w);
-    let (padded, wide) = scratch;
-    let padded = &mut padded[..layout.len];
-    padded.fill(0.0);
-    for (r, xrow) in xp.chunks_exact(g.w).enumerate() {
-        let row = pt + r;
-        match g.strides[1] {
-            1 => {
-                let at = layout.at(g, row, pl);
-                padded[at..at + g.w].copy_from_slice(xrow);
-            }
-            2 => {
-                // Columns pl, pl + 2, … to one phase plane, pl + 1, pl + 3, … to the other.
-                let (a, b) = (layout.at(g, row, pl), layout.at(g, row, pl + 1));
-                let (lo, hi) = padded.split_at_mut(a.max(b));
-                let (first, second) = if a < b { (&mut lo[a..], &mut hi[..]) } else { (&mut hi[..], &mut lo[b..]) };
-                for (pair, (x0, x1)) in xrow.chunks_exact(2).zip(first.iter_mut().zip(second.iter_mut())) {
-                    *x0 = pair[0];
-                    *x1 = pair[1];
-                }
-                if g.w % 2 == 1 {
-                    first[g.w / 2] = xrow[g.w - 1];
-                }
-            }
-            _ => {
-                for (i, &v) in xrow.iter().enumerate() {
-                    padded[layout.at(g, row, pl + i)] = v;
-                }
-            }
-        }
-    }
-    let padded = &*padded;
-    let wide = &mut wide[..layout.wide];
-    wide.fill(o[0]); // the bias: every element of the plane holds it
-    window_taps(wide, padded, wk, g.kh, g.kw, tap_offset);
-    for (oh, orow) in o.chunks_exact_mut(g.ow).enumerate() {
-        orow.copy_from_slice(&wide[oh * layout.pitch..][..g.ow]);
-    }
-}
-
-/// `out[j] += Σ_{kh,kw} w[kh·kw_n + kw] · x[j + offset(kh, kw)]`, taps in window order; a 3×3
-/// window in one pass, others one window row per pass.
-#[inline(always)]
-fn window_taps(out: &mut [f32], x: &[f32], w: &[f32], kh_n: usize, kw_n: usize, offset: impl Fn(usize, usize) -> usize) {
-    if kh_n == 3 && kw_n == 3 {
-        let xs: [&[f32]; 9] = std::array::from_fn(|t| &x[offset(t / 3, t % 3)..]);
-        taps_row::<9>(out, xs, std::array::from_fn(|t| w[t]));
-        return;
-    }
-    for kh in 0..kh_n {
-        let w = &w[kh * kw_n..][..kw_n];
-        match kw_n {
-            3 => taps_row::<3>(out, std::array::from_fn(|k| &x[offset(kh, k)..]), std::array::from_fn(|k| w[k])),
-            5 => taps_row::<5>(out, std::array::from_fn(|k| &x[offset(kh, k)..]), std::array::from_fn(|k| w[k])),
-            7 => taps_row::<7>(out, std::array::from_fn(|k| &x[offset(kh, k)..]), std::array::from_fn(|k| w[k])),
-            _ => {
-                for (k, &wv) in w.iter().enumerate() {
-                    for (ov, xv) in out.iter_mut().zip(&x[offset(kh, k)..]) {
-                        *ov += wv * xv;
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// One nhwc output row (image `xn`, row `oh`) of a depthwise conv2d (`o` pre-filled).
-#[inline(always)]
-fn depthwise_row(g: &Geom, xn: &[f32], wts: &[f32], spans: &[(usize, usize)], oh: usize, o: &mut [f32]) {
-    let [st_h, st_w] = g.strides;
-    let [dl_h, dl_w] = g.dilations;
-    let [pt, _, pl, _] = g.padding;
-    let c = g.cout;
-    for kh in 0..g.kh {
-        let Some(ih) = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) else { continue };
-        for kw in 0..g.kw {
-            let wv = &wts[(kh * g.kw + kw) * c..][..c];
-            let (lo, hi) = spans[kw];
-            for ow in lo..hi {
-                let iw = ow * st_w + kw * dl_w - pl;
-                let xv = &xn[(ih * g.w + iw) * c..][..c];
-                let ov = &mut o[ow * c..][..c];
-                for ((a, &b), &wgt) in ov.iter_mut().zip(xv).zip(wv) {
-                    *a += b * wgt;
-                }
-            }
-        }
-    }
-}
-
-/// Direct depthwise conv2d: `out` pre-filled with the bias; `ep` applied to each output plane
-/// (nchw) or row (nhwc) as it is finished.
-pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32], ep: &BoundEpilogue<'_>) -> webnn_core::Result<()> {
-    let kk = g.kk();
-    let c = g.cout;
-    let plane = g.h * g.w;
-    if depthwise_blocked::fits(g) {
-        return depthwise_blocked::depthwise_blocked(g, x, wts, out, ep);
-    }
-    if !g.nhwc {
-        let layout = PhaseLayout::of(g);
-        // Small planes go several to a task (a task costs about a microsecond).
-        let planes_per_task = ((1 << 14) / (g.oh * g.ow * kk).max(1)).max(1);
-        out.par_chunks_mut(g.oh * g.ow).with_min_len(planes_per_task).enumerate().try_for_each(|(p, o)| {
-            let ch = p % c;
-            // The scratch is borrowed outside `simd`: `LocalKey::with` is not inlined, so code
-            // inside its closure would not get the AVX2 features.
-            DEPTHWISE_SCRATCH.with(|cell| {
-                let scratch = &mut *cell.borrow_mut();
-                grow(&mut scratch.0, layout.len)?;
-                grow(&mut scratch.1, layout.wide)?;
-                simd(#[inline(always)] || depthwise_plane(g, &layout, &x[p * plane..][..plane], &wts[ch * kk..][..kk], o, scratch));
-                ep.apply(p * g.oh * g.ow, o);
-                Ok(())
-            })
-        })
-    } else {
-        let spans: smallvec::SmallVec<[(usize, usize); 8]> =
-            (0..g.kw).map(|k| span(g.ow, g.strides[1], k * g.dilations[1], g.padding[2], g.w)).collect();
-        out.par_chunks_mut(g.ow * c).enumerate().for_each(|(row, o)| {
-            let (n, oh) = (row / g.oh, row % g.oh);
-            simd(#[inline(always)] || depthwise_row(g, &x[n * plane * c..][..plane * c], wts, &spans, oh, o));
-            ep.apply(row * g.ow * c, o);
-        });
-        Ok(())
     }
 }
 
@@ -761,7 +547,7 @@ impl Conv2dKernel {
         match self.path {
             ConvPath::Depthwise => {
                 fill_bias(g, bias, out);
-                depthwise(g, x, wts, out, ep)
+                depthwise::depthwise(g, x, wts, out, ep)
             }
             ConvPath::Winograd => match &self.winograd {
                 // A Winograd block runs on one thread: with fewer blocks than threads, im2col

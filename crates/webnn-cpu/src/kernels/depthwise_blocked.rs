@@ -4,7 +4,7 @@
 //! 16-lane fused multiply-add per output pixel, and the block's output is transposed back to
 //! its 16 planes, where the fused epilogue is applied.
 //!
-//! The plane kernel (`conv::depthwise_plane`) vectorises along a plane's pixels and pays a
+//! The plane kernel (`depthwise::depthwise_plane`) vectorises along a plane's pixels and pays a
 //! per-plane setup (padding copy, wide plane); on the small planes of late CNN stages (14×14,
 //! 7×7 with hundreds of channels) that setup dominates and a vector spans few pixels. Here
 //! the vector runs across channels, so plane size does not matter.

@@ -24,6 +24,7 @@ pub mod util;
 #[cfg(test)]
 mod wpt_tests;
 pub mod conv;
+pub mod depthwise;
 pub mod depthwise_blocked;
 pub mod winograd;
 pub mod epilogue;
