@@ -174,7 +174,8 @@ pub fn inspect(source: &ModelSource, shapes: &[String], json: bool, plan: bool) 
     } else {
         let mut text = to_text(&i);
         if let (true, Ok((g, _))) = (plan, &i.graph) {
-            text += &webnn_cpu::compile::Program::compile(g).dump(g);
+            let (g, program) = webnn_cpu::compile::Program::compile(g);
+            text += &program.dump(&g);
         }
         crate::output(&text)?;
     }
@@ -188,7 +189,8 @@ mod tests {
     #[test]
     fn the_plan_shows_fused_steps() {
         let g = build_graph(&ModelSource::Builtin("resnet50".into()), &[]).unwrap();
-        let dump = webnn_cpu::compile::Program::compile(&g).dump(&g);
+        let (g, program) = webnn_cpu::compile::Program::compile(&g);
+        let dump = program.dump(&g);
         assert!(dump.starts_with("plan: "), "{dump}");
         assert!(dump.contains("conv2d+add+relu"), "{dump}");
     }

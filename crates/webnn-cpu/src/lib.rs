@@ -52,7 +52,8 @@ impl Backend for CpuBackend {
     }
 
     fn compile(&self, graph: &Graph) -> Result<Box<dyn CompiledGraph>> {
-        let plan = plan::Plan::compile(graph)?;
+        // In the pool: constant folding runs kernels, whose parallel loops must use it.
+        let plan = self.pool.install(|| plan::Plan::compile(graph))?;
         Ok(Box::new(plan::CompiledPlan::new(plan, self.pool.clone())))
     }
 }

@@ -62,7 +62,11 @@ impl std::fmt::Debug for Plan {
 
 impl Plan {
     /// Lowers a validated graph. Fails with an OperationError if an op cannot be lowered.
-    pub fn compile(graph: &Graph) -> Result<Plan> {
+    pub fn compile(original: &Graph) -> Result<Plan> {
+        // Kernels are lowered against the graph the passes hand on (folded results are
+        // constants there); coverage records the caller's operations.
+        let (graph, program) = Program::compile(original);
+        let graph: &Graph = &graph;
         let n = graph.operands.len();
         let descriptors: Vec<OperandDescriptor> = graph.operands.iter().map(|o| o.descriptor.clone()).collect();
         let mut locations = vec![Location::Unused; n];
@@ -82,7 +86,6 @@ impl Plan {
             }
         }
 
-        let program = Program::compile(graph);
         let mut steps = Vec::with_capacity(program.nodes.len());
         for node in program.nodes {
             let op = &graph.operations[node.op];
@@ -129,7 +132,7 @@ impl Plan {
             input_count: graph.inputs.len(),
             output_copies,
             output_count: graph.outputs.len(),
-            coverage: Coverage::new(graph),
+            coverage: Coverage::new(original),
         })
     }
 

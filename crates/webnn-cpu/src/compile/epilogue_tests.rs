@@ -54,7 +54,7 @@ fn case(descs: &[OperandDescriptor], f: impl Fn(&mut GraphBuilder, &[Operand]) -
 impl Case {
     /// Checks the fused program's step names and that its output equals the unfused one's.
     fn check(&self, want: &[&str]) {
-        let program = Program::compile(&self.graph);
+        let program = Program::compile(&self.graph).1;
         assert_eq!(names(&program), want, "{}", program.dump(&self.graph));
         let ins: Vec<&[u8]> = self.inputs.iter().map(|v| v.as_slice()).collect();
         let fused = f32_values(&run_graph(&self.graph, &ins)[0]);
@@ -153,28 +153,28 @@ fn what_must_not_fuse() {
     let r = b.relu(&c, &opts()).unwrap();
     let y = b.add(&r, &c, &opts()).unwrap();
     let graph = b.build(&[("y", &y)]).unwrap();
-    assert_eq!(names(&Program::compile(&graph)), ["conv2d", "relu", "add"]);
+    assert_eq!(names(&Program::compile(&graph).1), ["conv2d", "relu", "add"]);
     // An add that broadcasts the conv result to a larger shape.
     let mut b = builder();
     let x = b.input("x", &f32_desc(&[1, 4, 5, 5])).unwrap();
     let big = b.input("big", &f32_desc(&[3, 4, 5, 5])).unwrap();
     let c = conv(&mut b, &x, 4, 4, 3, 1, false);
     let y = b.add(&c, &big, &opts()).unwrap();
-    assert_eq!(names(&Program::compile(&b.build(&[("y", &y)]).unwrap())), ["conv2d", "add"]);
+    assert_eq!(names(&Program::compile(&b.build(&[("y", &y)]).unwrap()).1), ["conv2d", "add"]);
     // float16.
     let mut b = builder();
     let d = OperandDescriptor::new(webnn_core::DataType::Float16, vec![4, 4]);
     let x = b.input("x", &d).unwrap();
     let m = b.matmul(&x, &x, &opts()).unwrap();
     let y = b.relu(&m, &opts()).unwrap();
-    assert_eq!(names(&Program::compile(&b.build(&[("y", &y)]).unwrap())), ["matmul", "relu"]);
+    assert_eq!(names(&Program::compile(&b.build(&[("y", &y)]).unwrap()).1), ["matmul", "relu"]);
     // The epilogue keeps the activations' parameters.
     let mut b = builder();
     let x = b.input("x", &f32_desc(&[4, 4])).unwrap();
     let m = b.matmul(&x, &x, &opts()).unwrap();
     let options = ClampOptions { min_value: Some((-1.0).into()), max_value: Some(2.5.into()), ..Default::default() };
     let y = b.clamp(&m, &options).unwrap();
-    let program = Program::compile(&b.build(&[("y", &y)]).unwrap());
+    let program = Program::compile(&b.build(&[("y", &y)]).unwrap()).1;
     let NodeKind::WithEpilogue(e) = &program.nodes[0].kind else { panic!("not fused") };
     assert_eq!(e.steps.as_slice(), [EpilogueStep::Activation(Activation::Clamp(-1.0, 2.5))]);
 }

@@ -1,8 +1,10 @@
 //! The compile pipeline: passes over the validated graph that decide what the plan computes,
 //! before [`crate::plan`] lowers each node to a kernel and places intermediates in the arena.
 //!
-//! The graph is first copied into a [`Program`]: one [`Node`] per operation, in graph
-//! (topological) order. Then the passes run, in this order:
+//! First [`fold`] evaluates the operations whose inputs are all constants (at build, with
+//! their own kernels) and hands on a graph where their results are constants. That graph is
+//! copied into a [`Program`]: one [`Node`] per operation still to run, in graph (topological)
+//! order. Then the passes run, in this order:
 //!
 //! 1. [`patterns`]: rewrites of element-wise subgraphs into one activation, declared as a table
 //!    of patterns (`mul(x, sigmoid(x))` → swish, the erf formula of gelu → gelu);
@@ -16,10 +18,12 @@
 
 pub mod dce;
 pub mod epilogue;
+pub mod fold;
 pub mod patterns;
 mod uses;
 
 use crate::kernels::activation::Activation;
+use std::borrow::Cow;
 use crate::kernels::epilogue::Epilogue;
 use webnn_core::graph::Operation;
 use webnn_core::{Graph, OperandId};
@@ -61,27 +65,37 @@ pub struct Program {
 }
 
 impl Program {
-    /// One node per operation of `graph`, unchanged.
+    /// One node per operation of `graph`, unchanged, except operations whose results are all
+    /// constants (folded: see [`fold`]).
     pub fn from_graph(graph: &Graph) -> Program {
+        let folded = |op: &Operation| {
+            op.outputs.iter().all(|o| matches!(graph.operands[o.index()].source, webnn_core::graph::OperandSource::Constant(_)))
+        };
         let nodes = graph
             .operations
             .iter()
             .enumerate()
+            .filter(|(_, op)| !folded(op))
             .map(|(i, op)| Node { kind: NodeKind::Op, op: i, inputs: op.inputs.clone(), outputs: op.outputs.clone(), name: op.kind.to_string() })
             .collect();
         Program { nodes }
     }
 
-    /// The program after every pass.
-    pub fn compile(graph: &Graph) -> Program {
-        let mut program = Program::from_graph(graph);
-        patterns::run(graph, &mut program);
-        epilogue::run(graph, &mut program);
-        dce::run(graph, &mut program);
+    /// The program after every pass, with the graph it runs on: `graph` itself, or a copy
+    /// where folded results are constants (kernels are lowered against that one).
+    pub fn compile(graph: &Graph) -> (Cow<'_, Graph>, Program) {
+        let graph = match fold::run(graph) {
+            Some(folded) => Cow::Owned(folded),
+            None => Cow::Borrowed(graph),
+        };
+        let mut program = Program::from_graph(&graph);
+        patterns::run(&graph, &mut program);
+        epilogue::run(&graph, &mut program);
+        dce::run(&graph, &mut program);
         if std::env::var_os("WEBNN_DUMP_PLAN").is_some_and(|v| !v.is_empty() && v != "0") {
-            eprint!("{}", program.dump(graph));
+            eprint!("{}", program.dump(&graph));
         }
-        program
+        (graph, program)
     }
 
     /// The program as text: one line per node, `name [label] inputs -> outputs`, with the

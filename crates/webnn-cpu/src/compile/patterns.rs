@@ -22,6 +22,8 @@ pub enum Pat {
     X,
     /// A one-element float constant equal to this value (relative error 1e-6).
     Scalar(f64),
+    /// A one-element float constant exactly equal to this value.
+    Exactly(f64),
     /// The only output of a node running an op of this kind, with these operands (for add
     /// and mul, in either order).
     Op(OpKind, &'static [Pat]),
@@ -52,6 +54,8 @@ const ONE_PLUS_ERF: Pat = Op(OpKind::Add, &[Op(OpKind::Erf, &[X_OVER_SQRT2]), Sc
 /// The table of rewrites, tried in order at every node.
 pub const PATTERNS: &[Pattern] = &[
     // SiLU / swish, as EfficientNet and YOLO export it.
+    // x², as spectrogram magnitudes (silero-vad's stft) and variance formulas write it.
+    Pattern { name: "pow(x,2)", tree: Op(OpKind::Pow, &[X, Exactly(2.0)]), types: &[DataType::Float32, DataType::Float16], becomes: Activation::Square },
     Pattern { name: "sigmoid+mul", tree: Op(OpKind::Mul, &[X, Op(OpKind::Sigmoid, &[X])]), types: &[DataType::Float32, DataType::Float16], becomes: Activation::Swish },
     // gelu, erf form, as PyTorch and Hugging Face export it: the product's three factors in
     // any grouping.
@@ -130,7 +134,8 @@ impl Match<'_> {
                     true
                 }
             },
-            Scalar(v) => self.scalar(id, *v),
+            Scalar(v) => self.scalar(id, *v, 1e-6),
+            Exactly(v) => self.scalar(id, *v, 0.0),
             Either(alternatives) => alternatives.iter().any(|p| self.attempt(|m| m.value(p, id, root))),
             Op(kind, operands) => {
                 let Some(n) = self.uses.producer[id.index()] else { return false };
@@ -169,8 +174,8 @@ impl Match<'_> {
         false
     }
 
-    /// Whether `id` is a one-element float constant equal to `want`.
-    fn scalar(&self, id: OperandId, want: f64) -> bool {
+    /// Whether `id` is a one-element float constant equal to `want` within relative error `rel`.
+    fn scalar(&self, id: OperandId, want: f64, rel: f64) -> bool {
         let node = &self.graph.operands[id.index()];
         if !matches!(node.source, OperandSource::Constant(_)) || node.descriptor.len() != 1 {
             return false;
@@ -181,7 +186,7 @@ impl Match<'_> {
             DataType::Float16 if bytes.len() == 2 => half::f16::from_le_bytes([bytes[0], bytes[1]]).to_f64(),
             _ => return false,
         };
-        (v - want).abs() <= 1e-6 * want.abs()
+        (v - want).abs() <= rel * want.abs()
     }
 }
 

@@ -45,8 +45,8 @@ fn silu_becomes_swish_and_matches_the_unfused_steps_bit_for_bit() {
                 if keep_sigmoid { b.build(&[("y", &y), ("s", &s)]) } else { b.build(&[("y", &y)]) }.unwrap()
             };
             let (fused, unfused) = (build(false), build(true));
-            assert_eq!(kinds(&Program::compile(&fused)), [NodeKind::Activation(Activation::Swish)]);
-            assert_eq!(kinds(&Program::compile(&unfused)), [NodeKind::Op, NodeKind::Op]);
+            assert_eq!(kinds(&Program::compile(&fused).1), [NodeKind::Activation(Activation::Swish)]);
+            assert_eq!(kinds(&Program::compile(&unfused).1), [NodeKind::Op, NodeKind::Op]);
             let (a, b) = (run_graph(&fused, &[&bytes]), run_graph(&unfused, &[&bytes]));
             // Bit for bit, except that a NaN's sign and payload are not specified.
             let width = data_type.byte_size();
@@ -79,21 +79,21 @@ fn no_swish_across_broadcasts_other_operands_or_shared_sigmoids() {
     let y = b.relu(&x, &o).unwrap();
     let s = b.sigmoid(&x, &o).unwrap();
     let z = b.mul(&y, &s, &o).unwrap();
-    assert_eq!(kinds(&Program::compile(&b.build(&[("z", &z)]).unwrap())), vec![NodeKind::Op; 3]);
+    assert_eq!(kinds(&Program::compile(&b.build(&[("z", &z)]).unwrap()).1), vec![NodeKind::Op; 3]);
     // The sigmoid read twice.
     let mut b = builder();
     let x = b.input("x", &desc).unwrap();
     let s = b.sigmoid(&x, &o).unwrap();
     let z = b.mul(&x, &s, &o).unwrap();
     let w = b.add(&z, &s, &o).unwrap();
-    assert_eq!(kinds(&Program::compile(&b.build(&[("w", &w)]).unwrap())), vec![NodeKind::Op; 3]);
+    assert_eq!(kinds(&Program::compile(&b.build(&[("w", &w)]).unwrap()).1), vec![NodeKind::Op; 3]);
     // Broadcasting: sigmoid of a [4] operand times a [2, 4] one.
     let mut b = builder();
     let x = b.input("x", &f32_desc(&[4])).unwrap();
     let s = b.sigmoid(&x, &o).unwrap();
     let big = b.input("big", &desc).unwrap();
     let z = b.mul(&big, &s, &o).unwrap();
-    assert_eq!(kinds(&Program::compile(&b.build(&[("z", &z)]).unwrap())), vec![NodeKind::Op; 2]);
+    assert_eq!(kinds(&Program::compile(&b.build(&[("z", &z)]).unwrap()).1), vec![NodeKind::Op; 2]);
 }
 
 /// The gelu formula in each grouping and form exporters write.
@@ -135,7 +135,7 @@ fn the_erf_formula_becomes_gelu_within_its_tolerance() {
     for form in 0..3 {
         for by_mul in [false, true] {
             let graph = gelu_graph(form, by_mul, 0.5);
-            let program = Program::compile(&graph);
+            let program = Program::compile(&graph).1;
             assert_eq!(kinds(&program), [NodeKind::Activation(Activation::Gelu)], "form {form} mul {by_mul}:\n{}", program.dump(&graph));
             let got = f32_values(&run_graph(&graph, &[&f32_bytes(&xs)])[0]);
             for (&x, &g) in xs.iter().zip(&got) {
@@ -148,7 +148,7 @@ fn the_erf_formula_becomes_gelu_within_its_tolerance() {
     }
     // A different constant is a different function: nothing fuses.
     let graph = gelu_graph(0, false, 0.25);
-    assert!(kinds(&Program::compile(&graph)).iter().all(|k| *k == NodeKind::Op));
+    assert!(kinds(&Program::compile(&graph).1).iter().all(|k| *k == NodeKind::Op));
 }
 
 #[test]
@@ -166,5 +166,44 @@ fn a_match_with_a_value_read_outside_it_is_left_alone() {
     let y = b.mul(&t, &h, &o).unwrap();
     // erf's result is also an output.
     let graph = b.build(&[("y", &y), ("e", &e)]).unwrap();
-    assert!(kinds(&Program::compile(&graph)).iter().all(|k| *k == NodeKind::Op));
+    assert!(kinds(&Program::compile(&graph).1).iter().all(|k| *k == NodeKind::Op));
+}
+
+#[test]
+fn pow_of_exactly_two_becomes_square_and_rounds_as_pow_does() {
+    let xs = special_inputs(4000);
+    for data_type in [DataType::Float32, DataType::Float16] {
+        let desc = OperandDescriptor::new(data_type, vec![4000]);
+        let bytes: Vec<u8> = match data_type {
+            DataType::Float16 => xs.iter().flat_map(|&v| f16::from_f32(v).to_bits().to_le_bytes()).collect(),
+            _ => f32_bytes(&xs),
+        };
+        let mut b = builder();
+        let x = b.input("x", &desc).unwrap();
+        let two = match data_type {
+            DataType::Float16 => b.constant(&OperandDescriptor::new(DataType::Float16, vec![]), &f16::from_f32(2.0).to_bits().to_le_bytes()).unwrap(),
+            _ => scalar(&mut b, 2.0),
+        };
+        let y = b.pow(&x, &two, &opts()).unwrap();
+        let graph = b.build(&[("y", &y)]).unwrap();
+        assert_eq!(kinds(&Program::compile(&graph).1), [NodeKind::Activation(Activation::Square)]);
+        let got = run_graph(&graph, &[&bytes]);
+        for (i, &v) in xs.iter().enumerate() {
+            // x² in f64 (exact for these inputs), rounded once to the data type.
+            let (got, want) = match data_type {
+                DataType::Float16 => {
+                    let x = f16::from_f32(v).to_f64();
+                    (f16::from_bits(u16::from_le_bytes([got[0][2 * i], got[0][2 * i + 1]])).to_f64(), f16::from_f64(x * x).to_f64())
+                }
+                _ => (f32::from_le_bytes(got[0][4 * i..4 * i + 4].try_into().unwrap()) as f64, (v as f64 * v as f64) as f32 as f64),
+            };
+            assert!(got == want || (got.is_nan() && want.is_nan()), "{data_type:?} x = {v}: {got} vs {want}");
+        }
+    }
+    // Any other exponent, even one ULP from 2, stays a pow.
+    let mut b = builder();
+    let x = b.input("x", &f32_desc(&[4])).unwrap();
+    let e = scalar(&mut b, f32::from_bits(2.0f32.to_bits() + 1));
+    let y = b.pow(&x, &e, &opts()).unwrap();
+    assert_eq!(kinds(&Program::compile(&b.build(&[("y", &y)]).unwrap()).1), [NodeKind::Op]);
 }

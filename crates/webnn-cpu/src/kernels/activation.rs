@@ -51,6 +51,10 @@ pub enum Activation {
     Softplus,
     /// softsign
     Softsign,
+    /// `x · x`, no op of its own: `pow(x, 2)` rewritten (one correctly rounded product, where
+    /// `powf` is within 1 ULP; on float16 inputs the product is exact in f32, so the result
+    /// rounds to float16 as pow's does).
+    Square,
     /// `x · sigmoid(x)` (SiLU), no op of its own: `mul(x, sigmoid(x))` fused. On float16 the
     /// sigmoid is rounded to float16 before the product, as the two unfused steps do.
     Swish,
@@ -114,6 +118,10 @@ macro_rules! with_activation_fn {
             }
             Activation::Softsign => {
                 let $f = inline_fn(#[inline(always)] |x: f32| softsign(x));
+                $body
+            }
+            Activation::Square => {
+                let $f = inline_fn(#[inline(always)] |x: f32| x * x);
                 $body
             }
             Activation::Swish if $f16 => {

@@ -387,6 +387,47 @@ fn im2col_nchw(g: &Geom, xg: &[f32], p0: usize, pcount: usize, col: &mut [f32]) 
     }
 }
 
+/// Output pixels per GEMM below which nchw im2col is filled pixel by pixel
+/// ([`im2col_nchw_by_pixel`]): a row of the (ci, kh, kw) layout then holds so few values that
+/// its set-up (index arithmetic, the window's valid span) costs more than its copies.
+const BY_PIXEL_MAX: usize = 16;
+
+/// The transposed im2col tile of [`im2col_nchw`]: row = output pixel `p0 + p`, column
+/// (ci, kh, kw), so `col` is the same matrix read column-major (`Mat { rs: 1, cs: kdim }`).
+/// Per pixel, each (ci, kh) window row is one copy of its valid span.
+fn im2col_nchw_by_pixel(g: &Geom, xg: &[f32], p0: usize, pcount: usize, col: &mut [f32]) {
+    let [st_h, st_w] = g.strides;
+    let [dl_h, dl_w] = g.dilations;
+    let [pt, _, pl, _] = g.padding;
+    let (hw, kk) = (g.h * g.w, g.kk());
+    let kdim = g.cig() * kk;
+    for (p, dst) in col[..pcount * kdim].chunks_exact_mut(kdim).enumerate() {
+        let pixel = p0 + p;
+        let (oh, ow) = (pixel / g.ow, pixel % g.ow);
+        let (lo, hi) = span(g.kw, dl_w, ow * st_w, pl, g.w);
+        let iw0 = (ow * st_w + lo * dl_w).saturating_sub(pl);
+        for (ci, dci) in dst.chunks_exact_mut(kk).enumerate() {
+            let xp = &xg[ci * hw..][..hw];
+            for (kh, d) in dci.chunks_exact_mut(g.kw).enumerate() {
+                let Some(ih) = (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) else {
+                    d.fill(0.0);
+                    continue;
+                };
+                d[..lo].fill(0.0);
+                d[hi..].fill(0.0);
+                let xrow = &xp[ih * g.w..][..g.w];
+                if dl_w == 1 {
+                    d[lo..hi].copy_from_slice(&xrow[iw0..iw0 + (hi - lo)]);
+                } else {
+                    for (j, v) in d[lo..hi].iter_mut().enumerate() {
+                        *v = xrow[iw0 + j * dl_w];
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// im2col for nhwc: row = output pixel, column (kh, kw, ci) over the group's channels.
 fn im2col_nhwc(g: &Geom, xn: &[f32], grp: usize, p0: usize, col: &mut [f32]) {
     let [st_h, st_w] = g.strides;
@@ -495,8 +536,14 @@ fn conv_gemm(
                 while p0 < pixels {
                     let pc = tile.min(pixels - p0);
                     let c = &mut col[..kdim * pc];
-                    im2col_nchw(g, xg, p0, pc, c);
-                    gemm(cog, pc, kdim, a, Rhs::Strided(Mat::rows(c, pc)), &mut out[obase + p0..], pixels, true, &tile_epilogue(p0))?;
+                    let b = if pc < BY_PIXEL_MAX {
+                        im2col_nchw_by_pixel(g, xg, p0, pc, c);
+                        Mat { data: c, rs: 1, cs: kdim }
+                    } else {
+                        im2col_nchw(g, xg, p0, pc, c);
+                        Mat::rows(c, pc)
+                    };
+                    gemm(cog, pc, kdim, a, Rhs::Strided(b), &mut out[obase + p0..], pixels, true, &tile_epilogue(p0))?;
                     p0 += pc;
                 }
             } else {

@@ -111,6 +111,12 @@ const CASES: &[Case] = &[
     Case { n: 1, cin: 4, h: 17, w: 1, cout: 4, kh: 3, kw: 1, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 0, 0], groups: 4 },
     Case { n: 1, cin: 3, h: 9, w: 1, cout: 5, kh: 1, kw: 1, strides: [1, 1], dilations: [1, 1], padding: [0; 4], groups: 1 },
     Case { n: 1, cin: 3, h: 9, w: 1, cout: 2, kh: 3, kw: 1, strides: [1, 2], dilations: [1, 1], padding: [0, 0, 1, 0], groups: 1 },
+    // fewer than BY_PIXEL_MAX output pixels: im2col filled pixel by pixel, with padding on
+    // every side, dilation and strides; 1-D (along the width) with a long strided window
+    Case { n: 2, cin: 5, h: 3, w: 4, cout: 9, kh: 3, kw: 3, strides: [1, 2], dilations: [1, 2], padding: [1, 2, 2, 1], groups: 1 },
+    Case { n: 1, cin: 6, h: 4, w: 1, cout: 10, kh: 3, kw: 1, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 0, 0], groups: 1 },
+    Case { n: 1, cin: 1, h: 40, w: 1, cout: 5, kh: 16, kw: 1, strides: [8, 1], dilations: [1, 1], padding: [0; 4], groups: 1 },
+    Case { n: 1, cin: 4, h: 5, w: 5, cout: 6, kh: 2, kw: 3, strides: [2, 2], dilations: [1, 1], padding: [0, 1, 1, 1], groups: 2 },
     // depthwise planes above depthwise_blocked's 10×10 limit: the plane kernel (3×3 at strides
     // 1 and 2, 5×5 stride 2, 7×7, dilated), with 17 channels (a partial block of 16 below it)
     Case { n: 1, cin: 2, h: 30, w: 31, cout: 2, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 2 },
