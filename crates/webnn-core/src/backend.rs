@@ -29,4 +29,10 @@ pub trait CompiledGraph: Send + Sync {
     fn memory_bytes(&self) -> usize {
         0
     }
+    /// Whether one dispatch costs so little (a few microseconds) that the context's timeline
+    /// runs it on the dispatching thread when nothing is queued before it, instead of handing
+    /// it to its worker thread (a wake-up costs more than such a graph). False if unknown.
+    fn runs_inline(&self) -> bool {
+        false
+    }
 }

@@ -9,6 +9,7 @@ pub mod coverage;
 pub mod compile;
 pub mod kernels;
 pub mod memory;
+pub mod par;
 pub mod plan;
 pub mod pool;
 pub mod profile;

@@ -10,6 +10,7 @@ use crate::kernels::{self, In, Kernel, Out};
 use crate::memory::{plan_arena, AlignedBuf, Lifetime};
 use smallvec::SmallVec;
 use crate::profile::{self, Profile};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use webnn_core::backend::CompiledGraph;
@@ -52,7 +53,13 @@ pub struct Plan {
     output_count: usize,
     /// What `WEBNN_OP_COVERAGE` records of this graph.
     coverage: Coverage,
+    /// Bytes the steps read and write in one dispatch (each step's operands), a cost estimate.
+    touched_bytes: usize,
 }
+
+/// Plans that touch at most this many bytes per dispatch take microseconds: the timeline runs
+/// them on the dispatching thread ([`CompiledGraph::runs_inline`]).
+const INLINE_MAX_BYTES: usize = 1 << 16;
 
 impl std::fmt::Debug for Plan {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -119,6 +126,11 @@ impl Plan {
                 arena_ids.push(i);
             }
         }
+        let touched_bytes = steps
+            .iter()
+            .flat_map(|s| s.inputs.iter().flatten().chain(&s.outputs))
+            .map(|id| descriptors[id.index()].byte_length() as usize)
+            .fold(0usize, usize::saturating_add);
         let (offsets, arena_size) = plan_arena(&arena_values);
         for (k, &i) in arena_ids.iter().enumerate() {
             locations[i] = Location::Arena(offsets[k]);
@@ -133,6 +145,7 @@ impl Plan {
             output_copies,
             output_count: graph.outputs.len(),
             coverage: Coverage::new(original),
+            touched_bytes,
         })
     }
 
@@ -163,6 +176,38 @@ fn label(label: &str) -> String {
     webnn_core::error::label_prefix(label)
 }
 
+/// Runs one step on the operands at `addresses` (see `execute`).
+fn run_step(step: &Step, descriptors: &[OperandDescriptor], addresses: &[(usize, usize)]) -> Result<()> {
+    let ins: SmallVec<[Option<In<'_>>; 8]> = step
+        .inputs
+        .iter()
+        .map(|o| {
+            o.map(|id| {
+                let (addr, len) = addresses[id.index()];
+                // SAFETY: the address table points into buffers that outlive this call
+                // (caller's slices, constant storage, the locked arena); `len` is the
+                // operand's byte length, checked against the caller's buffers in `execute`.
+                // Inputs of a step are only read while the step runs.
+                let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
+                In { desc: &descriptors[id.index()], bytes }
+            })
+        })
+        .collect();
+    let mut outs: SmallVec<[Out<'_>; 4]> = step
+        .outputs
+        .iter()
+        .map(|id| {
+            let (addr, len) = addresses[id.index()];
+            // SAFETY: an output of a step is written by this step only; the memory plan
+            // never places it over a value live during the step (its inputs included),
+            // and graph outputs are distinct caller buffers.
+            let bytes = unsafe { std::slice::from_raw_parts_mut(addr as *mut u8, len) };
+            Out { desc: &descriptors[id.index()], bytes }
+        })
+        .collect();
+    step.kernel.run(&ins, &mut outs)
+}
+
 /// Per-dispatch state reused across dispatches: the arena and the operand address table.
 struct ExecState {
     arena: AlignedBuf,
@@ -176,6 +221,11 @@ pub struct CompiledPlan {
     state: Mutex<ExecState>,
     /// Step timings when `WEBNN_PROFILE` is set.
     profile: Option<Mutex<Profile>>,
+    /// Steps before this index run on the dispatching thread, the rest inside the pool (one
+    /// handoff): the first step whose loops entered the pool ([`crate::par`]), learned at the
+    /// first dispatch (`usize::MAX` until then). Kernels decide from shapes alone, so later
+    /// dispatches make the same choices.
+    first_in_pool: AtomicUsize,
 }
 
 impl CompiledPlan {
@@ -185,7 +235,7 @@ impl CompiledPlan {
         let state = ExecState { arena: AlignedBuf::default(), addresses: vec![(0, 0); plan.locations.len()] };
         let profile = profile::enabled()
             .then(|| Mutex::new(Profile::new(plan.steps.iter().map(|s| s.name.clone()).collect())));
-        CompiledPlan { plan, pool, state: Mutex::new(state), profile }
+        CompiledPlan { plan, pool, state: Mutex::new(state), profile, first_in_pool: AtomicUsize::new(usize::MAX) }
     }
 }
 
@@ -234,43 +284,34 @@ impl CompiledGraph for CompiledPlan {
         let addresses = &state.addresses;
         let mut times: SmallVec<[Duration; 64]> = SmallVec::new();
         let timing = self.profile.is_some();
-        self.pool.install(|| -> Result<()> {
-            for step in &plan.steps {
+        let run = |steps: &[Step], times: &mut SmallVec<[Duration; 64]>| -> Result<()> {
+            for step in steps {
                 let start = timing.then(Instant::now);
-                let ins: SmallVec<[Option<In<'_>>; 8]> = step
-                    .inputs
-                    .iter()
-                    .map(|o| {
-                        o.map(|id| {
-                            let (addr, len) = addresses[id.index()];
-                            // SAFETY: the address table points into buffers that outlive this call
-                            // (caller's slices, constant storage, the locked arena); `len` is the
-                            // operand's byte length, checked against the caller's buffers above.
-                            // Inputs of a step are only read while the step runs.
-                            let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
-                            In { desc: &plan.descriptors[id.index()], bytes }
-                        })
-                    })
-                    .collect();
-                let mut outs: SmallVec<[Out<'_>; 4]> = step
-                    .outputs
-                    .iter()
-                    .map(|id| {
-                        let (addr, len) = addresses[id.index()];
-                        // SAFETY: an output of a step is written by this step only; the memory plan
-                        // never places it over a value live during the step (its inputs included),
-                        // and graph outputs are distinct caller buffers.
-                        let bytes = unsafe { std::slice::from_raw_parts_mut(addr as *mut u8, len) };
-                        Out { desc: &plan.descriptors[id.index()], bytes }
-                    })
-                    .collect();
-                step.kernel.run(&ins, &mut outs)?;
+                run_step(step, &plan.descriptors, addresses)?;
                 if let Some(start) = start {
                     times.push(start.elapsed());
                 }
             }
             Ok(())
-        })?;
+        };
+        // On this thread until a step's loops want the pool's threads, then the rest in it.
+        let steps = &plan.steps[..];
+        let mut next = self.first_in_pool.load(Ordering::Relaxed).min(steps.len());
+        {
+            let caller = crate::par::on_caller(&self.pool);
+            run(&steps[..next], &mut times)?;
+            while next < steps.len() && self.first_in_pool.load(Ordering::Relaxed) == usize::MAX {
+                // The first dispatch: find the first step that enters the pool.
+                run(&steps[next..next + 1], &mut times)?;
+                next += 1;
+                if caller.wanted_pool() {
+                    self.first_in_pool.store(next - 1, Ordering::Relaxed);
+                }
+            }
+        }
+        if next < steps.len() {
+            self.pool.install(|| run(&steps[next..], &mut times))?;
+        }
         if let Some(profile) = &self.profile {
             if let Ok(mut p) = profile.lock() {
                 p.record(&times);
@@ -292,5 +333,9 @@ impl CompiledGraph for CompiledPlan {
 
     fn memory_bytes(&self) -> usize {
         self.plan.constants.iter().map(|c| c.len()).sum::<usize>() + self.plan.arena_size
+    }
+
+    fn runs_inline(&self) -> bool {
+        self.plan.touched_bytes <= INLINE_MAX_BYTES
     }
 }

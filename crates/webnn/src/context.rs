@@ -418,7 +418,7 @@ impl Context {
             Ok(id) => id,
             Err(_) => return Err(Error::type_error("readTensor: the tensor is destroyed")),
         };
-        self.inner.enqueue(Job::Read { tensor: tensor.inner.clone(), id });
+        self.inner.timeline.enqueue_for_helper(Job::Read { tensor: tensor.inner.clone(), id });
         // Run what is queued before the read here rather than waiting for the worker; on
         // reaching the read, copy while holding the executor token, which orders the copy
         // before every later job as the worker's gate would.

@@ -10,7 +10,9 @@
 //! which thread runs what. A caller that writes, dispatches and then waits for a read thus
 //! runs all three itself when the worker is idle, without the two thread handoffs (a futex
 //! wake each, 5–20 µs on a virtual machine) of giving the work to the worker and being woken
-//! by it; when the worker is already busy, the caller waits for it as before.
+//! by it; when the worker is already busy, the caller waits for it as before. Cheap jobs
+//! (small writes, dispatches of graphs the backend marks as taking microseconds) run at
+//! submission when nothing is queued before them, so the worker is not even woken.
 
 use crate::tensor::{PendingRead, ReadGate, TensorInner};
 use crate::util::{lock, try_copy};
@@ -31,6 +33,22 @@ pub(crate) enum Job {
     Read { tensor: Arc<TensorInner>, id: u64 },
     /// `MLTensor.destroy()`: release `[[data]]`. Runs even after the context is lost.
     Release { tensor: Arc<TensorInner> },
+}
+
+/// Writes up to this many bytes run on the writing thread when nothing is queued before them.
+const INLINE_WRITE_BYTES: usize = 1 << 16;
+
+impl Job {
+    /// Cheaper to run on the submitting thread than to hand to the worker (a wake-up costs
+    /// 5–45 µs on a busy virtual machine): small writes, and dispatches of graphs whose
+    /// backend says they take microseconds ([`CompiledGraph::runs_inline`]).
+    fn is_cheap(&self) -> bool {
+        match self {
+            Job::Write { bytes, .. } => bytes.len() <= INLINE_WRITE_BYTES,
+            Job::Dispatch { implementation, .. } => implementation.runs_inline(),
+            Job::Read { .. } | Job::Release { .. } => false,
+        }
+    }
 }
 
 /// How long the worker, woken by a new job, leaves it to a caller that may be about to run it
@@ -101,19 +119,39 @@ impl Timeline {
         Ok(())
     }
 
-    /// Queues a job (dropped once the timeline is closed: "abort when lost").
+    /// Queues a job (dropped once the timeline is closed: "abort when lost"). A cheap job
+    /// ([`Job::is_cheap`]) with nothing queued or running before it runs now, on this thread,
+    /// under the executor token: the same order, without waking the worker.
     pub fn enqueue(&self, job: Job) {
-        let wake = {
+        let (job, token, wake) = {
             let mut q = lock(&self.queue);
             if q.closed {
                 return;
             }
-            q.jobs.push_back(job);
-            // A running job's token wakes the worker when it is released.
-            q.worker_parked && !q.running
+            if !q.running && q.jobs.is_empty() && job.is_cheap() {
+                (Some(job), Some(self.take_token(&mut q)), false)
+            } else {
+                q.jobs.push_back(job);
+                // A running job's token wakes the worker when it is released.
+                (None, None, q.worker_parked && !q.running)
+            }
         };
+        if let Some(job) = job {
+            self.execute(job);
+        }
+        drop(token);
         if wake {
             self.changed.notify_all();
+        }
+    }
+
+    /// Queues a job that the calling thread runs next through [`Timeline::help`]: the worker
+    /// is not woken when the token is free (the caller takes it); when another thread holds
+    /// the token, its release wakes the worker as for any job.
+    pub fn enqueue_for_helper(&self, job: Job) {
+        let mut q = lock(&self.queue);
+        if !q.closed {
+            q.jobs.push_back(job);
         }
     }
 

@@ -19,7 +19,6 @@ use super::logical::Broadcast;
 use super::unary::{map, map_float, with_int_type, IntElem, CHEAP_CHUNK, COSTLY_CHUNK};
 use super::{In, Kernel, Out};
 use half::f16;
-use rayon::prelude::*;
 use webnn_core::graph::{Attrs, Operation};
 use webnn_core::types::Scalar;
 use webnn_core::{DataType, Error, Graph, OpKind, Result};
@@ -530,7 +529,7 @@ fn softmax<T: Copy + Send + Sync>(
     // Blocks per parallel task: enough work per task to amortize the task.
     let per_task = (CHEAP_CHUNK / 4 / block.max(1)).max(1);
     if g.outer > per_task {
-        out.par_chunks_mut(block * per_task).zip(x.par_chunks(block * per_task)).try_for_each(|(o, xi)| blocks(o, xi))
+        crate::par::try_zip_chunks(out, block * per_task, x, block * per_task, |_, o, xi| blocks(o, xi))
     } else {
         blocks(out, x)
     }

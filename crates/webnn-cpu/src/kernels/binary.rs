@@ -7,7 +7,6 @@ use super::gemm_backend::simd;
 use super::util::broadcast_strides;
 use super::{In, Kernel, Out};
 use half::f16;
-use rayon::prelude::*;
 use webnn_core::graph::Operation;
 use webnn_core::{DataType, Graph, OpKind, Result};
 
@@ -244,7 +243,7 @@ fn binary_rows<T: Copy + Send + Sync>(a: &[T], b: &[T], out: &mut [T], plan: &Ro
         if out.len() <= TASK {
             piece(0, out);
         } else {
-            out.par_chunks_mut(TASK).enumerate().for_each(|(i, o)| piece(i * TASK, o));
+            crate::par::chunks(out, TASK, |i, o| piece(i * TASK, o));
         }
         return;
     }
@@ -259,7 +258,7 @@ fn binary_rows<T: Copy + Send + Sync>(a: &[T], b: &[T], out: &mut [T], plan: &Ro
     if plan.rows <= rows_per_task {
         task(0, out);
     } else {
-        out.par_chunks_mut(rows_per_task * len).enumerate().for_each(|(t, o)| task(t, o));
+        crate::par::chunks(out, rows_per_task * len, task);
     }
 }
 

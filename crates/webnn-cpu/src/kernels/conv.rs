@@ -17,7 +17,6 @@ use super::packed_gemm::{gemm, Lhs, PackedLhs, PackedRhs, PerTile, Rhs, TileOut}
 use super::winograd::{self, WinogradFilter};
 use super::{depthwise, depthwise_blocked, In, Kernel, Out};
 use half::f16;
-use rayon::prelude::*;
 use webnn_core::graph::{Attrs, Operation};
 use webnn_core::types::{Conv2dFilterOperandLayout, ConvTranspose2dFilterOperandLayout, InputOperandLayout};
 use webnn_core::{DataType, Error, Graph, Result};
@@ -306,12 +305,12 @@ fn fill_bias(g: &Geom, bias: Option<&[f32]>, out: &mut [f32]) {
     let plane = g.oh * g.ow;
     match bias {
         None => out.fill(0.0),
-        Some(b) if g.nhwc => out.par_chunks_mut(g.cout * g.ow.max(1)).for_each(|row| {
+        Some(b) if g.nhwc => crate::par::chunks(out, g.cout * g.ow.max(1), |_, row| {
             for px in row.chunks_exact_mut(g.cout) {
                 px.copy_from_slice(b);
             }
         }),
-        Some(b) => out.par_chunks_mut(plane).enumerate().for_each(|(i, p)| p.fill(b[i % g.cout])),
+        Some(b) => crate::par::chunks(out, plane, |i, p| p.fill(b[i % g.cout])),
     }
 }
 
@@ -374,7 +373,7 @@ fn im2col_row_nchw(g: &Geom, xg: &[f32], p0: usize, r: usize, dst: &mut [f32]) {
 /// one image) and output pixels `p0..p0 + pcount`: row (ci, kh, kw), column pixel.
 fn im2col_nchw(g: &Geom, xg: &[f32], p0: usize, pcount: usize, col: &mut [f32]) {
     if col.len() >= 1 << 15 {
-        col.par_chunks_mut(pcount).enumerate().for_each(|(r, dst)| simd(#[inline(always)] || im2col_row_nchw(g, xg, p0, r, dst)));
+        crate::par::chunks(col, pcount, |r, dst| simd(#[inline(always)] || im2col_row_nchw(g, xg, p0, r, dst)));
     } else {
         simd(
             #[inline(always)]
@@ -464,7 +463,10 @@ fn im2col_nhwc(g: &Geom, xn: &[f32], grp: usize, p0: usize, col: &mut [f32]) {
         }
     };
     if col.len() >= 1 << 15 {
-        col.par_chunks_mut(kdim).with_min_len(16).enumerate().for_each(|(p, dst)| fill(p, dst));
+        let _ = crate::par::try_chunks_min(col, kdim, 16, |p, dst| -> Result<(), ()> {
+            fill(p, dst);
+            Ok(())
+        });
     } else {
         col.chunks_mut(kdim).enumerate().for_each(|(p, dst)| fill(p, dst));
     }
@@ -600,7 +602,7 @@ impl Conv2dKernel {
                 // A Winograd block runs on one thread: with fewer blocks than threads, im2col
                 // on every thread is faster (SqueezeNet's 16->64 3x3 on 55x55, 2 threads:
                 // Winograd 0.26 ms, 1 thread 0.26 ms).
-                Some(f) if winograd::blocks(g) >= rayon::current_num_threads() || self.packed.is_none() => winograd::conv(g, x, f, bias, out, ep),
+                Some(f) if winograd::blocks(g) >= crate::par::threads() || self.packed.is_none() => winograd::conv(g, x, f, bias, out, ep),
                 Some(_) => conv_gemm(g, ConvPath::Im2col, self.tile, x, wts, self.packed.as_ref(), bias, &self.col_scratch, out, ep),
                 None => Err(Error::unknown("conv2d: the Winograd filter is missing")),
             },
@@ -822,10 +824,7 @@ pub fn conv_transpose(
                 sgemm(cog * kk, hw, cig, a, Mat::rows(xg, hw), c, hw, 1, 1.0, None, true);
             }
             let col = &col[..];
-            out[n * g.cout * opix..][..g.cout * opix]
-                .par_chunks_mut(opix)
-                .enumerate()
-                .for_each(|(co, plane)| simd(#[inline(always)] || col2im_plane(g, &col[co * kk * hw..][..kk * hw], &w_spans, plane)));
+            crate::par::chunks(&mut out[n * g.cout * opix..][..g.cout * opix], opix, |co, plane| simd(#[inline(always)] || col2im_plane(g, &col[co * kk * hw..][..kk * hw], &w_spans, plane)));
         } else {
             // col[pixel][grp][k][o]: row stride cout·kk.
             let xn = &x[n * hw * g.cin..][..hw * g.cin];
@@ -836,10 +835,7 @@ pub fn conv_transpose(
                 sgemm(hw, kk * cog, cig, a, b, &mut col[grp * kk * cog..], row, 1, 1.0, None, true);
             }
             let col = &col[..];
-            out[n * opix * g.cout..][..opix * g.cout]
-                .par_chunks_mut(g.ow * g.cout)
-                .enumerate()
-                .for_each(|(oh, orow)| simd(#[inline(always)] || col2im_row(g, col, &w_spans, oh, orow)));
+            crate::par::chunks(&mut out[n * opix * g.cout..][..opix * g.cout], g.ow * g.cout, |oh, orow| simd(#[inline(always)] || col2im_row(g, col, &w_spans, oh, orow)));
         }
     }
     Ok(())

@@ -7,7 +7,6 @@ use super::conv::{span, Geom};
 use super::depthwise_blocked;
 use super::epilogue::BoundEpilogue;
 use super::gemm_backend::{grow, simd};
-use rayon::prelude::*;
 
 /// Whether the nchw depthwise kernel's zero-padded (and, with a horizontal stride,
 /// phase-split) input plane stays near the size of the work: its length follows padding and
@@ -198,7 +197,7 @@ pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32], ep: &BoundEp
         let layout = PhaseLayout::of(g);
         // Small planes go several to a task (a task costs about a microsecond).
         let planes_per_task = ((1 << 14) / (g.oh * g.ow * kk).max(1)).max(1);
-        out.par_chunks_mut(g.oh * g.ow).with_min_len(planes_per_task).enumerate().try_for_each(|(p, o)| {
+        crate::par::try_chunks_min(out, g.oh * g.ow, planes_per_task, |p, o| {
             let ch = p % c;
             // The scratch is borrowed outside `simd`: `LocalKey::with` is not inlined, so code
             // inside its closure would not get the AVX2 features.
@@ -214,7 +213,7 @@ pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32], ep: &BoundEp
     } else {
         let spans: smallvec::SmallVec<[(usize, usize); 8]> =
             (0..g.kw).map(|k| span(g.ow, g.strides[1], k * g.dilations[1], g.padding[2], g.w)).collect();
-        out.par_chunks_mut(g.ow * c).enumerate().for_each(|(row, o)| {
+        crate::par::chunks(out, g.ow * c, |row, o| {
             let (n, oh) = (row / g.oh, row % g.oh);
             simd(#[inline(always)] || depthwise_row(g, &x[n * plane * c..][..plane * c], wts, &spans, oh, o));
             ep.apply(row * g.ow * c, o);

@@ -15,7 +15,6 @@
 use super::conv::Geom;
 use super::epilogue::BoundEpilogue;
 use super::gemm_backend::{grow, simd};
-use rayon::prelude::*;
 
 /// Channels per block: one AVX-512 vector of f32 (two AVX2 vectors).
 const LANES: usize = 16;
@@ -61,8 +60,8 @@ pub fn depthwise_blocked(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32], ep: 
         return Ok(());
     }
     let (rows, cols) = padded_extent(g);
-    out.par_chunks_mut(c * oplane).enumerate().try_for_each(|(n, image)| {
-        image.par_chunks_mut(LANES * oplane).enumerate().try_for_each(|(b, o)| {
+    crate::par::try_chunks(out, c * oplane, |n, image| {
+        crate::par::try_chunks(image, LANES * oplane, |b, o| {
             let c0 = b * LANES;
             let lanes = (c - c0).min(LANES);
             // The scratch is borrowed outside `simd` (`LocalKey::with` is not inlined, so the

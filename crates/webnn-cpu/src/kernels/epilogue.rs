@@ -10,7 +10,6 @@
 use super::activation::Activation;
 use super::packed_gemm::TileOut;
 use super::In;
-use rayon::prelude::*;
 use smallvec::SmallVec;
 
 /// An element-wise binary op absorbed into an epilogue (both orders are the same: f32 `+` and
@@ -139,7 +138,7 @@ impl BoundEpilogue<'_> {
         }
         let tile = &mut out[first..first + (rows - 1) * stride + cols];
         if rows * cols >= 1 << 15 {
-            tile.par_chunks_mut(stride).enumerate().for_each(|(r, row)| self.apply(first + r * stride, &mut row[..cols]));
+            crate::par::chunks(tile, stride, |r, row| self.apply(first + r * stride, &mut row[..cols]));
         } else {
             for (r, row) in tile.chunks_mut(stride).enumerate() {
                 self.apply(first + r * stride, &mut row[..cols]);
@@ -161,7 +160,7 @@ impl BoundEpilogue<'_> {
         if values.len() <= CHUNK {
             return self.apply(first, values);
         }
-        values.par_chunks_mut(CHUNK).enumerate().for_each(|(c, v)| self.apply(first + c * CHUNK, v));
+        crate::par::chunks(values, CHUNK, |c, v| self.apply(first + c * CHUNK, v));
     }
 }
 

@@ -73,12 +73,14 @@ pub fn sgemm(m: usize, n: usize, k: usize, a: Mat<'_>, b: Mat<'_>, c: &mut [f32]
     }
     assert!(extent(m, k, a.rs, a.cs) <= a.data.len(), "gemm lhs view out of bounds");
     assert!(extent(k, n, b.rs, b.cs) <= b.data.len(), "gemm rhs view out of bounds");
-    let parallelism = if parallel { gemm::Parallelism::Rayon(0) } else { gemm::Parallelism::None };
+    // Below 2^18 multiply-adds a split costs more than it saves (the packed GEMM's rule).
+    let threads = if parallel && m * n * k >= 1 << 18 { crate::par::threads() } else { 1 };
+    let parallelism = if threads > 1 { gemm::Parallelism::Rayon(threads) } else { gemm::Parallelism::None };
     // SAFETY: the asserts above check that every element addressed through the three views
     // lies inside its slice (strides fit in isize because the extents fit in slice lengths)
     // and that the destination view addresses each element once. `c` is borrowed mutably, so
     // it cannot alias `a` or `b`. `gemm` reads `c` only when `read_dst` is true.
-    unsafe {
+    let mut run = move || unsafe {
         gemm::gemm(
             m,
             n,
@@ -99,7 +101,13 @@ pub fn sgemm(m: usize, n: usize, k: usize, a: Mat<'_>, b: Mat<'_>, c: &mut [f32]
             false,
             false,
             parallelism,
-        );
+        )
+    };
+    // The gemm crate splits with rayon itself: its loops must run in the dispatch's pool.
+    if threads > 1 {
+        crate::par::in_pool(run)
+    } else {
+        run()
     }
 }
 

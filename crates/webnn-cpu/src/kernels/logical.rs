@@ -12,7 +12,6 @@ use super::unary::{map, CHEAP_CHUNK};
 use super::util::broadcast_strides;
 use super::{In, Kernel, Out};
 use half::f16;
-use rayon::prelude::*;
 use smallvec::SmallVec;
 use webnn_core::graph::Operation;
 use webnn_core::{DataType, Error, Graph, OpKind, Result};
@@ -64,7 +63,7 @@ impl<const K: usize> Broadcast<K> {
         if self.same_shape {
             let chunk = CHEAP_CHUNK;
             if out.len() > chunk {
-                out.par_chunks_mut(chunk).enumerate().for_each(|(c, o)| {
+                crate::par::chunks(out, chunk, |c, o| {
                     let base = c * chunk;
                     for (j, o) in o.iter_mut().enumerate() {
                         *o = f([base + j; K]);
@@ -79,7 +78,7 @@ impl<const K: usize> Broadcast<K> {
         }
         let chunk = CHEAP_CHUNK;
         if out.len() > chunk {
-            out.par_chunks_mut(chunk).enumerate().for_each(|(c, o)| self.walk(o, c * chunk, &f));
+            crate::par::chunks(out, chunk, |c, o| self.walk(o, c * chunk, &f));
         } else {
             self.walk(out, 0, &f);
         }

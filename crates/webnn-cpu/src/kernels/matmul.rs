@@ -10,7 +10,6 @@ use super::epilogue::{BoundEpilogue, Epilogue, TileBias};
 use super::packed_gemm::{gemm, Lhs, PackedRhs, PerTile, Rhs, TileOut};
 use super::{In, Kernel, Out};
 use half::f16;
-use rayon::prelude::*;
 use webnn_core::graph::{Attrs, Operation};
 use webnn_core::{DataType, Error, Graph, Result};
 
@@ -119,9 +118,10 @@ impl MatmulKernel {
             return gemm(batch * m, n, k, Lhs::Strided(Mat::rows(a, k)), rhs, out, n, true, &tile_epilogue(0));
         }
         let batches = self.batches.len();
-        let small = batches > 1 && m * n * k <= BATCH_PARALLEL_MAX && batches >= rayon::current_num_threads();
+        let small = batches > 1 && m * n * k <= BATCH_PARALLEL_MAX && batches >= crate::par::threads();
         if small {
-            out.par_chunks_mut(m * n).zip(self.batches.par_iter()).enumerate().try_for_each(|(t, (o, &(oa, ob)))| {
+            crate::par::try_chunks(out, m * n, |t, o| {
+                let (oa, ob) = self.batches[t];
                 gemm(m, n, k, Lhs::Strided(Mat::rows(&a[oa..], k)), Rhs::Strided(Mat::rows(&b[ob..], n)), o, n, false, &tile_epilogue(t))
             })
         } else {

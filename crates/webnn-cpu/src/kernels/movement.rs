@@ -138,7 +138,7 @@ impl ConcatKernel {
     fn go<T: bytemuck::Pod + Send + Sync>(&self, inputs: &[Option<In<'_>>], out: &mut [T]) {
         let ins: SmallVec<[&[T]; 8]> = inputs.iter().map(|i| i.map_or(&[][..], |i| i.slice::<T>())).collect();
         let outer = out.len() / self.row.max(1);
-        if outer < rayon::current_num_threads() * 2 && std::mem::size_of_val(out) >= PAR_MIN_BYTES {
+        if outer < crate::par::threads() * 2 && std::mem::size_of_val(out) >= PAR_MIN_BYTES {
             // Few long rows (e.g. concat along axis 0): split every run instead.
             for (g, row) in out.chunks_exact_mut(self.row).enumerate() {
                 let mut off = 0;
@@ -195,7 +195,7 @@ impl SplitKernel {
     fn go<T: bytemuck::Pod + Send + Sync>(&self, src: &[T], outputs: &mut [Out<'_>]) {
         let mut off = 0;
         let outer = src.len() / self.row.max(1);
-        if outer < rayon::current_num_threads() * 2 && std::mem::size_of_val(src) >= PAR_MIN_BYTES {
+        if outer < crate::par::threads() * 2 && std::mem::size_of_val(src) >= PAR_MIN_BYTES {
             // Few long rows (e.g. split along axis 0): split every run instead.
             for (out, &c) in outputs.iter_mut().zip(&self.chunks) {
                 for (g, dst) in out.slice_mut::<T>().chunks_exact_mut(c).enumerate() {

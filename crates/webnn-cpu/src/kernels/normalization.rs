@@ -11,7 +11,6 @@ use super::gemm_backend::{constant_f32, simd, FloatElem, Scratch};
 use super::util::strides;
 use super::{In, Kernel, Out};
 use half::f16;
-use rayon::prelude::*;
 use webnn_core::graph::{Attrs, Operation};
 use webnn_core::types::InputOperandLayout;
 use webnn_core::{DataType, Error, Graph, Result};
@@ -161,7 +160,7 @@ fn affine_block<T: FloatElem>(o: &mut [T], xs: &[T], coef: &[f32], channels: usi
 /// `out = (x − k0) · k1 + k2` per channel, `x` as [outer, channels, inner].
 fn affine<T: FloatElem>(x: &[T], coef: &[f32], channels: usize, inner: usize, out: &mut [T]) {
     let block = (channels * inner).max(1);
-    out.par_chunks_mut(block).zip(x.par_chunks(block)).for_each(|(o, xs)| simd(#[inline(always)] || affine_block(o, xs, coef, channels, inner)));
+    crate::par::zip_chunks(out, block, x, block, |_, o, xs| simd(#[inline(always)] || affine_block(o, xs, coef, channels, inner)));
 }
 
 impl Kernel for BatchNormKernel {
@@ -293,7 +292,7 @@ impl InstanceNormKernel {
     ) -> webnn_core::Result<()> {
         let (c, hw, eps) = (self.c, self.hw, self.epsilon);
         if !self.nhwc {
-            out.par_chunks_mut(hw.max(1)).zip(x.par_chunks(hw.max(1))).enumerate().for_each(|(p, (o, xs))| {
+            crate::par::zip_chunks(out, hw.max(1), x, hw.max(1), |p, o, xs| {
                 let ch = p % c;
                 let (s, b) = (scale.map_or(1.0, |s| s.get(ch) as f64), bias.map_or(0.0, |b| b.get(ch)));
                 simd(#[inline(always)] || normalize_slice(o, xs, s, b, eps))
@@ -302,16 +301,14 @@ impl InstanceNormKernel {
         }
         // Channels-last: statistics per (image, block of LANES channels), then one affine pass.
         let mut coef = self.coef.get(self.n * c * 3)?;
-        coef.par_chunks_mut(c * 3).enumerate().for_each(|(n, kn)| {
+        crate::par::chunks(&mut coef, c * 3, |n, kn| {
             let xn = &x[n * hw * c..][..hw * c];
-            kn.par_chunks_mut(LANES * 3)
-                .enumerate()
-                .for_each(|(blk, k)| simd(#[inline(always)] || channel_stats(xn, c, blk * LANES, eps, scale, bias, k)));
+            crate::par::chunks(kn, LANES * 3, |blk, k| simd(#[inline(always)] || channel_stats(xn, c, blk * LANES, eps, scale, bias, k)));
         });
         let coef = &coef[..];
-        out.par_chunks_mut((hw * c).max(1)).zip(x.par_chunks((hw * c).max(1))).enumerate().for_each(|(n, (o, xs))| {
+        crate::par::zip_chunks(out, (hw * c).max(1), x, (hw * c).max(1), |n, o, xs| {
             let kn = &coef[n * c * 3..][..c * 3];
-            o.par_chunks_mut(c * 256).zip(xs.par_chunks(c * 256)).for_each(|(o, xs)| simd(#[inline(always)] || apply_pixels(o, xs, kn, c)));
+            crate::par::zip_chunks(o, c * 256, xs, c * 256, |_, o, xs| simd(#[inline(always)] || apply_pixels(o, xs, kn, c)));
         });
         Ok(())
     }
@@ -469,7 +466,7 @@ impl LayerNormKernel {
     fn compute<T: FloatElem>(&self, x: &[T], scale: Option<Values<'_>>, bias: Option<Values<'_>>, out: &mut [T]) {
         let r = self.red_len;
         if self.trailing {
-            out.par_chunks_mut(r).zip(x.par_chunks(r)).for_each(|(o, xs)| {
+            crate::par::zip_chunks(out, r, x, r, |_, o, xs| {
                 if self.identity {
                     simd(#[inline(always)] || self.row_identity(o, xs, scale, bias))
                 } else {

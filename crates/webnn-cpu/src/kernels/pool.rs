@@ -12,7 +12,6 @@ use super::conv::span;
 use super::gemm_backend::{simd, FloatElem};
 use super::{In, Kernel, Out};
 use half::f16;
-use rayon::prelude::*;
 use webnn_core::graph::{Attrs, Operation};
 use webnn_core::types::InputOperandLayout;
 use webnn_core::{DataType, Error, Graph, OpKind, Result};
@@ -320,7 +319,7 @@ pub fn pool<T: Copy + Send + Sync, R: Reducer<T>>(g: &PoolGeom, x: &[T], out: &m
     let global = g.oh == 1 && g.ow == 1 && g.rows[0] == (0, g.h) && g.cols[0] == (0, g.w) && g.dilations == [1, 1];
     if global && !g.nhwc && g.window == [g.h, g.w] {
         let per_task = (4096 / plane.max(1)).max(1);
-        out.par_chunks_mut(per_task).enumerate().for_each(|(t, o)| {
+        crate::par::chunks(out, per_task, |t, o| {
             simd(
                 #[inline(always)]
                 || {
@@ -338,7 +337,7 @@ pub fn pool<T: Copy + Send + Sync, R: Reducer<T>>(g: &PoolGeom, x: &[T], out: &m
         // Several small planes per task, so per-task overhead stays small.
         let oplane = g.oh * g.ow;
         let per_task = (4096 / plane.max(1)).max(1);
-        out.par_chunks_mut(oplane * per_task).enumerate().for_each_init(bufs, |bufs: &mut (Vec<R::Acc>, Vec<R::Acc>), (t, o)| {
+        crate::par::chunks_init(out, oplane * per_task, bufs, |bufs: &mut (Vec<R::Acc>, Vec<R::Acc>), t, o| {
             simd(
                 #[inline(always)]
                 || {
@@ -351,7 +350,7 @@ pub fn pool<T: Copy + Send + Sync, R: Reducer<T>>(g: &PoolGeom, x: &[T], out: &m
         });
     } else {
         let c = g.c;
-        out.par_chunks_mut(g.ow * c).enumerate().for_each(|(r, o)| {
+        crate::par::chunks(out, g.ow * c, |r, o| {
             let (n, oh) = (r / g.oh, r % g.oh);
             simd(#[inline(always)] || pool_row_nhwc::<T, R>(g, &x[n * plane * c..][..plane * c], oh, o))
         });

@@ -476,7 +476,7 @@ impl RecurrentKernel {
             let (p0, p1) = (&packed[..pk], &packed[pk..2 * pk]);
             let a1 = &mut a1[..st];
             if work >= PAR_THRESHOLD {
-                rayon::join(|| self.run_direction(0, x, p0, h0, c0, a0), || self.run_direction(1, x, p1, h0, c0, a1));
+                crate::par::join(|| self.run_direction(0, x, p0, h0, c0, a0), || self.run_direction(1, x, p1, h0, c0, a1));
             } else {
                 self.run_direction(0, x, p0, h0, c0, a0);
                 self.run_direction(1, x, p1, h0, c0, a1);

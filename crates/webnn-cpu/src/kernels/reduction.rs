@@ -22,7 +22,6 @@
 use super::unary::{with_int_type, IntElem, CHEAP_CHUNK};
 use super::{In, Kernel, Out};
 use half::f16;
-use rayon::prelude::*;
 use smallvec::SmallVec;
 use webnn_core::graph::{Attrs, Operation};
 use webnn_core::{DataType, Error, Graph, OpKind, Result};
@@ -366,7 +365,7 @@ pub fn reduce<T: Copy + Send + Sync, R: Reducer<T>>(g: &ReduceGeom, x: &[T], out
         ReduceGeom::Oni { outer, n, inner: 1 } => {
             if outer == 1 && n > 2 * CHEAP_CHUNK {
                 // One long row: partial folds in parallel, merged in a fixed order.
-                let parts: Vec<R::Acc> = x.par_chunks(CHEAP_CHUNK).map(fold_row::<T, R>).collect();
+                let parts: Vec<R::Acc> = crate::par::map_chunks(x, CHEAP_CHUNK, fold_row::<T, R>);
                 let acc = parts.into_iter().fold(R::init(), R::combine);
                 out[0] = R::finish(acc, count);
                 return;
@@ -378,7 +377,7 @@ pub fn reduce<T: Copy + Send + Sync, R: Reducer<T>>(g: &ReduceGeom, x: &[T], out
                 }
             };
             if outer > rows {
-                out.par_chunks_mut(rows).zip(x.par_chunks(rows * n)).for_each(body);
+                crate::par::zip_chunks(out, rows, x, rows * n, |_, o, xs| body((o, xs)));
             } else {
                 body((out, x));
             }
@@ -387,9 +386,7 @@ pub fn reduce<T: Copy + Send + Sync, R: Reducer<T>>(g: &ReduceGeom, x: &[T], out
             let block = n * inner;
             let per_outer = |(o, xb): (&mut [T], &[T])| {
                 if block > CHEAP_CHUNK && inner > COLS {
-                    o.par_chunks_mut(COLS)
-                        .enumerate()
-                        .for_each(|(b, oc)| reduce_block_cols::<T, R>(xb, n, inner, oc, b * COLS, count));
+                    crate::par::chunks(o, COLS, |b, oc| reduce_block_cols::<T, R>(xb, n, inner, oc, b * COLS, count));
                 } else {
                     for (b, oc) in o.chunks_mut(COLS).enumerate() {
                         reduce_block_cols::<T, R>(xb, n, inner, oc, b * COLS, count);
@@ -397,7 +394,7 @@ pub fn reduce<T: Copy + Send + Sync, R: Reducer<T>>(g: &ReduceGeom, x: &[T], out
                 }
             };
             if out.len() > CHEAP_CHUNK / 8 || x.len() > CHEAP_CHUNK {
-                out.par_chunks_mut(inner).zip(x.par_chunks(block)).for_each(per_outer);
+                crate::par::zip_chunks(out, inner, x, block, |_, o, xs| per_outer((o, xs)));
             } else {
                 out.chunks_mut(inner).zip(x.chunks(block)).for_each(per_outer);
             }
@@ -437,7 +434,7 @@ pub fn reduce<T: Copy + Send + Sync, R: Reducer<T>>(g: &ReduceGeom, x: &[T], out
                 }
             };
             if x.len() > CHEAP_CHUNK {
-                out.par_iter_mut().enumerate().for_each(|(i, o)| *o = one(i));
+                crate::par::chunks(out, 1, |i, o| o[0] = one(i));
             } else {
                 for (i, o) in out.iter_mut().enumerate() {
                     *o = one(i);
@@ -581,7 +578,7 @@ pub fn arg_min_max<T: PartialOrd + Copy + Send + Sync, I: Copy + Send + Sync, co
     };
     let _ = outer;
     if x.len() > CHEAP_CHUNK {
-        out.par_chunks_mut(inner).zip(x.par_chunks(n * inner)).for_each(block);
+        crate::par::zip_chunks(out, inner, x, n * inner, |_, o, xs| block((o, xs)));
     } else {
         out.chunks_mut(inner).zip(x.chunks(n * inner)).for_each(block);
     }
@@ -658,7 +655,7 @@ pub fn cumulative_sum<T: Copy + Send + Sync, R: Reducer<T>>(
     };
     let block_len = n * inner;
     if x.len() > CHEAP_CHUNK {
-        out.par_chunks_mut(block_len).zip(x.par_chunks(block_len)).for_each(block);
+        crate::par::zip_chunks(out, block_len, x, block_len, |_, o, xs| block((o, xs)));
     } else {
         out.chunks_mut(block_len).zip(x.chunks(block_len)).for_each(block);
     }

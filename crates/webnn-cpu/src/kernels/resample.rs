@@ -14,7 +14,6 @@ use super::gemm_backend::simd;
 use super::util::strides;
 use super::{In, Kernel, Out};
 use half::f16;
-use rayon::prelude::*;
 use webnn_core::graph::{Attrs, Operation};
 use webnn_core::types::InterpolationMode;
 use webnn_core::{DataType, Error, Graph, Result};
@@ -170,7 +169,7 @@ impl ResampleKernel {
 
     fn nearest<T: Copy + Send + Sync>(&self, x: &[T], out: &mut [T]) {
         let d3 = self.out_shape[3];
-        out.par_chunks_mut(d3.max(1)).enumerate().for_each(|(r, row)| simd(#[inline(always)] || self.nearest_row(x, r, row)));
+        crate::par::chunks(out, d3.max(1), |r, row| simd(#[inline(always)] || self.nearest_row(x, r, row)));
     }
 
     /// Output row `r` of bilinear resampling.
@@ -226,7 +225,7 @@ impl ResampleKernel {
 
     fn linear<T: Interp>(&self, x: &[T], out: &mut [T]) {
         let d3 = self.out_shape[3];
-        out.par_chunks_mut(d3.max(1)).enumerate().for_each(|(r, row)| simd(#[inline(always)] || self.linear_row(x, r, row)));
+        crate::par::chunks(out, d3.max(1), |r, row| simd(#[inline(always)] || self.linear_row(x, r, row)));
     }
 }
 

@@ -6,7 +6,6 @@
 use super::gather::{resolve, IndexValue};
 use super::strided::par_memcpy;
 use super::{In, Kernel, Out};
-use rayon::prelude::*;
 use webnn_core::graph::{Attrs, Operation};
 use webnn_core::{DataType, Error, Graph, OpKind, Result};
 
@@ -91,7 +90,7 @@ impl ScatterKernel {
                     }
                 };
                 if std::mem::size_of_val(out) >= super::strided::PAR_MIN_BYTES && out.len() > block {
-                    out.par_chunks_mut(block).enumerate().for_each(|(o, dst)| work(o, dst));
+                    crate::par::chunks(out, block, work);
                 } else {
                     for (o, dst) in out.chunks_exact_mut(block).enumerate() {
                         work(o, dst);

@@ -12,7 +12,6 @@
 //! has input stride 1) is copied in cache blocks. Big copies are split over the thread pool
 //! along the outermost dimension.
 
-use rayon::prelude::*;
 use webnn_core::types::MAX_RANK;
 
 /// The most dimensions a view can have (tile doubles the rank).
@@ -128,13 +127,13 @@ pub fn par_rows<T: Send>(out: &mut [T], row_len: usize, f: impl Fn(usize, &mut [
     let row_len = row_len.max(1);
     let rows = out.len() / row_len;
     let bytes = std::mem::size_of_val(out);
-    let threads = rayon::current_num_threads();
+    let threads = crate::par::threads();
     if bytes < PAR_MIN_BYTES || threads <= 1 || rows <= 1 {
         f(0, out);
         return;
     }
     let per = rows.div_ceil(threads * 4).max(1);
-    out.par_chunks_mut(per * row_len).enumerate().for_each(|(c, chunk)| f(c * per, chunk));
+    crate::par::chunks(out, per * row_len, |c, chunk| f(c * per, chunk));
 }
 
 /// `dst.copy_from_slice(src)`, split over the thread pool when big.
@@ -149,7 +148,7 @@ pub fn par_memcpy<T: Copy + Send + Sync>(dst: &mut [T], src: &[T]) {
 
 /// Parallel copy: splits along dimension 0 (or recurses into it when it is short).
 fn par_copy<T: Elem>(out: &mut [T], inp: &[T], shape: &[usize], st: &[isize], base: isize) {
-    let threads = rayon::current_num_threads();
+    let threads = crate::par::threads();
     if shape.is_empty() || std::mem::size_of_val(out) < PAR_MIN_BYTES || threads <= 1 {
         copy_serial(out, inp, shape, st, base);
         return;
@@ -164,15 +163,13 @@ fn par_copy<T: Elem>(out: &mut [T], inp: &[T], shape: &[usize], st: &[isize], ba
         }
         let mut sub = [0usize; MAX_DIMS];
         sub[..shape.len()].copy_from_slice(shape);
-        out.par_chunks_mut(per * inner).enumerate().for_each(|(c, o)| {
+        crate::par::chunks(out, per * inner, |c, o| {
             let mut sub = sub;
             sub[0] = o.len() / inner;
             copy_serial(o, inp, &sub[..shape.len()], st, base + (c * per) as isize * st[0]);
         });
     } else {
-        out.par_chunks_mut(inner)
-            .enumerate()
-            .for_each(|(i, o)| par_copy(o, inp, &shape[1..], &st[1..], base + i as isize * st[0]));
+        crate::par::chunks(out, inner, |i, o| par_copy(o, inp, &shape[1..], &st[1..], base + i as isize * st[0]));
     }
 }
 

@@ -9,7 +9,6 @@
 use super::fast_math::{erf_f32, exp_f32};
 use super::{In, Kernel, Out};
 use half::f16;
-use rayon::prelude::*;
 use webnn_core::graph::Operation;
 use webnn_core::{DataType, Error, Graph, OpKind, Result};
 
@@ -27,7 +26,7 @@ where
     F: Fn(T) -> U + Sync + Send,
 {
     if out.len() > chunk {
-        out.par_chunks_mut(chunk).zip(inp.par_chunks(chunk)).for_each(|(o, i)| map_chunk(i, o, &f));
+        crate::par::zip_chunks(out, chunk, inp, chunk, |_, o, i| map_chunk(i, o, &f));
     } else {
         map_chunk(inp, out, &f);
     }

@@ -28,7 +28,6 @@ use super::conv::Geom;
 use super::epilogue::BoundEpilogue;
 use super::gemm_backend::{grow, simd, try_zeroed, Mat};
 use super::packed_gemm::{gemm, no_epilogue, Lhs, PackedLhs, Rhs};
-use rayon::prelude::*;
 use std::ops::{Add, Mul, Sub};
 use webnn_core::{Error, Result};
 
@@ -282,6 +281,7 @@ pub fn blocks(g: &Geom) -> usize {
 
 /// One block's share of the output: image `n`, tile rows `ty0..ty1`, and for each output
 /// channel its output rows `4·ty0 .. min(4·ty1, oh)` (contiguous in nchw).
+#[derive(Default)]
 struct Job<'a> {
     n: usize,
     ty0: usize,
@@ -320,7 +320,7 @@ pub fn conv(g: &Geom, x: &[f32], filter: &WinogradFilter, bias: Option<&[f32]>, 
             }
         }
     }
-    let inner_parallel = jobs.len() < rayon::current_num_threads();
+    let inner_parallel = jobs.len() < crate::par::threads();
     let run = |job: Job<'_>| -> Result<()> {
         WINOGRAD_SCRATCH.with(|cell| {
             let scratch = &mut *cell.borrow_mut();
@@ -328,11 +328,7 @@ pub fn conv(g: &Geom, x: &[f32], filter: &WinogradFilter, bias: Option<&[f32]>, 
             block(g, &tiling, x, filter, bias, job, scratch, inner_parallel, ep)
         })
     };
-    if jobs.len() == 1 {
-        jobs.into_iter().try_for_each(run)
-    } else {
-        jobs.into_par_iter().try_for_each(run)
-    }
+    crate::par::try_chunks(&mut jobs, 1, |_, job| run(std::mem::take(&mut job[0])))
 }
 
 /// Computes one block: input transform, 36 GEMMs, output transform, bias and epilogue.

@@ -328,15 +328,14 @@ where
         return Ok(());
     }
     let job = Job { kernel, k, a, b, c: OutPtr { ptr: c.as_mut_ptr(), rs: c_rs }, epilogue, blocking: blocking.unwrap_or_else(|| kernel.blocking(m, n, k)) };
-    let threads = if parallel { rayon::current_num_threads() } else { 1 };
+    let threads = if parallel { crate::par::threads() } else { 1 };
     let a_packs = matches!(a, Lhs::Strided(_)) && !kernel.a_in_place;
     let b_packs = matches!(b, Rhs::Strided(v) if v.cs != 1);
     let split = Split::choose(kernel, (m, n, k), (a_packs, b_packs), threads);
     if split.parts <= 1 {
         return job.run(0..m, 0..n);
     }
-    use rayon::prelude::*;
-    (0..split.parts).into_par_iter().try_for_each(|t| {
+    crate::par::try_range(split.parts, |t| {
         let (rows, cols) = split.part(t, m, n);
         job.run(rows, cols)
     })

@@ -5,7 +5,6 @@
 //! Summation order of one dot product depends only on `k` (never on how rows are grouped or
 //! split between threads): sequential for `k < 16`, eight interleaved partial sums otherwise.
 
-use rayon::prelude::*;
 
 /// Multiply-adds above which a product is split across the thread pool.
 pub const PAR_THRESHOLD: usize = 1 << 17;
@@ -212,21 +211,21 @@ pub fn project(x: &[f32], m: usize, k: usize, w: &[f32], n: usize, bias: &[f32],
         grid_best(w, n, &x[row0 * k..(row0 + rows) * k], rows, k, |j, r, v| chunk[r * n + j] = v + bias[j]);
     };
     let out = &mut out[..m * n];
-    let threads = rayon::current_num_threads().max(1);
+    let threads = crate::par::threads().max(1);
     if m * n * k.max(1) < PAR_THRESHOLD || threads == 1 {
         for (i, chunk) in out.chunks_mut(RB * n).enumerate() {
             block(i * RB, chunk);
         }
     } else if m == 1 {
         let per = n.div_ceil(threads * 2).max(8);
-        out.par_chunks_mut(per).enumerate().for_each(|(i, chunk)| {
+        crate::par::chunks(out, per, |i, chunk| {
             let j0 = i * per;
             let cols = chunk.len();
             grid_best(&w[j0 * k..(j0 + cols) * k], cols, x, 1, k, |j, _, v| chunk[j] = v + bias[j0 + j]);
         });
     } else {
         let rows_per = m.div_ceil(threads * 4).clamp(2, 64);
-        out.par_chunks_mut(rows_per * n).enumerate().for_each(|(i, chunk)| {
+        crate::par::chunks(out, rows_per * n, |i, chunk| {
             for (q, sub) in chunk.chunks_mut(RB * n).enumerate() {
                 block(i * rows_per + q * RB, sub);
             }
@@ -245,13 +244,13 @@ pub fn gate_products(w: &[f32], n: usize, k: usize, h: &[f32], batch: usize, out
         let count = chunk.len() / batch;
         grid_best(&w[j0 * k..(j0 + count) * k], count, h, batch, k, |j, b, v| chunk[j * batch + b] = v);
     };
-    let threads = rayon::current_num_threads().max(1);
+    let threads = crate::par::threads().max(1);
     if n * batch * k.max(1) < PAR_THRESHOLD || threads == 1 {
         rows(0, out);
         return;
     }
     let per = n.div_ceil(threads * 2).max(8);
-    out.par_chunks_mut(per * batch).enumerate().for_each(|(i, chunk)| rows(i * per, chunk));
+    crate::par::chunks(out, per * batch, |i, chunk| rows(i * per, chunk));
 }
 
 #[cfg(test)]
