@@ -296,17 +296,26 @@ impl CompiledGraph for CompiledPlan {
         };
         // On this thread until a step's loops want the pool's threads, then the rest in it.
         let steps = &plan.steps[..];
-        let mut next = self.first_in_pool.load(Ordering::Relaxed).min(steps.len());
+        let learned = self.first_in_pool.load(Ordering::Relaxed);
+        let mut next = 0;
         {
             let caller = crate::par::on_caller(&self.pool);
-            run(&steps[..next], &mut times)?;
-            while next < steps.len() && self.first_in_pool.load(Ordering::Relaxed) == usize::MAX {
-                // The first dispatch: find the first step that enters the pool.
-                run(&steps[next..next + 1], &mut times)?;
-                next += 1;
-                if caller.wanted_pool() {
-                    self.first_in_pool.store(next - 1, Ordering::Relaxed);
+            if learned != usize::MAX {
+                next = learned.min(steps.len());
+                run(&steps[..next], &mut times)?;
+            } else {
+                // The first dispatch: find the first step that enters the pool (none: every
+                // step runs here from now on).
+                let mut first = steps.len();
+                while next < steps.len() {
+                    run(&steps[next..next + 1], &mut times)?;
+                    next += 1;
+                    if caller.wanted_pool() {
+                        first = next - 1;
+                        break;
+                    }
                 }
+                self.first_in_pool.store(first, Ordering::Relaxed);
             }
         }
         if next < steps.len() {
@@ -337,5 +346,62 @@ impl CompiledGraph for CompiledPlan {
 
     fn runs_inline(&self) -> bool {
         self.plan.touched_bytes <= INLINE_MAX_BYTES
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::test_util::*;
+
+    /// relu on a small input, then an add on a large one (its loop splits), then a small neg.
+    fn small_large_small() -> Graph {
+        let mut b = builder();
+        let x = b.input("x", &f32_desc(&[8])).unwrap();
+        let big = b.input("big", &f32_desc(&[1 << 20])).unwrap();
+        let r = b.relu(&x, &opts()).unwrap();
+        let s = b.add(&big, &big, &opts()).unwrap();
+        let n = b.neg(&r, &opts()).unwrap();
+        b.build(&[("n", &n), ("s", &s)]).unwrap()
+    }
+
+    fn dispatch(plan: &CompiledPlan, graph: &Graph) -> Vec<Vec<f32>> {
+        let x = f32_bytes(&[-1., 2., -3., 4., -5., 6., -7., 8.]);
+        let big = f32_bytes(&(0..1 << 20).map(|i| i as f32).collect::<Vec<_>>());
+        let inputs: Vec<&[u8]> = graph.inputs.iter().map(|(name, _)| if name == "x" { &x[..] } else { &big[..] }).collect();
+        let mut outs: Vec<Vec<u8>> = graph.outputs.iter().map(|(_, id)| vec![0u8; graph.descriptor(*id).byte_length() as usize]).collect();
+        let mut slices: Vec<&mut [u8]> = outs.iter_mut().map(|o| o.as_mut_slice()).collect();
+        plan.execute(&inputs, &mut slices).unwrap();
+        outs.iter().map(|o| f32_values(o)).collect()
+    }
+
+    #[test]
+    fn steps_run_on_the_caller_until_one_wants_the_pool() {
+        let graph = small_large_small();
+        for threads in [1, 2] {
+            let plan = CompiledPlan::new(Plan::compile(&graph).unwrap(), Arc::new(crate::pool::build_pool(Some(threads)).unwrap()));
+            assert!(!plan.runs_inline(), "8 MiB of operands");
+            let big_step = plan.plan.steps.iter().position(|s| s.name.0 == "add").unwrap();
+            for _ in 0..3 {
+                let outs = dispatch(&plan, &graph);
+                let n = &outs[graph.outputs.iter().position(|(name, _)| name == "n").unwrap()];
+                let s = &outs[graph.outputs.iter().position(|(name, _)| name == "s").unwrap()];
+                assert_eq!(n, &[-0., -2., -0., -4., -0., -6., -0., -8.]);
+                assert!(s.iter().enumerate().all(|(i, &v)| v == 2.0 * i as f32));
+                // Learned at the first dispatch: the add's loop splits on two threads; on one,
+                // every step stays on the calling thread.
+                let first = plan.first_in_pool.load(Ordering::Relaxed);
+                assert_eq!(first, if threads == 1 { plan.plan.steps.len() } else { big_step }, "{threads} threads");
+            }
+        }
+    }
+
+    #[test]
+    fn small_plans_run_inline() {
+        let mut b = builder();
+        let x = b.input("x", &f32_desc(&[1, 4])).unwrap();
+        let y = b.add(&x, &x, &opts()).unwrap();
+        let plan = CompiledPlan::new(Plan::compile(&b.build(&[("y", &y)]).unwrap()).unwrap(), Arc::new(crate::pool::build_pool(Some(2)).unwrap()));
+        assert!(plan.runs_inline());
     }
 }
