@@ -59,6 +59,22 @@ pub fn threads() -> usize {
         .unwrap_or_else(rayon::current_num_threads)
 }
 
+/// Multiply-adds below which a GEMM on the dispatching thread stays there rather than waking
+/// the pool (about 8 µs of one core: a wake-up costs 5–45 µs on a busy virtual machine; once
+/// in the pool, smaller splits pay, see `packed_gemm::split`).
+const ENTER_POOL_MIN_MACS: usize = 1 << 21;
+
+/// [`threads`] for a GEMM of `macs` multiply-adds: 1 on the dispatching thread when it is too
+/// small to be worth waking the pool for.
+pub fn threads_for_macs(macs: usize) -> usize {
+    let on_caller = CALLER_POOL.with(|p| p.borrow().is_some());
+    if on_caller && macs < ENTER_POOL_MIN_MACS {
+        1
+    } else {
+        threads()
+    }
+}
+
 /// Runs `f` where rayon's parallel loops use the dispatch's pool: in it when called from the
 /// dispatching thread (noted for [`CallerRun::wanted_pool`]), as is otherwise. For code that
 /// calls rayon itself (the `gemm` crate).
@@ -198,6 +214,18 @@ mod tests {
             // Without the guard and outside any pool: rayon's own count.
             assert_eq!(threads(), rayon::current_num_threads());
         }
+    }
+
+    #[test]
+    fn small_gemms_do_not_wake_the_pool_from_the_caller() {
+        let p = pool(3);
+        {
+            let _run = on_caller(&p);
+            assert_eq!(threads_for_macs(ENTER_POOL_MIN_MACS - 1), 1);
+            assert_eq!(threads_for_macs(ENTER_POOL_MIN_MACS), 3);
+        }
+        // Inside the pool the split is the GEMM's own decision.
+        assert_eq!(p.install(|| threads_for_macs(1000)), 3);
     }
 
     #[test]

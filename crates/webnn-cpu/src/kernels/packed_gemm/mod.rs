@@ -328,7 +328,7 @@ where
         return Ok(());
     }
     let job = Job { kernel, k, a, b, c: OutPtr { ptr: c.as_mut_ptr(), rs: c_rs }, epilogue, blocking: blocking.unwrap_or_else(|| kernel.blocking(m, n, k)) };
-    let threads = if parallel { crate::par::threads() } else { 1 };
+    let threads = if parallel { crate::par::threads_for_macs(m.saturating_mul(n).saturating_mul(k)) } else { 1 };
     let a_packs = matches!(a, Lhs::Strided(_)) && !kernel.a_in_place;
     let b_packs = matches!(b, Rhs::Strided(v) if v.cs != 1);
     let split = Split::choose(kernel, (m, n, k), (a_packs, b_packs), threads);
