@@ -269,13 +269,9 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
         .filter(|_| path == ConvPath::Im2col && data_type == DataType::Float32 && winograd::applies(&g) && winograd::pays(&g))
         .and_then(|w| WinogradFilter::new(&g, w));
     let path = if winograd.is_some() { ConvPath::Winograd } else { path };
-    // A Winograd conv with fewer blocks than the machine has cores keeps the GEMM filter too:
-    // a dispatch on more threads than blocks runs im2col instead (see `compute`).
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let im2col_too = path == ConvPath::Winograd && winograd::blocks(&g) < cores;
     let packed = weights
         .as_ref()
-        .filter(|_| !matches!(path, ConvPath::Depthwise | ConvPath::Winograd) || im2col_too)
+        .filter(|_| !matches!(path, ConvPath::Depthwise | ConvPath::Winograd))
         .and_then(|w| PackedFilter::new(&g, w));
     // Packed for the GEMM, the filter is not needed in the other layout too: an empty vector
     // still marks it as constant (so `run` does not repack the operand).
@@ -599,11 +595,7 @@ impl Conv2dKernel {
                 depthwise::depthwise(g, x, wts, out, ep)
             }
             ConvPath::Winograd => match &self.winograd {
-                // A Winograd block runs on one thread: with fewer blocks than threads, im2col
-                // on every thread is faster (SqueezeNet's 16->64 3x3 on 55x55, 2 threads:
-                // Winograd 0.26 ms, 1 thread 0.26 ms).
-                Some(f) if winograd::blocks(g) >= crate::par::threads() || self.packed.is_none() => winograd::conv(g, x, f, bias, out, ep),
-                Some(_) => conv_gemm(g, ConvPath::Im2col, self.tile, x, wts, self.packed.as_ref(), bias, &self.col_scratch, out, ep),
+                Some(f) => winograd::conv(g, x, f, bias, out, ep),
                 None => Err(Error::unknown("conv2d: the Winograd filter is missing")),
             },
             _ => {

@@ -262,9 +262,13 @@ impl Tiling {
     fn scratch_len(&self, g: &Geom) -> Option<usize> {
         let t = self.block_tiles();
         let vm = POINTS.checked_mul(g.cin.checked_add(g.cout)?)?.checked_mul(t)?;
-        let patches = POINTS.checked_mul(t.checked_add(L)?)?;
-        let stage = (TILE * self.block_rows + 2).checked_mul(4 * self.pitch)?;
-        vm.checked_add(L)?.checked_add(patches)?.checked_add(stage)?.checked_add(4 * self.pitch)
+        vm.checked_add(L)?.checked_add(self.transform_len(t))
+    }
+
+    /// Elements of one transform's scratch for a block of `t` tiles: the patch (or output)
+    /// staging, a padded row and the staged input rows.
+    fn transform_len(&self, t: usize) -> usize {
+        POINTS * (t + L) + 4 * self.pitch + (TILE * self.block_rows + 2) * 4 * self.pitch
     }
 }
 
@@ -332,28 +336,41 @@ pub fn conv(g: &Geom, x: &[f32], filter: &WinogradFilter, bias: Option<&[f32]>, 
 }
 
 /// Computes one block: input transform, 36 GEMMs, output transform, bias and epilogue.
+/// `parallel` (a block with the pool to itself): the transforms are split across threads by
+/// channel and the 36 GEMMs by product, each on one thread; every value is computed as on
+/// one thread, so results do not depend on it.
 #[allow(clippy::too_many_arguments)]
-fn block(g: &Geom, tiling: &Tiling, x: &[f32], filter: &WinogradFilter, bias: Option<&[f32]>, job: Job<'_>, scratch: &mut [f32], parallel: bool, ep: &BoundEpilogue<'_>) -> Result<()> {
+fn block(g: &Geom, tiling: &Tiling, x: &[f32], filter: &WinogradFilter, bias: Option<&[f32]>, mut job: Job<'_>, scratch: &mut [f32], parallel: bool, ep: &BoundEpilogue<'_>) -> Result<()> {
     let t = (job.ty1 - job.ty0) * tiling.cols;
     let (v, rest) = scratch.split_at_mut(POINTS * g.cin * t);
-    let (m, rest) = rest.split_at_mut(POINTS * g.cout * t + L);
-    let (patches, rest) = rest.split_at_mut(POINTS * (t + L));
-    let (row_buf, stage) = rest.split_at_mut(4 * tiling.pitch);
+    let (m, work) = rest.split_at_mut(POINTS * g.cout * t + L);
     let xn = &x[job.n * g.cin * g.h * g.w..][..g.cin * g.h * g.w];
-    simd(
-        #[inline(always)]
-        || input_transform(g, tiling, xn, job.ty0, job.ty1, v, patches, row_buf, stage),
-    );
-    for (xi, u) in filter.u.iter().enumerate() {
-        let vm = Mat::rows(&v[xi * g.cin * t..][..g.cin * t], t);
-        gemm(g.cout, t, g.cin, Lhs::Packed(u), Rhs::Strided(vm), &mut m[xi * g.cout * t..][..g.cout * t], t, parallel, &no_epilogue)?;
-    }
-    let m = &*m;
-    let plane = g.oh * g.ow;
-    for (o, seg) in job.out.into_iter().enumerate() {
+    let hw = g.h * g.w;
+    // V[c][ξ][t]: one contiguous run per input channel.
+    each(parallel, v, POINTS * t, work, tiling.transform_len(t), |c, vc, work| {
+        let (patches, rest) = work.split_at_mut(POINTS * (t + L));
+        let (row_buf, stage) = rest.split_at_mut(4 * tiling.pitch);
         simd(
             #[inline(always)]
-            || output_transform(g, tiling, m, o, t, job.ty0, job.ty1, patches, row_buf, seg),
+            || input_transform(g, tiling, &xn[c * hw..][..hw], job.ty0, job.ty1, vc, patches, row_buf, stage),
+        );
+        Ok(())
+    })?;
+    let v = &*v;
+    each(parallel, &mut m[..POINTS * g.cout * t], g.cout * t, &mut [], 0, |xi, mx, _| {
+        let vx = Mat { data: &v[xi * t..], rs: POINTS * t, cs: 1 };
+        gemm(g.cout, t, g.cin, Lhs::Packed(&filter.u[xi]), Rhs::Strided(vx), mx, t, false, &no_epilogue)
+    })?;
+    let m = &*m;
+    let plane = g.oh * g.ow;
+    let (ty0, ty1, n) = (job.ty0, job.ty1, job.n);
+    each(parallel, &mut job.out, 1, work, tiling.transform_len(t), |o, seg, work| {
+        let seg = &mut *seg[0];
+        let (patches, rest) = work.split_at_mut(POINTS * (t + L));
+        let row_buf = &mut rest[..4 * tiling.pitch];
+        simd(
+            #[inline(always)]
+            || output_transform(g, tiling, m, o, t, ty0, ty1, patches, row_buf, seg),
         );
         if let Some(b) = bias {
             let b = b[o];
@@ -362,24 +379,54 @@ fn block(g: &Geom, tiling: &Tiling, x: &[f32], filter: &WinogradFilter, bias: Op
                 || seg.iter_mut().for_each(|y| *y += b),
             );
         }
-        ep.apply((job.n * g.cout + o) * plane + job.ty0 * TILE * g.ow, seg);
-    }
-    Ok(())
+        ep.apply((n * g.cout + o) * plane + ty0 * TILE * g.ow, seg);
+        Ok(())
+    })
 }
 
-/// `V[ξ][c][t] = (Bᵀ·d·B)[ξ]` for every input channel `c` and tile `t` of tile rows
+thread_local! {
+    /// Per-thread transform scratch of a parallel block (the block's own thread holds
+    /// [`WINOGRAD_SCRATCH`] meanwhile).
+    static TRANSFORM_SCRATCH: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `f(i, chunk, work)` for each `size`-element chunk of `data`, with `work` (`work_len`
+/// elements) a scratch of the thread running it: `spare` itself on one thread, else split
+/// across the pool's threads (each with its own scratch).
+fn each<T: Send>(
+    parallel: bool,
+    data: &mut [T],
+    size: usize,
+    spare: &mut [f32],
+    work_len: usize,
+    f: impl Fn(usize, &mut [T], &mut [f32]) -> Result<()> + Sync + Send,
+) -> Result<()> {
+    if !parallel {
+        let work = &mut spare[..work_len];
+        return data.chunks_mut(size).enumerate().try_for_each(|(i, c)| f(i, c, work));
+    }
+    crate::par::try_chunks(data, size, |i, c| {
+        TRANSFORM_SCRATCH.with(|cell| {
+            let work = &mut *cell.borrow_mut();
+            grow(work, work_len)?;
+            f(i, c, &mut work[..work_len])
+        })
+    })
+}
+
+/// `vc[ξ][t] = (Bᵀ·d·B)[ξ]` of input channel `xc` for every tile `t` of tile rows
 /// `ty0..ty1` (tile `t` = (ty − ty0)·cols + tx), `t` contiguous.
 ///
-/// Per channel: the input rows are staged split by column phase (column `4·k + p` at
-/// `[p][k]`, zeros outside the input: the padding), so that one patch element (i, j) of the
-/// tiles of a tile row is a contiguous run; these runs are copied into `patches[i·6 + j][t]`
-/// (36 rows of `t + L`: every copy and load is whole lanes), and the transform then runs
-/// over L consecutive tiles at a time whatever the width of the image.
+/// The input rows are staged split by column phase (column `4·k + p` at `[p][k]`, zeros
+/// outside the input: the padding), so that one patch element (i, j) of the tiles of a tile
+/// row is a contiguous run; these runs are copied into `patches[i·6 + j][t]` (36 rows of
+/// `t + L`: every copy and load is whole lanes), and the transform then runs over L
+/// consecutive tiles at a time whatever the width of the image.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn input_transform(g: &Geom, tl: &Tiling, xn: &[f32], ty0: usize, ty1: usize, v: &mut [f32], patches: &mut [f32], row_buf: &mut [f32], stage: &mut [f32]) {
+fn input_transform(g: &Geom, tl: &Tiling, xc: &[f32], ty0: usize, ty1: usize, vc: &mut [f32], patches: &mut [f32], row_buf: &mut [f32], stage: &mut [f32]) {
     let [pt, _, pl, _] = g.padding;
-    let (hw, sp, cols) = (g.h * g.w, tl.pitch, tl.cols);
+    let (sp, cols) = (tl.pitch, tl.cols);
     let t = (ty1 - ty0) * cols;
     let pp = t + L;
     let rows = TILE * (ty1 - ty0) + 2;
@@ -387,56 +434,53 @@ fn input_transform(g: &Geom, tl: &Tiling, xn: &[f32], ty0: usize, ty1: usize, v:
     // The input columns that land in the staged columns 0..4·sp, and where.
     let (first, last_col) = (pl.min(4 * sp), (4 * sp).saturating_sub(pl).min(g.w));
     let padded = &mut row_buf[..4 * sp];
-    for c in 0..g.cin {
-        let xc = &xn[c * hw..][..hw];
-        for (rr, srow) in stage.chunks_exact_mut(4 * sp).enumerate() {
-            let Some(ih) = (TILE * ty0 + rr).checked_sub(pt).filter(|&i| i < g.h) else {
-                srow.fill(0.0);
-                continue;
-            };
-            // The padded row, then split by phase (an interleaved load the compiler
-            // vectorizes).
-            padded[..first].fill(0.0);
-            padded[first..first + last_col].copy_from_slice(&xc[ih * g.w..][..last_col]);
-            padded[first + last_col..].fill(0.0);
-            let (p0, rest) = srow.split_at_mut(sp);
-            let (p1, rest) = rest.split_at_mut(sp);
-            let (p2, p3) = rest.split_at_mut(sp);
-            for ((((q, a), b), c), d) in padded.chunks_exact(4).zip(p0).zip(p1).zip(p2).zip(p3) {
-                (*a, *b, *c, *d) = (q[0], q[1], q[2], q[3]);
-            }
+    for (rr, srow) in stage.chunks_exact_mut(4 * sp).enumerate() {
+        let Some(ih) = (TILE * ty0 + rr).checked_sub(pt).filter(|&i| i < g.h) else {
+            srow.fill(0.0);
+            continue;
+        };
+        // The padded row, then split by phase (an interleaved load the compiler
+        // vectorizes).
+        padded[..first].fill(0.0);
+        padded[first..first + last_col].copy_from_slice(&xc[ih * g.w..][..last_col]);
+        padded[first + last_col..].fill(0.0);
+        let (p0, rest) = srow.split_at_mut(sp);
+        let (p1, rest) = rest.split_at_mut(sp);
+        let (p2, p3) = rest.split_at_mut(sp);
+        for ((((q, a), b), c), d) in padded.chunks_exact(4).zip(p0).zip(p1).zip(p2).zip(p3) {
+            (*a, *b, *c, *d) = (q[0], q[1], q[2], q[3]);
         }
-        // A tile row's copies may run up to L − 1 past it: the next row's copies (or the
-        // slack at the end) overwrite them.
-        for ty in ty0..ty1 {
-            let (r0, tbase) = (TILE * (ty - ty0), (ty - ty0) * cols);
-            for i in 0..PATCH {
-                for j in 0..PATCH {
-                    let src = &stage[(r0 + i) * 4 * sp + (j % 4) * sp + j / 4..];
-                    let dst = &mut patches[(i * PATCH + j) * pp + tbase..];
-                    for k in (0..cols).step_by(L) {
-                        Lane::load(&src[k..]).store(&mut dst[k..], L);
-                    }
+    }
+    // A tile row's copies may run up to L − 1 past it: the next row's copies (or the
+    // slack at the end) overwrite them.
+    for ty in ty0..ty1 {
+        let (r0, tbase) = (TILE * (ty - ty0), (ty - ty0) * cols);
+        for i in 0..PATCH {
+            for j in 0..PATCH {
+                let src = &stage[(r0 + i) * 4 * sp + (j % 4) * sp + j / 4..];
+                let dst = &mut patches[(i * PATCH + j) * pp + tbase..];
+                for k in (0..cols).step_by(L) {
+                    Lane::load(&src[k..]).store(&mut dst[k..], L);
                 }
             }
         }
-        let patches = &*patches;
-        for t0 in (0..t).step_by(L) {
-            // w[j][a] = (Bᵀ·column j)[a]
-            let mut w = [[Lane::ZERO; PATCH]; PATCH];
-            for (j, wj) in w.iter_mut().enumerate() {
-                let mut d = [Lane::ZERO; PATCH];
-                for (i, di) in d.iter_mut().enumerate() {
-                    *di = Lane::load(&patches[(i * PATCH + j) * pp + t0..]);
-                }
-                *wj = bt(d);
+    }
+    let patches = &*patches;
+    for t0 in (0..t).step_by(L) {
+        // w[j][a] = (Bᵀ·column j)[a]
+        let mut w = [[Lane::ZERO; PATCH]; PATCH];
+        for (j, wj) in w.iter_mut().enumerate() {
+            let mut d = [Lane::ZERO; PATCH];
+            for (i, di) in d.iter_mut().enumerate() {
+                *di = Lane::load(&patches[(i * PATCH + j) * pp + t0..]);
             }
-            let cnt = L.min(t - t0);
-            for a in 0..PATCH {
-                let vb = bt([w[0][a], w[1][a], w[2][a], w[3][a], w[4][a], w[5][a]]);
-                for (b, lane) in vb.iter().enumerate() {
-                    lane.store(&mut v[((a * PATCH + b) * g.cin + c) * t + t0..], cnt);
-                }
+            *wj = bt(d);
+        }
+        let cnt = L.min(t - t0);
+        for a in 0..PATCH {
+            let vb = bt([w[0][a], w[1][a], w[2][a], w[3][a], w[4][a], w[5][a]]);
+            for (b, lane) in vb.iter().enumerate() {
+                lane.store(&mut vc[(a * PATCH + b) * t + t0..], cnt);
             }
         }
     }
