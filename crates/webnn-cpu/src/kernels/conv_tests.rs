@@ -349,3 +349,28 @@ fn conv_transpose2d_matches_reference_for_every_layout() {
         run_convt_case(c, *extra, DataType::Float16, true, i % 2 == 0, 600 + i as u32);
     }
 }
+
+#[test]
+fn depthwise_padding_stays_zero_when_one_thread_changes_geometry() {
+    // The plane kernel zeroes its padded plane only when the geometry changes: on one thread,
+    // a conv without padding fills the whole 18×18 plane with input, then one with padding 1
+    // on a 16×16 input (the same 18×18 plane) must see zeros in its border.
+    let a = Case { n: 1, cin: 2, h: 18, w: 18, cout: 2, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [0; 4], groups: 2 };
+    let b = Case { h: 16, w: 16, padding: [1; 4], ..a };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    pool.install(|| {
+        for (i, c) in [a, b, a, b].iter().enumerate() {
+            let (oh, ow) = conv_out_size(c);
+            let g = Geom {
+                n: 1, cin: c.cin, h: c.h, w: c.w, cout: c.cout, oh, ow, kh: 3, kw: 3, groups: c.groups,
+                strides: c.strides, dilations: c.dilations, padding: c.padding, nhwc: false,
+            };
+            let x: Vec<f32> = pseudo(c.cin * c.h * c.w, 40 + i as u32).iter().map(|v| v + 100.0).collect();
+            let f = pseudo(c.cout * 9, 50 + i as u32);
+            let mut out = vec![0f32; c.cout * oh * ow];
+            let none = super::super::epilogue::Epilogue::default();
+            super::super::depthwise::depthwise(&g, &x, &f, &mut out, &none.bind(&[])).unwrap();
+            assert_close(&out, &conv_ref(c, &x, &f, None), 1e-4, &format!("depthwise {c:?}"));
+        }
+    });
+}
