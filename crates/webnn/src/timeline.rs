@@ -123,23 +123,21 @@ impl Timeline {
     /// ([`Job::is_cheap`]) with nothing queued or running before it runs now, on this thread,
     /// under the executor token: the same order, without waking the worker.
     pub fn enqueue(&self, job: Job) {
-        let (job, token, wake) = {
-            let mut q = lock(&self.queue);
-            if q.closed {
-                return;
-            }
-            if !q.running && q.jobs.is_empty() && job.is_cheap() {
-                (Some(job), Some(self.take_token(&mut q)), false)
-            } else {
-                q.jobs.push_back(job);
-                // A running job's token wakes the worker when it is released.
-                (None, None, q.worker_parked && !q.running)
-            }
-        };
-        if let Some(job) = job {
-            self.execute(job);
+        let mut q = lock(&self.queue);
+        if q.closed {
+            return;
         }
-        drop(token);
+        if !q.running && q.jobs.is_empty() && job.is_cheap() {
+            let token = self.take_token(&mut q);
+            drop(q);
+            self.execute(job);
+            drop(token);
+            return;
+        }
+        q.jobs.push_back(job);
+        // A running job's token wakes the worker when it is released.
+        let wake = q.worker_parked && !q.running;
+        drop(q);
         if wake {
             self.changed.notify_all();
         }

@@ -459,9 +459,11 @@ fn im2col_nhwc(g: &Geom, xn: &[f32], grp: usize, p0: usize, col: &mut [f32]) {
         }
     };
     if col.len() >= 1 << 15 {
-        let _ = crate::par::try_chunks_min(col, kdim, 16, |p, dst| -> Result<(), ()> {
-            fill(p, dst);
-            Ok(())
+        // Tasks of 16 pixels.
+        crate::par::chunks(col, 16 * kdim, |t, rows| {
+            for (j, dst) in rows.chunks_mut(kdim).enumerate() {
+                fill(16 * t + j, dst);
+            }
         });
     } else {
         col.chunks_mut(kdim).enumerate().for_each(|(p, dst)| fill(p, dst));

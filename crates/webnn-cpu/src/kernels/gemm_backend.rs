@@ -74,7 +74,8 @@ pub fn sgemm(m: usize, n: usize, k: usize, a: Mat<'_>, b: Mat<'_>, c: &mut [f32]
     assert!(extent(m, k, a.rs, a.cs) <= a.data.len(), "gemm lhs view out of bounds");
     assert!(extent(k, n, b.rs, b.cs) <= b.data.len(), "gemm rhs view out of bounds");
     // Below 2^18 multiply-adds a split costs more than it saves (the packed GEMM's rule).
-    let threads = if parallel && m * n * k >= 1 << 18 { crate::par::threads_for_macs(m * n * k) } else { 1 };
+    let macs = m * n * k;
+    let threads = if parallel && macs >= 1 << 18 { crate::par::threads_for_macs(macs) } else { 1 };
     let parallelism = if threads > 1 { gemm::Parallelism::Rayon(threads) } else { gemm::Parallelism::None };
     // SAFETY: the asserts above check that every element addressed through the three views
     // lies inside its slice (strides fit in isize because the extents fit in slice lengths)
