@@ -81,7 +81,7 @@ pub fn setup(env: Env, dispatcher: JsFunction) -> Result<External<Arc<Hub>>> {
 #[napi]
 pub fn create_context(hub: External<Arc<Hub>>, power_preference: String, accelerated: bool) -> Result<ContextHandle> {
     let power_preference: PowerPreference = power_preference.parse().map_err(js_error)?;
-    let options = ContextOptions { power_preference, accelerated, threads: None };
+    let options = ContextOptions { power_preference, accelerated, ..Default::default() };
     let context = webnn::ml().create_context(&options).map_err(js_error)?;
     Ok(External::new(hub.adopt(context)))
 }

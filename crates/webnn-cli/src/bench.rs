@@ -20,6 +20,8 @@ pub struct BenchOptions {
     pub inputs: Vec<String>,
     /// Threads of the context.
     pub threads: Option<usize>,
+    /// The engine.
+    pub device: webnn::DeviceChoice,
     /// Measuring time after the first run.
     pub seconds: f64,
     /// Minimum number of measured runs.
@@ -36,6 +38,8 @@ const MAX_RUNS: usize = 1_000_000;
 pub struct BenchReport {
     /// Model name.
     pub model: String,
+    /// "cpu", or "gpu: " and the adapter's name.
+    pub device: String,
     /// Threads used inside one dispatch.
     pub threads: usize,
     /// Import or construction of the graph with the builder, ms.
@@ -102,6 +106,7 @@ impl BenchReport {
         let l = &self.latency;
         serde_json::json!({
             "model": self.model,
+            "device": self.device,
             "threads": self.threads,
             "load_ms": round3(self.load_ms),
             "build_ms": round3(self.build_ms),
@@ -125,10 +130,11 @@ impl BenchReport {
             None => "unknown".into(),
         };
         format!(
-            "model        {}\nthreads      {}\nload         {:.2} ms\nbuild        {:.2} ms\nfirst run    {:.3} ms\n\
+            "model        {}\ndevice       {}\nthreads      {}\nload         {:.2} ms\nbuild        {:.2} ms\nfirst run    {:.3} ms\n\
              runs         {}\nmedian       {:.3} ms\np10 / p90    {:.3} / {:.3} ms\nmin / max    {:.3} / {:.3} ms\n\
              peak RSS     {rss}",
             self.model,
+            self.device,
             self.threads,
             self.load_ms,
             self.build_ms,
@@ -180,7 +186,7 @@ pub fn measure(opts: &BenchOptions) -> Result<BenchReport> {
         bail!("--seconds must be a non-negative number, not {}", opts.seconds);
     }
     let given = parse_inputs(&opts.inputs)?;
-    let session = Session::new(&opts.source, &opts.shapes, opts.threads)?;
+    let session = Session::new(&opts.source, &opts.shapes, opts.threads, opts.device)?;
     session.write_inputs(&given)?;
     let mut buffers: Vec<Vec<u8>> =
         session.outputs.iter().map(|(_, d, _)| vec![0u8; d.byte_length() as usize]).collect();
@@ -211,6 +217,7 @@ pub fn measure(opts: &BenchOptions) -> Result<BenchReport> {
     let latency = Latency::from_samples(&samples).ok_or_else(|| anyhow::anyhow!("no valid timing"))?;
     Ok(BenchReport {
         model: opts.source.display_name(),
+        device: session.device_name.clone(),
         threads: resolved_threads(opts.threads),
         load_ms: session.load_ms,
         build_ms: session.build_ms,
@@ -268,6 +275,7 @@ mod tests {
             shapes: vec!["x=64x64".into()],
             inputs: vec![],
             threads: Some(1),
+            device: webnn::DeviceChoice::Cpu,
             seconds,
             min_runs,
             json: true,

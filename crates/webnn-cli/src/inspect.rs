@@ -28,7 +28,7 @@ pub struct Inspection {
 
 /// Builds the model into a backend-less builder and returns the validated graph.
 fn build_graph(source: &ModelSource, shapes: &[String]) -> Result<Graph> {
-    let link = ContextLink { id: 0, lost: Arc::new(AtomicBool::new(false)) };
+    let link = ContextLink { id: 0, lost: Arc::new(AtomicBool::new(false)), limits: None };
     let mut builder = GraphBuilder::new(link)?;
     let LoadedModel { outputs, .. } = model::load(source, &mut builder, shapes)?;
     let outputs: Vec<(&str, &webnn::Operand)> = outputs.iter().map(|(n, o)| (n.as_str(), o)).collect();

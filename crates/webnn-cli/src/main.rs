@@ -1,10 +1,10 @@
 //! `webnn`: the command-line tool of the WebNN engine.
 //!
 //! ```text
-//! webnn run    MODEL.onnx | --builtin NAME  [--input NAME=FILE.npy]... [--shape NAME=DIMS]... [--output-dir DIR] [--threads N]
-//! webnn bench  MODEL.onnx | --builtin NAME  [--threads N] [--seconds S] [--json] [--shape NAME=DIMS]... [--input NAME=FILE.npy]...
+//! webnn run    MODEL.onnx | --builtin NAME  [--input NAME=FILE.npy]... [--shape NAME=DIMS]... [--output-dir DIR] [--threads N] [--device cpu|gpu|auto]
+//! webnn bench  MODEL.onnx | --builtin NAME  [--threads N] [--device cpu|gpu|auto] [--seconds S] [--json] [--shape NAME=DIMS]... [--input NAME=FILE.npy]...
 //! webnn inspect MODEL.onnx | --builtin NAME [--shape NAME=DIMS]... [--json]
-//! webnn limits
+//! webnn limits [--device cpu|gpu|auto]
 //! webnn builtins
 //! ```
 
@@ -42,8 +42,8 @@ enum Command {
     Run(RunArgs),
     /// Measure build time, first run and steady-state latency (median, p10, p90) and peak RSS.
     Bench(BenchArgs),
-    /// Print opSupportLimits() of the CPU context as JSON.
-    Limits,
+    /// Print opSupportLimits() of a context (the CPU's, or with --device gpu the GPU's) as JSON.
+    Limits(LimitsArgs),
     /// Show a model's operators (and whether they map to WebNN), parameter count and GFLOPs.
     Inspect(InspectArgs),
     /// List the built-in models.
@@ -88,6 +88,27 @@ struct RunArgs {
     /// Threads used inside one dispatch (default: WEBNN_NUM_THREADS or all cores).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    #[command(flatten)]
+    device: DeviceArg,
+}
+
+/// Which engine runs the model.
+#[derive(Args, Debug, Clone, Copy)]
+struct DeviceArg {
+    /// cpu (the default), gpu (any wgpu adapter, software ones included) or auto (what
+    /// createContext() picks: a hardware GPU if there is one, else the CPU).
+    #[arg(long, value_name = "DEVICE", default_value = "cpu", value_parser = parse_device)]
+    device: webnn::DeviceChoice,
+}
+
+fn parse_device(s: &str) -> Result<webnn::DeviceChoice, String> {
+    s.parse().map_err(|e: webnn::Error| e.message)
+}
+
+#[derive(Args, Debug)]
+struct LimitsArgs {
+    #[command(flatten)]
+    device: DeviceArg,
 }
 
 #[derive(Args, Debug)]
@@ -100,6 +121,8 @@ struct BenchArgs {
     /// Threads used inside one dispatch (default: WEBNN_NUM_THREADS or all cores).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    #[command(flatten)]
+    device: DeviceArg,
     /// How long to keep measuring after the first run.
     #[arg(long, value_name = "S", default_value_t = 5.0)]
     seconds: f64,
@@ -132,17 +155,19 @@ fn main() -> ExitCode {
             inputs: a.inputs,
             output_dir: a.output_dir,
             threads: a.threads,
+            device: a.device.device,
         }),
         Command::Bench(a) => bench::bench(&bench::BenchOptions {
             source: a.model.source(),
             shapes: a.model.shapes.clone(),
             inputs: a.inputs,
             threads: a.threads,
+            device: a.device.device,
             seconds: a.seconds,
             min_runs: a.min_runs,
             json: a.json,
         }),
-        Command::Limits => limits(),
+        Command::Limits(a) => limits(a.device.device),
         Command::Inspect(a) => inspect::inspect(&a.model.source(), &a.model.shapes, a.json, a.plan),
         Command::Builtins => {
             let list: String = builtin::LIST.iter().map(|(name, about)| format!("{name:<18} {about}\n")).collect();
@@ -170,8 +195,9 @@ pub fn output(text: &str) -> anyhow::Result<()> {
 }
 
 /// `webnn limits`: `MLContext.opSupportLimits()` (§8.3.2) as pretty JSON.
-fn limits() -> anyhow::Result<()> {
-    let context = webnn::ml().create_context(&webnn::ContextOptions { threads: Some(1), ..Default::default() })?;
+fn limits(device: webnn::DeviceChoice) -> anyhow::Result<()> {
+    let context =
+        webnn::ml().create_context(&webnn::ContextOptions { threads: Some(1), device, ..Default::default() })?;
     let json = context.op_support_limits().to_json();
     output(&format!("{}\n", serde_json::to_string_pretty(&json)?))
 }

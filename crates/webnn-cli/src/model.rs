@@ -7,7 +7,7 @@ use anyhow::{anyhow, bail, Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use webnn::webnn_core;
-use webnn::{Context, ContextOptions, Graph, GraphBuilder, Operand, OperandDescriptor, Tensor, TensorDescriptor};
+use webnn::{Context, ContextOptions, DeviceChoice, Graph, GraphBuilder, Operand, OperandDescriptor, Tensor, TensorDescriptor};
 
 /// Where a model comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,6 +74,8 @@ pub struct Session {
     pub inputs: Vec<(String, OperandDescriptor, Tensor)>,
     /// Output names, descriptors and tensors, in the graph's order.
     pub outputs: Vec<(String, OperandDescriptor, Tensor)>,
+    /// "cpu", or "gpu: " and the adapter's name.
+    pub device_name: String,
     /// Milliseconds spent importing or constructing the model with the builder.
     pub load_ms: f64,
     /// Milliseconds spent in `build()` (validation and backend compilation).
@@ -82,10 +84,11 @@ pub struct Session {
 
 impl Session {
     /// Loads, builds and allocates tensors for `source` on a new context.
-    pub fn new(source: &ModelSource, shapes: &[String], threads: Option<usize>) -> Result<Session> {
+    pub fn new(source: &ModelSource, shapes: &[String], threads: Option<usize>, device: DeviceChoice) -> Result<Session> {
         let context = webnn::ml()
-            .create_context(&ContextOptions { threads, ..Default::default() })
+            .create_context(&ContextOptions { threads, device, ..Default::default() })
             .context("cannot create a context")?;
+        let device_name = context.adapter_name().map_or_else(|| "cpu".to_string(), |a| format!("gpu: {a}"));
         let mut builder = GraphBuilder::new(&context)?;
         let start = Instant::now();
         let model = load(source, &mut builder, shapes)?;
@@ -94,7 +97,7 @@ impl Session {
         let outputs: Vec<(&str, &Operand)> = model.outputs.iter().map(|(n, o)| (n.as_str(), o)).collect();
         let graph = builder
             .build(&outputs)
-            .with_context(|| format!("cannot build {} for the CPU backend", source.display_name()))?;
+            .with_context(|| format!("cannot build {} for the {device_name} backend", source.display_name()))?;
         let build_ms = ms(start);
         let tensor = |desc: &OperandDescriptor, input: bool| {
             context.create_tensor(
@@ -111,7 +114,7 @@ impl Session {
             .iter()
             .map(|(n, d)| Ok((n.clone(), d.clone(), tensor(d, false)?)))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Session { context, graph, inputs, outputs, load_ms, build_ms })
+        Ok(Session { context, graph, inputs, outputs, device_name, load_ms, build_ms })
     }
 
     /// Writes input `index`.

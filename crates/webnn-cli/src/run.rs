@@ -21,6 +21,8 @@ pub struct RunOptions {
     pub output_dir: PathBuf,
     /// Threads of the context.
     pub threads: Option<usize>,
+    /// The engine.
+    pub device: webnn::DeviceChoice,
 }
 
 /// One written output.
@@ -39,7 +41,7 @@ pub struct WrittenOutput {
 /// Runs the model and writes its outputs; returns what was written.
 pub fn execute(opts: &RunOptions) -> Result<Vec<WrittenOutput>> {
     let given = parse_inputs(&opts.inputs)?;
-    let session = Session::new(&opts.source, &opts.shapes, opts.threads)?;
+    let session = Session::new(&opts.source, &opts.shapes, opts.threads, opts.device)?;
     session.write_inputs(&given)?;
     let stems: Vec<String> = session.outputs.iter().map(|(n, _, _)| file_stem(n)).collect();
     for (i, stem) in stems.iter().enumerate() {
@@ -135,6 +137,7 @@ mod tests {
             inputs,
             output_dir: dir.join("out"),
             threads: Some(1),
+            device: webnn::DeviceChoice::Cpu,
         }
     }
 

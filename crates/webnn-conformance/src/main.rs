@@ -1,7 +1,8 @@
-//! `webnn-conformance [DIR]`: runs every WPT WebNN conformance vector in DIR (default
-//! `../shared/wpt`) through the public `webnn` API at the exact tolerances of the vectors and
-//! prints each failure, each skip with its reason, and as the last line
-//! `N passed, M failed, K skipped`. Exits non-zero on any failure.
+//! `webnn-conformance [DIR] [--device cpu|gpu]`: runs every WPT WebNN conformance vector in
+//! DIR (default `../shared/wpt`) through the public `webnn` API, on a CPU context (default) or
+//! a GPU one, at the exact tolerances of the vectors and prints each failure, each skip with
+//! its reason (on a GPU context: the op × data type its limits leave out), and as the last
+//! line `N passed, M failed, K skipped`. Exits non-zero on any failure.
 
 mod case;
 mod compare;
@@ -17,12 +18,20 @@ fn main() {
     let mut dir = PathBuf::from("../shared/wpt");
     let mut filter: Option<String> = None;
     let mut slowest = 0usize;
+    let mut device = webnn::DeviceChoice::Cpu;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--filter" => filter = args.next(),
             "--slowest" => slowest = args.next().and_then(|v| v.parse().ok()).unwrap_or(10),
+            "--device" => match args.next().unwrap_or_default().parse() {
+                Ok(d) => device = d,
+                Err(e) => {
+                    eprintln!("{e}");
+                    std::process::exit(2);
+                }
+            },
             "-h" | "--help" => {
-                println!("usage: webnn-conformance [DIR] [--filter TEXT] [--slowest N]");
+                println!("usage: webnn-conformance [DIR] [--device cpu|gpu] [--filter TEXT] [--slowest N]");
                 return;
             }
             other => dir = PathBuf::from(other),
@@ -39,8 +48,13 @@ fn main() {
         }
     };
     files.sort();
-    let context = match webnn::ml().create_context(&webnn::ContextOptions::default()) {
-        Ok(c) => c,
+    let context = match webnn::ml().create_context(&webnn::ContextOptions { device, ..Default::default() }) {
+        Ok(c) => {
+            if let Some(adapter) = c.adapter_name() {
+                println!("device: {adapter}");
+            }
+            c
+        }
         Err(e) => {
             eprintln!("cannot create a context: {e}");
             std::process::exit(2);

@@ -10,6 +10,7 @@
 pub mod backend;
 pub mod builder;
 pub mod bytes;
+pub mod coverage;
 pub mod error;
 pub mod graph;
 pub mod limits;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 /// A builder on a fresh, live context.
 pub(crate) fn builder() -> GraphBuilder {
-    GraphBuilder::new(ContextLink { id: 1, lost: Arc::new(AtomicBool::new(false)) }).unwrap()
+    GraphBuilder::new(ContextLink { id: 1, lost: Arc::new(AtomicBool::new(false)), limits: None }).unwrap()
 }
 
 /// A descriptor.

@@ -14,7 +14,7 @@ use webnn_core::limits::op_limits;
 use webnn_core::*;
 
 fn builder() -> GraphBuilder {
-    GraphBuilder::new(ContextLink { id: 7, lost: Arc::new(AtomicBool::new(false)) }).unwrap()
+    GraphBuilder::new(ContextLink { id: 7, lost: Arc::new(AtomicBool::new(false)), limits: None }).unwrap()
 }
 
 /// Type of each group for one call.

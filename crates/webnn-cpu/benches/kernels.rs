@@ -19,7 +19,7 @@ use webnn_cpu::kernels::packed_gemm::{self, Lhs, PackedLhs, PackedRhs, Rhs};
 use webnn_cpu::CpuBackend;
 
 fn builder() -> GraphBuilder {
-    GraphBuilder::new(ContextLink { id: 1, lost: Arc::new(AtomicBool::new(false)) }).expect("builder")
+    GraphBuilder::new(ContextLink { id: 1, lost: Arc::new(AtomicBool::new(false)), limits: None }).expect("builder")
 }
 
 fn f32_desc(shape: &[u32]) -> OperandDescriptor {

@@ -5,7 +5,6 @@
 //! storage once, intermediate values placed in one arena with buffer reuse), and `execute`
 //! runs the plan on the backend's thread pool without allocating on the hot path.
 
-pub mod coverage;
 pub mod compile;
 pub mod kernels;
 pub mod memory;

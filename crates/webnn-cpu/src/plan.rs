@@ -4,7 +4,7 @@
 //! first dispatch and freed with the graph. `execute` binds the caller's buffers and runs the
 //! steps in order; after the first dispatch it allocates nothing.
 
-use crate::coverage::Coverage;
+use webnn_core::coverage::{Coverage, Record};
 use crate::compile::{NodeKind, Program};
 use crate::kernels::{self, In, Kernel, Out};
 use crate::memory::{plan_arena, AlignedBuf, Lifetime};
@@ -144,7 +144,7 @@ impl Plan {
             input_count: graph.inputs.len(),
             output_copies,
             output_count: graph.outputs.len(),
-            coverage: Coverage::new(original),
+            coverage: Coverage::new(Record::Cpu, original),
             touched_bytes,
         })
     }

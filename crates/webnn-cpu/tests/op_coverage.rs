@@ -1,6 +1,6 @@
 //! The coverage check: every op × operand slot × data type that `opSupportLimits()` reports was
 //! executed by at least one test. It reads the record that the other tests wrote with
-//! `WEBNN_OP_COVERAGE=FILE` set (see `webnn_cpu::coverage`), so it runs last and on request:
+//! `WEBNN_OP_COVERAGE=FILE` set (see `webnn_core::coverage`), so it runs last and on request:
 //!
 //! ```sh
 //! WEBNN_OP_COVERAGE=/tmp/cov cargo test --release --workspace
@@ -16,7 +16,7 @@ fn every_reported_op_and_data_type_was_executed() {
     let path = std::env::var("WEBNN_OP_COVERAGE").expect("set WEBNN_OP_COVERAGE to the record of a test run");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
     let executed: BTreeSet<&str> = text.lines().collect();
-    let all = webnn_cpu::coverage::all_combinations();
+    let all = webnn_core::coverage::all_combinations(&webnn_core::OpSupportLimits::new(webnn_core::InputOperandLayout::Nchw));
     let allowed: BTreeSet<&str> = all.iter().map(String::as_str).collect();
     // Executed combinations the limits do not allow would mean the builder let one through.
     let unexpected: Vec<&&str> = executed.difference(&allowed).collect();

@@ -6,34 +6,71 @@
 
 use crate::graph::{Graph, GraphInner};
 use crate::promise::{self, Promise, Resolver};
-use crate::tensor::{PendingRead, Storage, Tensor, TensorInner};
+use crate::tensor::{PendingRead, RentedBuffer, Tensor, TensorInner};
 use crate::timeline::{Job, Timeline};
 use crate::util::lock;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use webnn_core::backend::{Backend, CompiledGraph};
+use webnn_gpu::wgpu;
 use webnn_core::{ContextLink, Error, OpSupportLimits, OperandDescriptor, PowerPreference, Result, TensorDescriptor};
 
 static NEXT_CONTEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-/// `MLContextOptions` (§8.2), plus `threads`, an extension of this implementation.
+/// `MLContextOptions` (§8.2), plus `threads` and `device`, extensions of this implementation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContextOptions {
-    /// `powerPreference` (default `"default"`). Recorded; the CPU engine has a single mode.
+    /// `powerPreference` (default `"default"`): `HighPerformance` prefers a discrete GPU,
+    /// `LowPower` an integrated one. The CPU engine has a single mode.
     pub power_preference: PowerPreference,
-    /// `accelerated` (default true): a preference for massively parallel accelerators. Only
-    /// the CPU is available, which the spec allows as the "best available match"; the
-    /// context's [`Context::accelerated`] reports false.
+    /// `accelerated` (default true): a preference for massively parallel accelerators. With
+    /// [`DeviceChoice::Auto`], true gives a GPU context when a hardware GPU adapter exists,
+    /// else a CPU one (the spec's "best available match"; [`Context::accelerated`] says
+    /// which).
     pub accelerated: bool,
-    /// Extension: number of threads used inside one dispatch (`None` or `Some(0)`:
-    /// `WEBNN_NUM_THREADS`, else the machine's available parallelism).
+    /// Extension: number of threads used inside one dispatch of a CPU context (`None` or
+    /// `Some(0)`: `WEBNN_NUM_THREADS`, else the machine's available parallelism).
     pub threads: Option<usize>,
+    /// Extension: which engine to use (default [`DeviceChoice::Auto`]).
+    pub device: DeviceChoice,
 }
 
 impl Default for ContextOptions {
     fn default() -> Self {
-        ContextOptions { power_preference: PowerPreference::Default, accelerated: true, threads: None }
+        ContextOptions {
+            power_preference: PowerPreference::Default,
+            accelerated: true,
+            threads: None,
+            device: DeviceChoice::Auto,
+        }
+    }
+}
+
+/// Extension: which engine a context runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DeviceChoice {
+    /// What the spec's options ask for: a GPU when `accelerated` is true and a hardware GPU
+    /// adapter exists, else the CPU engine. The environment variable `WEBNN_DEVICE` (`cpu`
+    /// or `gpu`) overrides it.
+    #[default]
+    Auto,
+    /// The CPU engine.
+    Cpu,
+    /// The GPU backend on any wgpu adapter, software rasterizers such as Mesa's lavapipe
+    /// included; NotSupportedError if there is none.
+    Gpu,
+}
+
+impl std::str::FromStr for DeviceChoice {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(DeviceChoice::Auto),
+            "cpu" => Ok(DeviceChoice::Cpu),
+            "gpu" => Ok(DeviceChoice::Gpu),
+            other => Err(Error::type_error(format!("unknown device '{other}' (expected auto, cpu or gpu)"))),
+        }
     }
 }
 
@@ -54,21 +91,68 @@ pub fn ml() -> ML {
 }
 
 impl ML {
-    /// `createContext(options)` (§8.2.1), synchronous in Rust: creating a CPU context only
-    /// starts its threads. The CPU backend supports every context type this API can ask for,
-    /// so the spec's NotSupportedError never happens; failing to start a thread is an
-    /// `UnknownError`.
+    /// `createContext(options)` (§8.2.1), synchronous in Rust. Which engine runs the context
+    /// is [`ContextOptions::device`]'s choice. Errors: NotSupportedError for
+    /// [`DeviceChoice::Gpu`] without any GPU adapter; UnknownError if a thread cannot start.
     pub fn create_context(&self, options: &ContextOptions) -> Result<Context> {
-        let backend = webnn_cpu::CpuBackend::new(options.threads.filter(|&n| n > 0))?;
-        self.create_context_with_backend(options, Arc::new(backend))
+        let mut device = options.device;
+        if device == DeviceChoice::Auto {
+            if let Ok(choice) = std::env::var("WEBNN_DEVICE") {
+                device = choice.parse()?;
+            }
+        }
+        let high_performance = options.power_preference == PowerPreference::HighPerformance;
+        let gpu = match device {
+            DeviceChoice::Cpu => None,
+            DeviceChoice::Gpu => Some(webnn_gpu::AdapterChoice::Any),
+            DeviceChoice::Auto => (options.accelerated
+                && webnn_gpu::find_adapter(webnn_gpu::AdapterChoice::Hardware, high_performance).is_some())
+            .then_some(webnn_gpu::AdapterChoice::Hardware),
+        };
+        match gpu {
+            Some(choice) => {
+                let backend = webnn_gpu::GpuBackend::new(choice, high_performance)?;
+                let device = (backend.device().clone(), backend.queue().clone());
+                self.create(options, Arc::new(backend), Some(device))
+            }
+            None => {
+                let backend = webnn_cpu::CpuBackend::new(options.threads.filter(|&n| n > 0))?;
+                self.create(options, Arc::new(backend), None)
+            }
+        }
+    }
+
+    /// `createContext(gpuDevice)` (§8.2.1): a GPU context on the caller's wgpu device and
+    /// queue, whose tensors the caller's passes can use ([`Context::rent_to_wgpu`]). `info`
+    /// (from the adapter the device came from) names it in messages.
+    pub fn create_context_from_wgpu(
+        &self,
+        device: webnn_gpu::wgpu::Device,
+        queue: webnn_gpu::wgpu::Queue,
+        info: &webnn_gpu::wgpu::AdapterInfo,
+    ) -> Result<Context> {
+        let backend = webnn_gpu::GpuBackend::from_wgpu(device.clone(), queue.clone(), info);
+        let options = ContextOptions { accelerated: true, device: DeviceChoice::Gpu, ..Default::default() };
+        self.create(&options, Arc::new(backend), Some((device, queue)))
     }
 
     /// Extension: a context running on the given backend instead of the built-in CPU engine
     /// (for other devices, and for tests that need a backend that blocks or fails).
     pub fn create_context_with_backend(&self, options: &ContextOptions, backend: Arc<dyn Backend>) -> Result<Context> {
+        self.create(options, backend, None)
+    }
+
+    fn create(
+        &self,
+        options: &ContextOptions,
+        backend: Arc<dyn Backend>,
+        wgpu_device: Option<(wgpu::Device, wgpu::Queue)>,
+    ) -> Result<Context> {
         let id = NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed);
         let lost_flag = Arc::new(AtomicBool::new(false));
-        let limits = backend.op_support_limits();
+        let limits = Arc::new(backend.op_support_limits());
+        let accelerated = backend.accelerated();
+        let adapter_name = backend.adapter_name();
         let inner = Arc::new_cyclic(|context: &Weak<ContextInner>| {
             let context = context.clone();
             let on_failure = Box::new(move |message: &str| {
@@ -82,6 +166,9 @@ impl ML {
                 backend_name: backend.name().to_string(),
                 backend: Mutex::new(Some(backend)),
                 limits,
+                accelerated,
+                adapter_name,
+                wgpu_device,
                 lost_flag: lost_flag.clone(),
                 state: Mutex::new(ContextState::default()),
                 timeline: Timeline::new(lost_flag.clone(), on_failure),
@@ -111,7 +198,12 @@ pub(crate) struct ContextInner {
     /// keep handles for a long time).
     backend: Mutex<Option<Arc<dyn Backend>>>,
     backend_name: String,
-    limits: OpSupportLimits,
+    limits: Arc<OpSupportLimits>,
+    /// `accelerated`: the backend runs on a massively parallel accelerator.
+    accelerated: bool,
+    adapter_name: Option<String>,
+    /// The wgpu device and queue of a GPU context.
+    wgpu_device: Option<(wgpu::Device, wgpu::Queue)>,
     /// Set once lost; shared with graph builders (`ContextLink`) and the timeline.
     lost_flag: Arc<AtomicBool>,
     state: Mutex<ContextState>,
@@ -242,7 +334,8 @@ fn names(list: &[(String, OperandDescriptor)]) -> String {
 impl Context {
     /// The link a core `GraphBuilder` keeps to this context.
     pub(crate) fn link(&self) -> ContextLink {
-        ContextLink { id: self.inner.id, lost: self.inner.lost_flag.clone() }
+        let limits = (!self.inner.limits.is_complete()).then(|| self.inner.limits.clone());
+        ContextLink { id: self.inner.id, lost: self.inner.lost_flag.clone(), limits }
     }
 
     /// The backend, or None once the context is lost.
@@ -252,14 +345,64 @@ impl Context {
 
     /// `opSupportLimits()` (§8.3.7).
     pub fn op_support_limits(&self) -> OpSupportLimits {
-        self.inner.limits.clone()
+        (*self.inner.limits).clone()
     }
 
-    /// `accelerated` (§8.3): whether the context runs on a massively parallel accelerator.
-    /// Always false: this engine runs on the CPU whatever `ContextOptions::accelerated` asked
-    /// for (the spec's "best available match").
+    /// `accelerated` (§8.3): whether the context runs on a massively parallel accelerator
+    /// (true for a GPU context, false for the CPU engine).
     pub fn accelerated(&self) -> bool {
-        false
+        self.inner.accelerated
+    }
+
+    /// Extension: the GPU adapter a GPU context runs on (name and graphics API), or None for
+    /// a CPU context.
+    pub fn adapter_name(&self) -> Option<String> {
+        self.inner.adapter_name.clone()
+    }
+
+    /// Extension: the wgpu device and queue a GPU context runs on (None for a CPU context),
+    /// for callers that share tensors with their own passes
+    /// ([`Context::import_external_buffer`]).
+    pub fn wgpu_device(&self) -> Option<(wgpu::Device, wgpu::Queue)> {
+        self.inner.wgpu_device.clone()
+    }
+
+    /// `GPUDevice.importExternalBuffer({source: tensor})` (MLTensor explainer): once all
+    /// work queued before this call is done, rents the tensor to `device` as a buffer with
+    /// usages STORAGE | COPY_SRC | COPY_DST (the tensor's bytes padded to a 4-byte word, an
+    /// `array<T>` in WGSL; int8/uint8 as `array<u32>`). While the [`RentedBuffer`] lives,
+    /// the caller has exclusive access and this context's timeline waits: work queued after
+    /// this call (on any tensor) runs after the rental ends, in call order. Ending it: drop
+    /// the [`RentedBuffer`] (or call [`RentedBuffer::release`]) after submitting the passes
+    /// that use it. So do not wait on this context's work while holding a rental.
+    ///
+    /// Zero copy when the tensor belongs to a GPU context on `device`; otherwise the buffer is
+    /// a copy on `device`, and its bytes are copied back into the tensor when the rental ends.
+    ///
+    /// Rejections: TypeError if the tensor belongs to another context, is destroyed, or was
+    /// not created with `importableToWebGPU: true`; InvalidStateError if the context is lost
+    /// or the tensor destroyed before the rental starts.
+    pub fn import_external_buffer(
+        &self,
+        tensor: &Tensor,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Promise<Result<RentedBuffer>> {
+        let what = "importExternalBuffer";
+        if let Err(e) = self.check_tensor_access(what, tensor, tensor.importable_to_webgpu(), "importableToWebGPU") {
+            return Promise::ready(Err(e));
+        }
+        if self.inner.is_lost() {
+            return Promise::ready(Err(Error::invalid_state(format!("{what}: the context is lost"))));
+        }
+        let (promise, resolver) = promise::pair(|| Err(Error::invalid_state("importExternalBuffer: the rental was aborted")));
+        self.inner.enqueue(Job::Rent {
+            tensor: tensor.inner.clone(),
+            device: device.clone(),
+            queue: queue.clone(),
+            resolver,
+        });
+        promise
     }
 
     /// The `powerPreference` the context was created with.
@@ -304,7 +447,10 @@ impl Context {
             .operand_descriptor()
             .check_dimensions()
             .map_err(|e| Error::type_error(format!("createTensor: {}", e.message)))?;
-        let storage = Storage::zeroed(descriptor.byte_length() as usize)?;
+        let Some(backend) = self.backend() else {
+            return Err(Error::invalid_state("createTensor: the context is lost"));
+        };
+        let storage = backend.create_tensor_memory(descriptor)?;
         let inner = Arc::new(TensorInner {
             context: self.inner.clone(),
             descriptor: descriptor.clone(),
@@ -445,10 +591,7 @@ impl Context {
     /// token or the worker's read gate).
     fn copy_out(tensor: &Tensor, out: &mut [u8]) -> Result<()> {
         match lock(&tensor.inner.data).as_ref() {
-            Some(storage) => {
-                out.copy_from_slice(storage.bytes());
-                Ok(())
-            }
+            Some(memory) => memory.read(out),
             None => Err(Error::invalid_state("readTensor: the tensor was destroyed")),
         }
     }

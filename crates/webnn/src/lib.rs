@@ -51,13 +51,15 @@ mod timeline;
 mod util;
 
 pub use builder::{GraphBuilder, PendingBuild};
-pub use context::{ml, Context, ContextLostInfo, ContextOptions, ML};
+pub use context::{ml, Context, ContextLostInfo, ContextOptions, DeviceChoice, ML};
 pub use graph::Graph;
 pub use promise::Promise;
-pub use tensor::Tensor;
+pub use tensor::{RentedBuffer, Tensor};
 
 /// The core crate: graph IR, backend trait, validators, limits table.
 pub use webnn_core;
+/// The GPU backend (adapter discovery, [`webnn_gpu::GpuTensor`]) and the wgpu it runs on.
+pub use webnn_gpu::{self, wgpu};
 pub use webnn_core::backend::{Backend, CompiledGraph};
 pub use webnn_core::types::options::*;
 pub use webnn_core::types::*;

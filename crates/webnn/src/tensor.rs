@@ -8,35 +8,8 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
+use webnn_core::backend::TensorMemory;
 use webnn_core::{ConstantTensorSource, DataType, Error, Result, TensorDescriptor};
-
-/// The bytes backing a tensor (`[[data]]`): 8-byte aligned, exactly the descriptor's byte
-/// length, zero-filled at creation.
-pub(crate) struct Storage {
-    words: Vec<u64>,
-    len: usize,
-}
-
-impl Storage {
-    /// Zero-filled storage of `len` bytes; allocation failure is an `UnknownError` (§8.3.3).
-    pub fn zeroed(len: usize) -> Result<Self> {
-        let n = len.div_ceil(8);
-        let mut words = Vec::new();
-        words
-            .try_reserve_exact(n)
-            .map_err(|_| Error::unknown(format!("cannot allocate {len} bytes for the tensor")))?;
-        words.resize(n, 0);
-        Ok(Storage { words, len })
-    }
-
-    pub fn bytes(&self) -> &[u8] {
-        &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.len]
-    }
-
-    pub fn bytes_mut(&mut self) -> &mut [u8] {
-        &mut bytemuck::cast_slice_mut::<u64, u8>(&mut self.words)[..self.len]
-    }
-}
 
 /// Sent to a `read_tensor_into` caller when the timeline reaches its read: while the caller
 /// holds it, the timeline waits, so the caller copies exactly the state the read must see.
@@ -48,6 +21,42 @@ impl ReadGate {
     pub fn new() -> (Self, mpsc::Receiver<()>) {
         let (tx, rx) = mpsc::channel();
         (ReadGate { _release: tx }, rx)
+    }
+}
+
+/// A tensor rented to a wgpu device ([`crate::Context::import_external_buffer`]): the
+/// caller's passes may use [`RentedBuffer::buffer`] with exclusive access until it is dropped
+/// or released; the context's timeline waits until then.
+pub struct RentedBuffer {
+    pub(crate) buffer: webnn_gpu::wgpu::Buffer,
+    pub(crate) zero_copy: bool,
+    pub(crate) _release: mpsc::Sender<()>,
+}
+
+impl std::fmt::Debug for RentedBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RentedBuffer").field("size", &self.buffer.size()).field("zero_copy", &self.zero_copy).finish()
+    }
+}
+
+impl RentedBuffer {
+    /// The buffer (usages STORAGE | COPY_SRC | COPY_DST).
+    pub fn buffer(&self) -> &webnn_gpu::wgpu::Buffer {
+        &self.buffer
+    }
+    /// True if the buffer is the tensor's own memory (no copy was made).
+    pub fn is_zero_copy(&self) -> bool {
+        self.zero_copy
+    }
+    /// Returns the tensor to WebNN (the explainer's `GPUBuffer.destroy()` / `release()`):
+    /// the same as dropping it. Submit the passes that use the buffer first.
+    pub fn release(self) {}
+}
+
+impl std::ops::Deref for RentedBuffer {
+    type Target = webnn_gpu::wgpu::Buffer;
+    fn deref(&self) -> &Self::Target {
+        &self.buffer
     }
 }
 
@@ -95,7 +104,7 @@ pub(crate) struct TensorInner {
     pub pending: Mutex<Pending>,
     /// `[[data]]`: touched only by the timeline (and by a `read_tensor_into` caller holding a
     /// [`ReadGate`]). `None` once released or for a constant tensor.
-    pub data: Mutex<Option<Storage>>,
+    pub data: Mutex<Option<Box<dyn TensorMemory>>>,
     /// The bytes of a constant tensor (shared with the constants of graphs built from it).
     pub constant_bytes: Mutex<Option<webnn_core::SharedBytes>>,
 }
@@ -202,6 +211,11 @@ impl Tensor {
     /// `writable`
     pub fn writable(&self) -> bool {
         self.inner.descriptor.writable
+    }
+    /// `importableToWebGPU`: the tensor can be rented to a wgpu device
+    /// ([`crate::Context::import_external_buffer`]).
+    pub fn importable_to_webgpu(&self) -> bool {
+        self.inner.descriptor.importable_to_webgpu
     }
     /// `constant`: true for a tensor made by `create_constant_tensor`.
     pub fn constant(&self) -> bool {

@@ -15,12 +15,12 @@
 //! submission when nothing is queued before them, so the worker is not even woken.
 
 use crate::tensor::{PendingRead, ReadGate, TensorInner};
-use crate::util::{lock, try_copy};
+use crate::util::lock;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use webnn_core::backend::CompiledGraph;
+use webnn_core::backend::{CompiledGraph, TensorMemory};
 use webnn_core::{Error, Result};
 
 /// One step of the timeline.
@@ -33,6 +33,14 @@ pub(crate) enum Job {
     Read { tensor: Arc<TensorInner>, id: u64 },
     /// `MLTensor.destroy()`: release `[[data]]`. Runs even after the context is lost.
     Release { tensor: Arc<TensorInner> },
+    /// `importExternalBuffer()`: lend the tensor to a wgpu device and wait until the renter
+    /// gives it back.
+    Rent {
+        tensor: Arc<TensorInner>,
+        device: webnn_gpu::wgpu::Device,
+        queue: webnn_gpu::wgpu::Queue,
+        resolver: crate::promise::Resolver<Result<crate::tensor::RentedBuffer>>,
+    },
 }
 
 /// Writes up to this many bytes run on the writing thread when nothing is queued before them.
@@ -46,7 +54,7 @@ impl Job {
         match self {
             Job::Write { bytes, .. } => bytes.len() <= INLINE_WRITE_BYTES,
             Job::Dispatch { implementation, .. } => implementation.runs_inline(),
-            Job::Read { .. } | Job::Release { .. } => false,
+            Job::Read { .. } | Job::Release { .. } | Job::Rent { .. } => false,
         }
     }
 }
@@ -263,36 +271,42 @@ impl Timeline {
     }
 }
 
+/// A copy of a tensor's bytes for `readTensor`; a copy that cannot be allocated is an
+/// `UnknownError`.
+fn read_copy(memory: &dyn TensorMemory) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(memory.len())
+        .map_err(|_| Error::unknown(format!("readTensor: cannot allocate {} bytes for the copy", memory.len())))?;
+    out.resize(memory.len(), 0);
+    memory.read(&mut out)?;
+    Ok(out)
+}
+
 fn run(job: Job) -> Result<()> {
     match job {
         Job::Dispatch { implementation, inputs, outputs } => {
             let in_guards: Vec<_> = inputs.iter().map(|t| lock(&t.data)).collect();
             let mut out_guards: Vec<_> = outputs.iter().map(|t| lock(&t.data)).collect();
-            let ins: Option<Vec<&[u8]>> = in_guards.iter().map(|g| g.as_ref().map(|s| s.bytes())).collect();
-            let outs: Option<Vec<&mut [u8]>> =
-                out_guards.iter_mut().map(|g| g.as_mut().map(|s| s.bytes_mut())).collect();
+            let ins: Option<Vec<&dyn TensorMemory>> = in_guards.iter().map(|g| g.as_deref()).collect();
+            let outs: Option<Vec<&mut dyn TensorMemory>> =
+                out_guards.iter_mut().map(|g| g.as_mut().map(|m| &mut **m as &mut dyn TensorMemory)).collect();
             match (ins, outs) {
-                (Some(ins), Some(mut outs)) => implementation.execute(&ins, &mut outs),
+                (Some(ins), Some(mut outs)) => implementation.dispatch(&ins, &mut outs),
                 // A tensor was destroyed (and released) between dispatch()'s checks and the
                 // enqueue on another thread: nothing to compute into.
                 _ => Ok(()),
             }
         }
-        Job::Write { tensor, bytes } => {
-            if let Some(storage) = lock(&tensor.data).as_mut() {
-                let dst = storage.bytes_mut();
-                if dst.len() == bytes.len() {
-                    dst.copy_from_slice(&bytes);
-                }
-            }
-            Ok(())
-        }
+        Job::Write { tensor, bytes } => match lock(&tensor.data).as_mut() {
+            Some(memory) if memory.len() == bytes.len() => memory.write(&bytes),
+            _ => Ok(()),
+        },
         Job::Read { tensor, id } => {
             match tensor.take_pending(id) {
                 None => {} // rejected by destroy()
                 Some(PendingRead::Copy(resolver)) => {
                     let result = match lock(&tensor.data).as_ref() {
-                        Some(storage) => try_copy("readTensor", storage.bytes()),
+                        Some(memory) => read_copy(memory.as_ref()),
                         None => Err(Error::invalid_state("readTensor: the tensor was destroyed")),
                     };
                     resolver.resolve(result);
@@ -309,6 +323,29 @@ fn run(job: Job) -> Result<()> {
         Job::Release { tensor } => {
             lock(&tensor.data).take();
             Ok(())
+        }
+        Job::Rent { tensor, device, queue, resolver } => {
+            let mut data = lock(&tensor.data);
+            let Some(memory) = data.as_mut() else {
+                resolver.resolve(Err(Error::invalid_state("importExternalBuffer: the tensor was destroyed")));
+                return Ok(());
+            };
+            let lent = match webnn_gpu::interop::lend(memory.as_ref(), &device, &queue) {
+                Ok(lent) => lent,
+                Err(e) => {
+                    resolver.resolve(Err(e));
+                    return Ok(());
+                }
+            };
+            let (release, released) = std::sync::mpsc::channel();
+            resolver.resolve(Ok(crate::tensor::RentedBuffer {
+                buffer: lent.buffer().clone(),
+                zero_copy: lent.is_zero_copy(),
+                _release: release,
+            }));
+            // The timeline waits until the renter drops the buffer (or went away).
+            let _ = released.recv();
+            webnn_gpu::interop::take_back(lent, memory.as_mut())
         }
     }
 }

@@ -89,9 +89,16 @@ fn graph_descriptors_and_context_attributes() {
             accelerated: true,
             power_preference: PowerPreference::HighPerformance,
             threads: Some(1),
+            device: DeviceChoice::Auto,
         })
         .unwrap();
-    assert!(!accelerated_asked.accelerated());
+    // A GPU context exactly when a hardware GPU exists (and WEBNN_DEVICE does not pin one).
+    let gpu_expected = match std::env::var("WEBNN_DEVICE").as_deref() {
+        Ok("cpu") => false,
+        Ok("gpu") => true,
+        _ => webnn::webnn_gpu::find_adapter(webnn::webnn_gpu::AdapterChoice::Hardware, true).is_some(),
+    };
+    assert_eq!(accelerated_asked.accelerated(), gpu_expected);
     assert_eq!(accelerated_asked.power_preference(), PowerPreference::HighPerformance);
     assert_ne!(context, accelerated_asked);
     assert_eq!(context, context.clone());

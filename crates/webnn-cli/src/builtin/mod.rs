@@ -105,7 +105,7 @@ pub(crate) mod tests {
     use webnn::{DataType, OperandDescriptor};
 
     pub fn core_builder() -> GraphBuilder {
-        GraphBuilder::new(ContextLink { id: 1, lost: Default::default() }).unwrap()
+        GraphBuilder::new(ContextLink { id: 1, lost: Default::default(), limits: None }).unwrap()
     }
 
     /// Builds a built-in into a bare core builder and returns the validated graph (no backend).
@@ -233,7 +233,7 @@ pub(crate) mod tests {
         let dims = shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
         let input_name = if name == "bert" { "hidden_states" } else { "input" };
         let source = crate::model::ModelSource::Builtin(name.into());
-        let session = crate::model::Session::new(&source, &[format!("{input_name}={dims}")], Some(2)).unwrap();
+        let session = crate::model::Session::new(&source, &[format!("{input_name}={dims}")], Some(2), webnn::DeviceChoice::Cpu).unwrap();
         let bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
         session.write_input(0, &bytes).unwrap();
         let out = session.run().unwrap().remove(0);

@@ -34,6 +34,9 @@ pub struct ContextLink {
     pub id: u64,
     /// Set once the context is lost (destroyed); a lost context's builders cannot build.
     pub lost: Arc<AtomicBool>,
+    /// The context's `opSupportLimits()` when its backend executes less than the spec's
+    /// table (a GPU context); `None` for the whole table. The builder enforces it.
+    pub limits: Option<Arc<limits::OpSupportLimits>>,
 }
 
 impl ContextLink {
@@ -158,6 +161,13 @@ impl GraphBuilder {
                 call.check_limits(member, &operand.descriptor)?;
             }
         }
+        if let Some(context_limits) = &self.context.limits {
+            for (member, operand) in operands {
+                if let Some(operand) = operand {
+                    context_limits.check_member(op, label, member, &operand.descriptor)?;
+                }
+            }
+        }
         Ok(call)
     }
 
@@ -175,6 +185,10 @@ impl GraphBuilder {
             let member = if output_members.len() == 1 { output_members[0] } else { output_members[i] };
             call.check_limits(member, desc)?;
             desc.check_dimensions().map_err(|e| call.error(format!("output {}", e.message)))?;
+            if let Some(context_limits) = &self.context.limits {
+                context_limits.check_member(call.op, call.label, member, desc)?;
+                context_limits.check_io(&format!("{}{}: output", label_prefix(call.label), call.op), desc)?;
+            }
         }
         let op_index = self.operations.len();
         let mut ids = Vec::with_capacity(outputs.len());
@@ -224,6 +238,9 @@ impl GraphBuilder {
         descriptor
             .check_dimensions()
             .map_err(|e| Error::type_error(format!("input '{name}': {}", e.message)))?;
+        if let Some(context_limits) = &self.context.limits {
+            context_limits.check_io(&format!("input '{name}'"), descriptor)?;
+        }
         let id = self.push_operand(descriptor.clone(), OperandSource::Input(name.to_string()));
         self.inputs.push((name.to_string(), id));
         Ok(Operand { builder: self.id, id, descriptor: descriptor.clone() })
@@ -241,6 +258,7 @@ impl GraphBuilder {
                 descriptor.byte_length()
             )));
         }
+        self.check_constant_limits(descriptor)?;
         // Our decision (the spec has no step for it): a copy that cannot be allocated is a
         // TypeError, like a buffer of the wrong size, instead of aborting the process.
         let copy = crate::SharedBytes::try_copy_from(bytes).map_err(|_| {
@@ -252,6 +270,7 @@ impl GraphBuilder {
     /// `constant(dataType, value)` (§8.9.3.3): a rank-0 constant, `value` cast per §9.2.
     pub fn constant_scalar(&mut self, data_type: crate::types::DataType, value: MLNumber) -> Result<Operand> {
         self.check_can_build("constant", "")?;
+        self.check_constant_limits(&OperandDescriptor::new(data_type, []))?;
         let bytes = value.cast(data_type).to_le_bytes();
         let copy = crate::SharedBytes::try_copy_from(&bytes)
             .map_err(|_| Error::type_error("constant: cannot allocate the scalar's bytes"))?;
@@ -278,7 +297,16 @@ impl GraphBuilder {
         };
         self.check_can_build("constant", "")?;
         let desc = tensor.tensor_descriptor().operand_descriptor();
+        self.check_constant_limits(&desc)?;
         Ok(self.push_constant(desc, bytes, Some(destroyed)))
+    }
+
+    /// A constant's data type and size against the context's narrower limits, if any.
+    fn check_constant_limits(&self, descriptor: &OperandDescriptor) -> Result<()> {
+        match &self.context.limits {
+            Some(context_limits) => context_limits.check_io("constant", descriptor),
+            None => Ok(()),
+        }
     }
 
     fn push_constant(

@@ -106,12 +106,20 @@ pub struct TensorDescriptor {
     pub readable: bool,
     /// `writable` (default false): the tensor can be written with `writeTensor`.
     pub writable: bool,
+    /// `importableToWebGPU` (default false; MLTensor explainer): the tensor can be rented to
+    /// a WebGPU (wgpu) device.
+    pub importable_to_webgpu: bool,
 }
 
 impl TensorDescriptor {
     /// A descriptor with `readable` and `writable` false (the IDL defaults).
     pub fn new(data_type: DataType, shape: impl Into<Vec<u32>>) -> Self {
-        TensorDescriptor { data_type, shape: shape.into(), readable: false, writable: false }
+        TensorDescriptor { data_type, shape: shape.into(), readable: false, writable: false, importable_to_webgpu: false }
+    }
+    /// Sets `importableToWebGPU`.
+    pub fn importable_to_webgpu(mut self, importable: bool) -> Self {
+        self.importable_to_webgpu = importable;
+        self
     }
     /// Sets `readable`.
     pub fn readable(mut self, readable: bool) -> Self {

@@ -186,7 +186,7 @@ fn cannot_build_after_build_or_when_the_context_is_lost() {
         assert_kind(r, ErrorKind::InvalidState);
         // Context lost: InvalidStateError even with an operand of another builder.
         let lost = Arc::new(AtomicBool::new(false));
-        let mut b = GraphBuilder::new(ContextLink { id: 7, lost: lost.clone() }).unwrap();
+        let mut b = GraphBuilder::new(ContextLink { id: 7, lost: lost.clone(), limits: None }).unwrap();
         let mut x = inputs(&mut b, &case.slots);
         lost.store(true, Ordering::Release);
         let mut other = builder();

@@ -9,7 +9,7 @@ use webnn_core::{ContextLink, DataType, Graph, GraphBuilder, OperandDescriptor, 
 
 /// A fresh builder.
 pub fn builder() -> GraphBuilder {
-    GraphBuilder::new(ContextLink { id: 7, lost: Arc::new(AtomicBool::new(false)) }).unwrap()
+    GraphBuilder::new(ContextLink { id: 7, lost: Arc::new(AtomicBool::new(false)), limits: None }).unwrap()
 }
 
 /// Default operator options.

@@ -117,6 +117,7 @@ pub fn builder() -> GraphBuilder {
     GraphBuilder::new(ContextLink {
         id: 1,
         lost: Arc::new(AtomicBool::new(false)),
+        limits: None,
     })
     .expect("builder")
 }

@@ -2,27 +2,42 @@
 //! coverage check of the test suite (every combination `opSupportLimits()` reports must run in
 //! at least one test).
 //!
-//! Set `WEBNN_OP_COVERAGE=FILE`: the first successful dispatch of every compiled graph appends
-//! one line `op member dataType` per operand slot of each of its steps to FILE (the member names
+//! Set `WEBNN_OP_COVERAGE=FILE` (the CPU backend) or `WEBNN_GPU_OP_COVERAGE=FILE` (the GPU
+//! backend): the first successful dispatch of every compiled graph appends one line
+//! `op member dataType` per operand slot of each of its operations to FILE (the member names
 //! are those of the op's `MLOpSupportLimits` dictionary). Without the variable nothing is
-//! recorded and nothing is computed.
+//! recorded and nothing is computed. Backends call [`Coverage::new`] at compile and
+//! [`Coverage::executed`] after a dispatch.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
-use webnn_core::graph::Operation;
-use webnn_core::{Graph, OpKind};
+use crate::graph::{Graph, Operation};
+use crate::limits::OpSupportLimits;
+use crate::ops::OpKind;
 
-/// The file named by `WEBNN_OP_COVERAGE`, read once per process.
-fn target() -> Option<&'static std::path::Path> {
-    static TARGET: OnceLock<Option<std::path::PathBuf>> = OnceLock::new();
-    TARGET
-        .get_or_init(|| std::env::var_os("WEBNN_OP_COVERAGE").filter(|v| !v.is_empty()).map(Into::into))
-        .as_deref()
+/// Which record a backend writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Record {
+    /// `WEBNN_OP_COVERAGE`: the CPU backend.
+    Cpu,
+    /// `WEBNN_GPU_OP_COVERAGE`: the GPU backend.
+    Gpu,
+}
+
+/// The file named by the record's variable, read once per process.
+fn target(record: Record) -> Option<&'static std::path::Path> {
+    static CPU: OnceLock<Option<std::path::PathBuf>> = OnceLock::new();
+    static GPU: OnceLock<Option<std::path::PathBuf>> = OnceLock::new();
+    let (cell, var) = match record {
+        Record::Cpu => (&CPU, "WEBNN_OP_COVERAGE"),
+        Record::Gpu => (&GPU, "WEBNN_GPU_OP_COVERAGE"),
+    };
+    cell.get_or_init(|| std::env::var_os(var).filter(|v| !v.is_empty()).map(Into::into)).as_deref()
 }
 
 /// Appends the `op member dataType` lines of one operation to `text`.
-fn record(op: &Operation, graph: &Graph, text: &mut String) {
+fn record_op(op: &Operation, graph: &Graph, text: &mut String) {
     let kind = op.kind.limits_kind();
     // concat's inputs and split's outputs are one member for every operand.
     let member = |names: &[&'static str], slot: usize| names.get(slot).or(names.last()).copied().unwrap_or("?");
@@ -34,29 +49,30 @@ fn record(op: &Operation, graph: &Graph, text: &mut String) {
 }
 
 /// What one compiled graph will record after its first successful dispatch.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Coverage {
+    record: Record,
     lines: Option<String>,
     written: AtomicBool,
 }
 
 impl Coverage {
-    /// The record of `graph`, or an empty one when `WEBNN_OP_COVERAGE` is not set.
-    pub fn new(graph: &Graph) -> Self {
-        let lines = target().map(|_| {
+    /// The record of `graph`, or an empty one when the record's variable is not set.
+    pub fn new(record: Record, graph: &Graph) -> Self {
+        let lines = target(record).map(|_| {
             let mut text = String::new();
             for op in &graph.operations {
-                record(op, graph, &mut text);
+                record_op(op, graph, &mut text);
             }
             text
         });
-        Coverage { lines, written: AtomicBool::new(false) }
+        Coverage { record, lines, written: AtomicBool::new(false) }
     }
 
     /// Appends the record to the file once (after a dispatch succeeded). Failures to write are
     /// ignored: coverage is a test aid and must never fail a dispatch.
     pub fn executed(&self) {
-        let (Some(lines), Some(path)) = (&self.lines, target()) else { return };
+        let (Some(lines), Some(path)) = (&self.lines, target(self.record)) else { return };
         if self.written.swap(true, Ordering::Relaxed) {
             return;
         }
@@ -68,11 +84,11 @@ impl Coverage {
     }
 }
 
-/// Every `op member dataType` combination the support limits allow.
-pub fn all_combinations() -> Vec<String> {
+/// Every `op member dataType` combination `limits` allow.
+pub fn all_combinations(limits: &OpSupportLimits) -> Vec<String> {
     let mut all = Vec::new();
     for op in OpKind::ALL {
-        for (member, limits) in webnn_core::limits::op_limits(*op) {
+        for (member, limits) in limits.op(*op) {
             for t in limits.data_types {
                 all.push(format!("{} {} {}", op.idl_name(), member, t.as_str()));
             }

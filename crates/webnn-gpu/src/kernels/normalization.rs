@@ -1,0 +1,167 @@
+//! batchNormalization (§7.9.6), instanceNormalization (§7.9.29) and layerNormalization
+//! (§7.9.30), float32 and float16 (computed in f32).
+//!
+//! `y = scale · (x − mean) / sqrt(variance + epsilon) + bias`, scale defaulting to 1 and bias
+//! to 0, as the CPU engine computes it: batchNormalization is one invocation per element
+//! (the per-channel factor `scale / sqrt(variance + epsilon)` formed in the shader);
+//! instance and layer normalization are the three-phase group kernels of `reduce.rs` (mean,
+//! then the population variance around it, then the element-wise update), one workgroup per
+//! group with tree reductions when a group is large, one invocation per group otherwise.
+//! Statistics accumulate in f32 (the CPU engine uses f64): far inside the WPT tolerances
+//! (layerNormalization 14 ULP, instanceNormalization 840 ULP) on every vector.
+//! layerNormalization's scale and bias are indexed by the position in the normalized axes
+//! taken in the caller's order.
+
+use super::reduce::{merge, phases_kernel, Phases};
+use super::{Lowering, Slot, Task, Work};
+use crate::wgsl::{self, Binding};
+use webnn_core::graph::{Attrs, Operation};
+use webnn_core::types::InputOperandLayout;
+use webnn_core::{DataType, OpKind, Result};
+
+/// Whether this family executes `member` of `op` with `dt` (a type the GPU stores).
+pub(super) fn executes(op: OpKind, member: &str, dt: DataType) -> bool {
+    let _ = member;
+    matches!(op, OpKind::BatchNormalization | OpKind::InstanceNormalization | OpKind::LayerNormalization) && dt.is_float()
+}
+
+/// Lowers an op of this family, or None if `op` is not one.
+pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
+    let label = op.kind.idl_name();
+    let (x, y) = match (op.kind, op.input(0)) {
+        (OpKind::BatchNormalization | OpKind::InstanceNormalization | OpKind::LayerNormalization, Some(x)) => (x, op.outputs[0]),
+        _ => return Ok(None),
+    };
+    let dt = l.data_type(x);
+    let out_dt = l.data_type(y);
+    if !dt.is_float() {
+        return Ok(None);
+    }
+    let shape = l.shape(x).to_vec();
+    let st = wgsl::strides(&shape);
+    let kernel = match op.attrs {
+        Attrs::BatchNormalization { axis, epsilon } => {
+            let (mean, var) = (l.input(op, 1)?, l.input(op, 2)?);
+            let a = axis as usize;
+            let channels = shape.get(a).copied().unwrap_or(1);
+            let inner = st.get(a).copied().unwrap_or(1);
+            let mut bindings = vec![Binding::read("x_", dt), Binding::read("mean_", dt), Binding::read("var_", dt)];
+            let mut slots = vec![Slot::Operand(x), Slot::Operand(mean), Slot::Operand(var)];
+            let scale = match op.input(3) {
+                Some(s) => {
+                    bindings.push(Binding::read("scale_", dt));
+                    slots.push(Slot::Operand(s));
+                    wgsl::load(dt, "scale_", "c")
+                }
+                None => "1.0".into(),
+            };
+            let bias = match op.input(4) {
+                Some(b) => {
+                    bindings.push(Binding::read("bias_", dt));
+                    slots.push(Slot::Operand(b));
+                    wgsl::load(dt, "bias_", "c")
+                }
+                None => "0.0".into(),
+            };
+            bindings.push(Binding::write("y_", out_dt));
+            slots.push(Slot::Operand(y));
+            let body = format!(
+                "let c = (i / {inner}u) % {channels}u;\nlet f = {scale} / sqrt({} + {});\nreturn ({} - {}) * f + {bias};",
+                wgsl::load(dt, "var_", "c"),
+                wgsl::f32_literal(epsilon as f32),
+                wgsl::load(dt, "x_", "i"),
+                wgsl::load(dt, "mean_", "c"),
+            );
+            l.per_element(label, &bindings, slots, "", &body, l.elements(y))
+        }
+        Attrs::InstanceNormalization { epsilon, layout } => {
+            if shape.len() != 4 {
+                return Ok(None);
+            }
+            let nhwc = layout == InputOperandLayout::Nhwc;
+            let (c_axis, spatial) = if nhwc { (3, [1, 2]) } else { (1, [2, 3]) };
+            let channels = shape[c_axis];
+            let kept = merge(&[(shape[0], st[0]), (shape[c_axis], st[c_axis])]);
+            let red = merge(&[(shape[spatial[0]], st[spatial[0]]), (shape[spatial[1]], st[spatial[1]])]);
+            let n = (shape[spatial[0]] as u64 * shape[spatial[1]] as u64).max(1);
+            let mut bindings = vec![Binding::read("x_", dt)];
+            let mut slots = vec![Slot::Operand(x)];
+            let scale = match op.input(1) {
+                Some(s) => {
+                    bindings.push(Binding::read("scale_", dt));
+                    slots.push(Slot::Operand(s));
+                    wgsl::load(dt, "scale_", "c")
+                }
+                None => "1.0".into(),
+            };
+            let bias = match op.input(2) {
+                Some(b) => {
+                    bindings.push(Binding::read("bias_", dt));
+                    slots.push(Slot::Operand(b));
+                    wgsl::load(dt, "bias_", &format!("(gg % {channels}u)"))
+                }
+                None => "0.0".into(),
+            };
+            bindings.push(Binding::write("y_", out_dt));
+            slots.push(Slot::Operand(y));
+            let nf = wgsl::f32_literal(n as f32);
+            let fin1 = format!("let a = s1 / {nf};");
+            let fin2 = format!(
+                "let c = gg % {channels}u;\nlet b = {scale} / sqrt(s2 / {nf} + {});",
+                wgsl::f32_literal(epsilon as f32)
+            );
+            let out = format!("(v - a) * b + {bias}");
+            let p = Phases {
+                init1: "0.0",
+                map1: "v",
+                comb1: "p + q",
+                fin1: &fin1,
+                init2: "0.0",
+                map2: "(v - a) * (v - a)",
+                comb2: "p + q",
+                fin2: &fin2,
+                out: &out,
+            };
+            phases_kernel(l, label, &bindings, slots, &kept, &red, &p)
+        }
+        Attrs::LayerNormalization { ref axes, epsilon } => {
+            let axes: Vec<usize> = axes.iter().map(|&a| a as usize).filter(|&a| a < shape.len()).collect();
+            let kept = merge(&(0..shape.len()).filter(|d| !axes.contains(d)).map(|d| (shape[d], st[d])).collect::<Vec<_>>());
+            // Caller's order: element j of a group pairs with scale[j] and bias[j].
+            let red = merge(&axes.iter().map(|&d| (shape[d], st[d])).collect::<Vec<_>>());
+            let n = axes.iter().map(|&d| shape[d] as u64).product::<u64>().max(1);
+            let mut bindings = vec![Binding::read("x_", dt)];
+            let mut slots = vec![Slot::Operand(x)];
+            let mut out = "(v - a) * b".to_string();
+            if let Some(s) = op.input(1) {
+                bindings.push(Binding::read("scale_", dt));
+                slots.push(Slot::Operand(s));
+                out = format!("{out} * {}", wgsl::load(dt, "scale_", "j"));
+            }
+            if let Some(b) = op.input(2) {
+                bindings.push(Binding::read("bias_", dt));
+                slots.push(Slot::Operand(b));
+                out = format!("{out} + {}", wgsl::load(dt, "bias_", "j"));
+            }
+            bindings.push(Binding::write("y_", out_dt));
+            slots.push(Slot::Operand(y));
+            let nf = wgsl::f32_literal(n as f32);
+            let fin1 = format!("let a = s1 / {nf};");
+            let fin2 = format!("let b = 1.0 / sqrt(s2 / {nf} + {});", wgsl::f32_literal(epsilon as f32));
+            let p = Phases {
+                init1: "0.0",
+                map1: "v",
+                comb1: "p + q",
+                fin1: &fin1,
+                init2: "0.0",
+                map2: "(v - a) * (v - a)",
+                comb2: "p + q",
+                fin2: &fin2,
+                out: &out,
+            };
+            phases_kernel(l, label, &bindings, slots, &kept, &red, &p)
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(Work { scratch: vec![], tasks: vec![Task::Kernel(kernel)] }))
+}

@@ -1,0 +1,273 @@
+//! A compiled graph on the GPU: every operand in a buffer (constants uploaded at build,
+//! intermediates sharing buffers once their last reader has run), every operation lowered to
+//! compute pipelines with their bind groups made at build, so that a dispatch only records
+//! one command buffer: copy the input tensors in, run the passes, copy the outputs out.
+
+use crate::device::{padded, Gpu};
+use crate::kernels::{self, Lowering, Slot, Task};
+use crate::memory::GpuTensor;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use webnn_core::backend::{CompiledGraph, TensorMemory};
+use webnn_core::coverage::{Coverage, Record};
+use webnn_core::graph::{Graph, OperandSource};
+use webnn_core::{Error, Result};
+
+/// Compiled pipelines by WGSL source, shared by the graphs of one backend.
+pub(crate) type PipelineCache = Mutex<HashMap<String, wgpu::ComputePipeline>>;
+
+enum Step {
+    Pass { label: String, pipeline: wgpu::ComputePipeline, bind_group: wgpu::BindGroup, workgroups: [u32; 3] },
+    Copy { from: usize, to: usize, bytes: u64 },
+}
+
+/// The `[[implementation]]` of an `MLGraph` on the GPU.
+pub(crate) struct GpuProgram {
+    gpu: Arc<Gpu>,
+    buffers: Vec<wgpu::Buffer>,
+    /// Buffer and byte length of each graph input, in the graph's order.
+    inputs: Vec<(usize, u64)>,
+    /// Buffer and byte length of each graph output, in the graph's order.
+    outputs: Vec<(usize, u64)>,
+    steps: Vec<Step>,
+    bytes: usize,
+    /// What the first dispatch records for the op-coverage check (`WEBNN_GPU_OP_COVERAGE`).
+    coverage: Coverage,
+}
+
+/// Buffers handed out for intermediates and reused once free (smallest that fits).
+struct Arena {
+    sizes: Vec<u64>,
+    free: Vec<usize>,
+}
+
+impl Arena {
+    fn take(&mut self, size: u64) -> usize {
+        let best = self.free.iter().enumerate().filter(|(_, &b)| self.sizes[b] >= size).min_by_key(|(_, &b)| self.sizes[b]);
+        if let Some((at, &b)) = best {
+            self.free.swap_remove(at);
+            return b;
+        }
+        self.sizes.push(size);
+        self.sizes.len() - 1
+    }
+    /// A buffer nobody else will ever share.
+    fn own(&mut self, size: u64) -> usize {
+        self.sizes.push(size);
+        self.sizes.len() - 1
+    }
+}
+
+impl GpuProgram {
+    pub fn compile(gpu: &Arc<Gpu>, pipelines: &PipelineCache, graph: &Graph) -> Result<GpuProgram> {
+        let lowering = Lowering { graph, max_workgroups: gpu.max_workgroups };
+        let n_ops = graph.operations.len();
+        // The last operation reading each operand (graph outputs live to the end).
+        let mut last_use = vec![None::<usize>; graph.operands.len()];
+        for (i, op) in graph.operations.iter().enumerate() {
+            for id in op.inputs.iter().flatten() {
+                last_use[id.index()] = Some(i);
+            }
+        }
+        for (_, id) in &graph.outputs {
+            last_use[id.index()] = Some(n_ops);
+        }
+        let size = |id: webnn_core::OperandId| padded(graph.descriptor(id).byte_length());
+        let mut arena = Arena { sizes: Vec::new(), free: Vec::new() };
+        let mut buffer_of: Vec<Option<usize>> = vec![None; graph.operands.len()];
+        let mut constant_uploads = Vec::new();
+        for (index, node) in graph.operands.iter().enumerate() {
+            match node.source {
+                OperandSource::Input(_) => buffer_of[index] = Some(arena.own(padded(node.descriptor.byte_length()))),
+                OperandSource::Constant(c) => {
+                    let b = arena.own(padded(node.descriptor.byte_length()));
+                    buffer_of[index] = Some(b);
+                    constant_uploads.push((b, c));
+                }
+                OperandSource::Operation { .. } => {}
+            }
+        }
+        // Lower every op and assign buffers in order.
+        let mut planned: Vec<(Vec<Task>, Vec<usize>)> = Vec::with_capacity(n_ops);
+        for (i, op) in graph.operations.iter().enumerate() {
+            let work = kernels::lower(op, &lowering).map_err(|e| prefix(op, e))?;
+            for &out in &op.outputs {
+                let is_output = graph.outputs.iter().any(|(_, o)| *o == out);
+                buffer_of[out.index()] = Some(if is_output { arena.own(size(out)) } else { arena.take(size(out)) });
+            }
+            let scratch: Vec<usize> = work.scratch.iter().map(|&bytes| arena.take(padded(bytes))).collect();
+            arena.free.extend(scratch.iter().copied());
+            for id in op.inputs.iter().flatten().chain(op.outputs.iter()) {
+                let dead = last_use[id.index()].is_none_or(|u| u == i);
+                let produced_here = op.outputs.contains(id);
+                let source_is_op = matches!(graph.operands[id.index()].source, OperandSource::Operation { .. });
+                if dead && source_is_op && (produced_here || op.inputs.contains(&Some(*id))) {
+                    if let Some(b) = buffer_of[id.index()] {
+                        if !arena.free.contains(&b) {
+                            arena.free.push(b);
+                        }
+                    }
+                }
+            }
+            planned.push((work.tasks, scratch));
+        }
+        // Make the buffers, upload the constants.
+        let mut buffers = Vec::with_capacity(arena.sizes.len());
+        for &bytes in &arena.sizes {
+            buffers.push(gpu.buffer("build", bytes, wgpu::BufferUsages::empty())?);
+        }
+        for (b, c) in constant_uploads {
+            gpu.upload(&buffers[b], graph.constants[c].bytes.as_ref())?;
+        }
+        let resolve = |slot: Slot, scratch: &[usize]| -> Result<usize> {
+            match slot {
+                Slot::Operand(id) => buffer_of[id.index()].ok_or_else(|| Error::unknown("build: an operand has no buffer")),
+                Slot::Scratch(k) => scratch.get(k).copied().ok_or_else(|| Error::unknown("build: unknown scratch buffer")),
+            }
+        };
+        let mut steps = Vec::new();
+        for (tasks, scratch) in planned {
+            for task in tasks {
+                match task {
+                    Task::Copy { from, to, bytes } => {
+                        steps.push(Step::Copy { from: resolve(from, &scratch)?, to: resolve(to, &scratch)?, bytes })
+                    }
+                    Task::Kernel(k) => {
+                        let pipeline = pipeline(gpu, pipelines, &k.label, &k.wgsl)?;
+                        let layout = pipeline.get_bind_group_layout(0);
+                        let mut entries = Vec::with_capacity(k.slots.len());
+                        for (i, &slot) in k.slots.iter().enumerate() {
+                            let b = resolve(slot, &scratch)?;
+                            entries.push(wgpu::BindGroupEntry { binding: i as u32, resource: buffers[b].as_entire_binding() });
+                        }
+                        let bind_group = gpu.checked(&format!("build: {}", k.label), || {
+                            gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                                label: Some(&k.label),
+                                layout: &layout,
+                                entries: &entries,
+                            })
+                        })?;
+                        steps.push(Step::Pass { label: k.label, pipeline, bind_group, workgroups: k.workgroups });
+                    }
+                }
+            }
+        }
+        let io = |list: &[(String, webnn_core::OperandId)]| -> Result<Vec<(usize, u64)>> {
+            list.iter()
+                .map(|(_, id)| Ok((resolve(Slot::Operand(*id), &[])?, graph.descriptor(*id).byte_length())))
+                .collect()
+        };
+        let inputs = io(&graph.inputs)?;
+        let outputs = io(&graph.outputs)?;
+        let bytes = arena.sizes.iter().sum::<u64>() as usize;
+        let coverage = Coverage::new(Record::Gpu, graph);
+        Ok(GpuProgram { gpu: gpu.clone(), buffers, inputs, outputs, steps, bytes, coverage })
+    }
+}
+
+fn prefix(op: &webnn_core::graph::Operation, e: Error) -> Error {
+    if op.label.is_empty() {
+        e
+    } else {
+        Error { kind: e.kind, message: format!("[{}] {}", op.label, e.message) }
+    }
+}
+
+/// The compute pipeline of a WGSL module, compiled once per backend.
+fn pipeline(gpu: &Gpu, cache: &PipelineCache, label: &str, wgsl: &str) -> Result<wgpu::ComputePipeline> {
+    if let Some(p) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(wgsl) {
+        return Ok(p.clone());
+    }
+    let p = gpu.checked(&format!("build: the {label} shader"), || {
+        let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+        });
+        gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(label),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    })?;
+    cache.lock().unwrap_or_else(|e| e.into_inner()).insert(wgsl.to_string(), p.clone());
+    Ok(p)
+}
+
+fn gpu_tensor(memory: &dyn TensorMemory) -> Result<&GpuTensor> {
+    memory
+        .as_any()
+        .downcast_ref::<GpuTensor>()
+        .ok_or_else(|| Error::unknown("dispatch: a tensor's memory is not on this GPU"))
+}
+
+impl CompiledGraph for GpuProgram {
+    fn execute(&self, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) -> Result<()> {
+        // Host buffers: upload, run, read back (for callers without tensors, e.g. the CLI).
+        for (&(b, _), bytes) in self.inputs.iter().zip(inputs) {
+            self.gpu.upload(&self.buffers[b], bytes)?;
+        }
+        self.record(None, None)?;
+        for (&(b, _), out) in self.outputs.iter().zip(outputs.iter_mut()) {
+            self.gpu.download(&self.buffers[b], out)?;
+        }
+        self.coverage.executed();
+        Ok(())
+    }
+
+    fn dispatch(&self, inputs: &[&dyn TensorMemory], outputs: &mut [&mut dyn TensorMemory]) -> Result<()> {
+        let ins: Vec<&GpuTensor> = inputs.iter().map(|m| gpu_tensor(*m)).collect::<Result<_>>()?;
+        let outs: Vec<&GpuTensor> = outputs.iter().map(|m| gpu_tensor(&**m)).collect::<Result<_>>()?;
+        self.record(Some(&ins), Some(&outs))?;
+        self.coverage.executed();
+        Ok(())
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+impl GpuProgram {
+    /// Records and submits one command buffer: inputs copied in, the passes, outputs out.
+    fn record(&self, inputs: Option<&[&GpuTensor]>, outputs: Option<&[&GpuTensor]>) -> Result<()> {
+        self.gpu.checked("dispatch", || {
+            let mut encoder =
+                self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("webnn dispatch") });
+            if let Some(inputs) = inputs {
+                for (&(b, len), t) in self.inputs.iter().zip(inputs) {
+                    encoder.copy_buffer_to_buffer(&t.buffer, 0, &self.buffers[b], 0, padded(len));
+                }
+            }
+            let mut i = 0;
+            while i < self.steps.len() {
+                match &self.steps[i] {
+                    Step::Copy { from, to, bytes } => {
+                        encoder.copy_buffer_to_buffer(&self.buffers[*from], 0, &self.buffers[*to], 0, *bytes);
+                        i += 1;
+                    }
+                    Step::Pass { .. } => {
+                        let mut pass = encoder
+                            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("webnn"), timestamp_writes: None });
+                        while let Some(Step::Pass { label, pipeline, bind_group, workgroups }) = self.steps.get(i) {
+                            pass.push_debug_group(label);
+                            pass.set_pipeline(pipeline);
+                            pass.set_bind_group(0, bind_group, &[]);
+                            pass.dispatch_workgroups(workgroups[0], workgroups[1], workgroups[2]);
+                            pass.pop_debug_group();
+                            i += 1;
+                        }
+                    }
+                }
+            }
+            if let Some(outputs) = outputs {
+                for (&(b, len), t) in self.outputs.iter().zip(outputs) {
+                    encoder.copy_buffer_to_buffer(&self.buffers[b], 0, &t.buffer, 0, padded(len));
+                }
+            }
+            self.gpu.queue.submit([encoder.finish()]);
+        })
+    }
+}
