@@ -51,14 +51,19 @@ impl std::fmt::Debug for Gpu {
     }
 }
 
-/// Adapters of this process's wgpu instance, found once (enumerating loads the drivers).
+/// Adapters of this process's wgpu instance, found once (enumerating loads the drivers). The
+/// instance lives as long as the process: a GL adapter's EGL display dies with its instance.
 fn adapters() -> &'static [wgpu::Adapter] {
-    static ADAPTERS: std::sync::OnceLock<Vec<wgpu::Adapter>> = std::sync::OnceLock::new();
-    ADAPTERS.get_or_init(|| {
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
-        pollster::block_on(instance.enumerate_adapters(backends))
-    })
+    static ADAPTERS: std::sync::OnceLock<(wgpu::Instance, Vec<wgpu::Adapter>)> = std::sync::OnceLock::new();
+    &ADAPTERS
+        .get_or_init(|| {
+            let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+            // Vulkan, Metal and DX12 by default; WGPU_BACKEND (e.g. "gl") chooses others.
+            let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
+            let adapters = pollster::block_on(instance.enumerate_adapters(backends));
+            (instance, adapters)
+        })
+        .1
 }
 
 fn is_software(info: &wgpu::AdapterInfo) -> bool {

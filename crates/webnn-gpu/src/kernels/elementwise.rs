@@ -6,7 +6,10 @@
 //! `erf` (|x| < 1: its Taylor series to x^23, truncation error < 1e-10; beyond: 1 − erfc with
 //! Numerical Recipes' Chebyshev erfc, relative error < 1.2e-7), `gelu` as `x/2 · erfc(−x/√2)`
 //! for x/√2 < −1 (no cancellation where 1 + erf is tiny), `pow` with negative bases and
-//! integral exponents, and the stable forms of softplus and sigmoid.
+//! integral exponents, and the stable forms of softplus and sigmoid. `tan` does its own
+//! range reduction (Cody–Waite, π/2 in three parts, exact for |x| < 2^15) and evaluates sin
+//! and cos on [−π/4, π/4] by their Taylor series (truncation < 3e-10): drivers' `tan` can be
+//! far off near its poles (NVIDIA's: 2.4e-3 at tan ≈ −23.7, above the WPT ATOL of 1/1024).
 
 use super::{Lowering, Slot, Task, Work};
 use crate::wgsl::{self, Binding};
@@ -44,6 +47,18 @@ fn gelu_(x: f32) -> f32 {
     let z = x * 0.7071067811865476;
     if (z < -1.0) { return 0.5 * x * erfc_big(-z); }
     return 0.5 * x * (1.0 + erf_(z));
+}
+fn tan_(x: f32) -> f32 {
+    let k = round(x * 0.6366197723675814);
+    var r = x - k * 1.5703125;
+    r = r - k * 4.837512969970703e-4;
+    r = r - k * 7.549789954891882e-8;
+    let r2 = r * r;
+    let s = r * (1.0 + r2 * (-0.16666666666666666 + r2 * (8.333333333333333e-3 + r2 * (-1.984126984126984e-4
+        + r2 * (2.7557319223985893e-6 - r2 * 2.505210838544172e-8)))));
+    let c = 1.0 + r2 * (-0.5 + r2 * (4.1666666666666664e-2 + r2 * (-1.388888888888889e-3 + r2 * (2.48015873015873e-5
+        + r2 * (-2.755731922398589e-7 + r2 * 2.08767569878681e-9)))));
+    return select(s / c, -c / s, (i32(k) & 1) != 0);
 }
 fn pow_(x: f32, y: f32) -> f32 {
     if (y == 0.0) { return 1.0; }
@@ -83,7 +98,7 @@ fn unary(op: &Operation, dt: DataType) -> Option<String> {
         (OpKind::RoundEven, _) if float => "round(x)".into(),
         (OpKind::Cos, _) if float => "cos(x)".into(),
         (OpKind::Sin, _) if float => "sin(x)".into(),
-        (OpKind::Tan, _) if float => "tan(x)".into(),
+        (OpKind::Tan, _) if float => "tan_(x)".into(),
         (OpKind::Exp, _) if float => "exp(x)".into(),
         (OpKind::Log, _) if float => "log(x)".into(),
         (OpKind::Sqrt, _) if float => "sqrt(x)".into(),
