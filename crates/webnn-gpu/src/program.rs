@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use webnn_core::backend::{CompiledGraph, TensorMemory};
 use webnn_core::coverage::{Coverage, Record};
-use webnn_core::graph::{Graph, OperandSource};
+use webnn_core::graph::{Graph, OperandSource, Operation};
 use webnn_core::{Error, Result};
 
 /// Compiled pipelines by WGSL source, shared by the graphs of one backend.
@@ -60,7 +60,8 @@ impl Arena {
 
 impl GpuProgram {
     pub fn compile(gpu: &Arc<Gpu>, pipelines: &PipelineCache, graph: &Graph) -> Result<GpuProgram> {
-        let lowering = Lowering { graph, max_workgroups: gpu.max_workgroups };
+        let lowering = Lowering { graph, max_workgroups: gpu.max_workgroups, epilogue: None };
+        let fused = fuse_activations(graph);
         let n_ops = graph.operations.len();
         // The last operation reading each operand (graph outputs live to the end).
         let mut last_use = vec![None::<usize>; graph.operands.len()];
@@ -90,7 +91,28 @@ impl GpuProgram {
         // Lower every op and assign buffers in order.
         let mut planned: Vec<(Vec<Task>, Vec<usize>)> = Vec::with_capacity(n_ops);
         for (i, op) in graph.operations.iter().enumerate() {
-            let work = kernels::lower(op, &lowering).map_err(|e| prefix(op, e))?;
+            let work = match &fused[i] {
+                Fused::No => kernels::lower(op, &lowering),
+                // Its producer wrote its output.
+                Fused::IntoProducer => Ok(kernels::Work::default()),
+                Fused::Epilogue { consumer, expression } => {
+                    let consumer = &graph.operations[*consumer];
+                    let producer = Operation { outputs: consumer.outputs.clone(), ..op.clone() };
+                    let l = Lowering { epilogue: Some(expression.clone()), ..lowering.clone() };
+                    kernels::lower(&producer, &l)
+                }
+            }
+            .map_err(|e| prefix(op, e))?;
+            let op = match &fused[i] {
+                Fused::Epilogue { consumer, .. } => {
+                    &Operation { outputs: graph.operations[*consumer].outputs.clone(), ..op.clone() }
+                }
+                Fused::IntoProducer => {
+                    planned.push((Vec::new(), Vec::new()));
+                    continue;
+                }
+                Fused::No => op,
+            };
             for &out in &op.outputs {
                 let is_output = graph.outputs.iter().any(|(_, o)| *o == out);
                 buffer_of[out.index()] = Some(if is_output { arena.own(size(out)) } else { arena.take(size(out)) });
@@ -163,6 +185,49 @@ impl GpuProgram {
         let coverage = Coverage::new(Record::Gpu, graph);
         Ok(GpuProgram { gpu: gpu.clone(), buffers, inputs, outputs, steps, bytes, coverage })
     }
+}
+
+/// What the compile does with one operation.
+enum Fused {
+    /// Lowered on its own.
+    No,
+    /// A conv / matmul / gemm whose single consumer (operation `consumer`, a float activation)
+    /// runs as its epilogue: lowered writing the consumer's output.
+    Epilogue { consumer: usize, expression: String },
+    /// An activation run by its producer's epilogue: nothing to do.
+    IntoProducer,
+}
+
+/// Finds the conv / matmul / gemm outputs read only by one float activation (and not graph
+/// outputs): the activation becomes the producer's epilogue, saving a pass and a buffer.
+fn fuse_activations(graph: &Graph) -> Vec<Fused> {
+    let mut readers = vec![0usize; graph.operands.len()];
+    for op in &graph.operations {
+        for id in op.inputs.iter().flatten() {
+            readers[id.index()] += 1;
+        }
+    }
+    for (_, id) in &graph.outputs {
+        readers[id.index()] += 1;
+    }
+    let mut producer_of = vec![None; graph.operands.len()];
+    for (i, op) in graph.operations.iter().enumerate() {
+        for out in &op.outputs {
+            producer_of[out.index()] = Some(i);
+        }
+    }
+    let mut fused: Vec<Fused> = graph.operations.iter().map(|_| Fused::No).collect();
+    for (j, op) in graph.operations.iter().enumerate() {
+        let Some(x) = op.input(0) else { continue };
+        let Some(expression) = kernels::fusable_activation(op, graph.descriptor(x).data_type) else { continue };
+        let Some(i) = producer_of[x.index()] else { continue };
+        let producer = &graph.operations[i];
+        if readers[x.index()] == 1 && kernels::takes_epilogue(producer.kind) && matches!(fused[i], Fused::No) {
+            fused[i] = Fused::Epilogue { consumer: j, expression };
+            fused[j] = Fused::IntoProducer;
+        }
+    }
+    fused
 }
 
 fn prefix(op: &webnn_core::graph::Operation, e: Error) -> Error {

@@ -247,3 +247,50 @@ fn a_cpu_tensor_is_rented_as_a_copy_and_written_back() {
     assert_eq!(e.kind, ErrorKind::Type);
     assert!(e.message.contains("importableToWebGPU"), "{}", e.message);
 }
+
+/// A matmul whose only reader is an activation runs it as its epilogue; one whose output is
+/// also a graph output does not. Both give the straightforward result.
+#[test]
+fn an_activation_fused_into_its_matmul_gives_the_same_result() {
+    let Some(context) = gpu_context() else { return };
+    let a: Vec<f32> = (0..6).map(|i| i as f32 - 2.5).collect(); // [2, 3]
+    let w: Vec<f32> = (0..12).map(|i| (i as f32 * 0.37).sin()).collect(); // [3, 4]
+    let mut product = [0f32; 8];
+    for m in 0..2 {
+        for n in 0..4 {
+            product[m * 4 + n] = (0..3).map(|k| a[m * 3 + k] * w[k * 4 + n]).sum();
+        }
+    }
+    let clamp = ClampOptions { min_value: Some((-0.5).into()), max_value: Some(0.75.into()), ..Default::default() };
+    for also_output in [false, true] {
+        let mut b = GraphBuilder::new(&context).unwrap();
+        let x = b.input("a", &OperandDescriptor::new(DataType::Float32, [2, 3])).unwrap();
+        let k = b.constant(&OperandDescriptor::new(DataType::Float32, [3, 4]), &bytes(&w)).unwrap();
+        let p = b.matmul(&x, &k, &NO).unwrap();
+        let y = b.clamp(&p, &clamp).unwrap();
+        let mut outputs = vec![("y", &y)];
+        if also_output {
+            outputs.push(("p", &p));
+        }
+        let graph = b.build(&outputs).unwrap();
+        let ta = context.create_tensor(&TensorDescriptor::new(DataType::Float32, [2, 3]).writable(true)).unwrap();
+        let ty = context.create_tensor(&TensorDescriptor::new(DataType::Float32, [2, 4]).readable(true)).unwrap();
+        let tp = context.create_tensor(&TensorDescriptor::new(DataType::Float32, [2, 4]).readable(true)).unwrap();
+        context.write_tensor(&ta, &bytes(&a)).unwrap();
+        let mut outs = vec![("y", &ty)];
+        if also_output {
+            outs.push(("p", &tp));
+        }
+        context.dispatch(&graph, &[("a", &ta)], &outs).unwrap();
+        let got = f32s(&context.read_tensor(&ty).wait().unwrap());
+        for (g, p) in got.iter().zip(product) {
+            assert!((g - p.clamp(-0.5, 0.75)).abs() <= 1e-6, "{g} vs clamp({p})");
+        }
+        if also_output {
+            let got = f32s(&context.read_tensor(&tp).wait().unwrap());
+            for (g, p) in got.iter().zip(product) {
+                assert!((g - p).abs() <= 1e-6, "{g} vs {p}");
+            }
+        }
+    }
+}

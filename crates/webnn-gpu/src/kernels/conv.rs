@@ -270,7 +270,7 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
     }
     bindings.push(Binding::write("y_", dt));
     slots.push(Slot::Operand(y));
-    let helpers = g.helpers(dt);
+    let helpers = format!("{}{}", g.helpers(dt), l.epilogue_helpers());
     let (cig, cog) = (g.cig(), g.cog());
     let taps = cig as u64 * kh as u64 * kw as u64;
     let pixels = batches as u64 * oh as u64 * ow as u64;
@@ -284,7 +284,7 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
                     dt,
                     "y_",
                     "y_index(p.x, oc, p.y, p.z)",
-                    &format!("v{}", bias_of("oc"))
+                    &l.activated(&format!("v{}", bias_of("oc")))
                 )
             )
         };
@@ -343,8 +343,8 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
              for (var icl: u32 = 0u; icl < {cig}u; icl++) {{\n  let ic = g * {cig}u + icl;\n  \
              for (var kh: u32 = 0u; kh < {kh}u; kh++) {{\n    for (var kw: u32 = 0u; kw < {kw}u; kw++) {{\n      \
              acc = fma(x_at(b, ic, oh, ow, kh, kw), w_at(g, ocl, icl, kh, kw), acc);\n    }}\n  }}\n}}\n\
-             return acc{};",
-            bias_of("oc")
+             return {};",
+            l.activated(&format!("acc{}", bias_of("oc")))
         );
         l.per_element(label, &bindings, slots, &helpers, &body, l.elements(y))
     };

@@ -17,7 +17,7 @@ use webnn_core::graph::{Attrs, Operation};
 use webnn_core::{DataType, OpKind, Result, Scalar};
 
 /// Helper functions a body may call.
-const HELPERS: &str = r"
+pub(super) const HELPERS: &str = r"
 fn erfc_big(z: f32) -> f32 {
     let t = 1.0 / (1.0 + 0.5 * z);
     return t * exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806
@@ -81,6 +81,11 @@ fn sigmoid_(x: f32) -> f32 {
     return select(e / (1.0 + e), 1.0 / (1.0 + e), x >= 0.0);
 }
 ";
+
+/// The WGSL expression of a float unary op on `x: f32` (for epilogues), or None.
+pub(super) fn unary_expression(op: &Operation, dt: DataType) -> Option<String> {
+    unary(op, dt)
+}
 
 /// The WGSL expression of a unary op on `x` (of `dt`'s compute type), or None.
 fn unary(op: &Operation, dt: DataType) -> Option<String> {

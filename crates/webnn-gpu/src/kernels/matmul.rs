@@ -232,7 +232,7 @@ fn matmul(op: &Operation, l: &Lowering) -> Result<Kernel> {
             Binding::write("y_", dt),
         ],
         slots: vec![Slot::Operand(a), Slot::Operand(b), Slot::Operand(y)],
-        helpers: String::new(),
+        helpers: l.epilogue_helpers(),
         batches,
         m,
         n,
@@ -246,7 +246,7 @@ fn matmul(op: &Operation, l: &Lowering) -> Result<Kernel> {
             "v = {};",
             wgsl::load(dt, "b_", &format!("b_base + gk * {n}u + gn"))
         ),
-        store: wgsl::store(dt, "y_", &format!("y_base + gm * {n}u + gn"), "v"),
+        store: wgsl::store(dt, "y_", &format!("y_base + gm * {n}u + gn"), &l.activated("v")),
         a_k_fast: true,
         b_n_fast: true,
     };
@@ -316,7 +316,7 @@ fn gemm(op: &Operation, l: &Lowering) -> Result<Kernel> {
         label: "gemm".into(),
         bindings,
         slots,
-        helpers: String::new(),
+        helpers: l.epilogue_helpers(),
         batches: 1,
         m,
         n,
@@ -324,7 +324,7 @@ fn gemm(op: &Operation, l: &Lowering) -> Result<Kernel> {
         prologue: String::new(),
         load_a: format!("v = {};", wgsl::load(dt, "a_", &a_at)),
         load_b: format!("v = {};", wgsl::load(dt, "b_", &b_at)),
-        store: wgsl::store(dt, "y_", &format!("gm * {n}u + gn"), &value),
+        store: wgsl::store(dt, "y_", &format!("gm * {n}u + gn"), &l.activated(&value)),
         a_k_fast: !a_transpose,
         b_n_fast: !b_transpose,
     };

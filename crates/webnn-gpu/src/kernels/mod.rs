@@ -53,13 +53,35 @@ pub(crate) struct Work {
     pub tasks: Vec<Task>,
 }
 
-/// What kernels need to know while lowering: the graph and the device's limits.
+/// What kernels need to know while lowering: the graph, the device's limits, and an
+/// activation fused into the op's output.
+#[derive(Clone)]
 pub(crate) struct Lowering<'a> {
     pub graph: &'a Graph,
     pub max_workgroups: u32,
+    /// A float activation applied to every output value before it is stored (fused from the
+    /// single consumer of a conv / matmul / gemm output, see [`fusable_activation`]): the
+    /// expression of `x: f32`.
+    pub epilogue: Option<String>,
 }
 
 impl Lowering<'_> {
+    /// `value` (an f32 expression) with the fused activation applied, if any.
+    pub fn activated(&self, value: &str) -> String {
+        match &self.epilogue {
+            Some(_) => format!("epilogue_({value})"),
+            None => value.to_string(),
+        }
+    }
+
+    /// Module-scope WGSL the kernel needs for [`Lowering::activated`].
+    pub fn epilogue_helpers(&self) -> String {
+        match &self.epilogue {
+            Some(expr) => format!("{}\nfn epilogue_(x: f32) -> f32 {{ return {expr}; }}\n", elementwise::HELPERS),
+            None => String::new(),
+        }
+    }
+
     /// The descriptor's data type and shape of an operand.
     pub fn data_type(&self, id: OperandId) -> DataType {
         self.graph.descriptor(id).data_type
@@ -128,6 +150,25 @@ const FAMILIES: &[Family] = &[
     Family { executes: quantize::executes, lower: quantize::lower },
     Family { executes: recurrent::executes, lower: recurrent::lower },
 ];
+
+/// The WGSL expression (of `x: f32`) of `op` when it is a float activation that can run as
+/// the epilogue of the kernel producing its input.
+pub(crate) fn fusable_activation(op: &Operation, dt: DataType) -> Option<String> {
+    use OpKind::*;
+    let fusable = matches!(
+        op.kind,
+        Relu | Clamp | Sigmoid | Tanh | LeakyRelu | Elu | HardSigmoid | HardSwish | Gelu | Linear | Softplus | Softsign
+    );
+    if !fusable || !dt.is_float() {
+        return None;
+    }
+    elementwise::unary_expression(op, dt)
+}
+
+/// The ops whose kernels apply [`Lowering::epilogue`].
+pub(crate) fn takes_epilogue(kind: OpKind) -> bool {
+    matches!(kind, OpKind::Conv2d | OpKind::ConvTranspose2d | OpKind::Matmul | OpKind::Gemm)
+}
 
 /// Lowers one operation (which [`executes`] accepts for its operands' data types).
 pub(crate) fn lower(op: &Operation, l: &Lowering) -> Result<Work> {
