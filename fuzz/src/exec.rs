@@ -19,7 +19,7 @@ fn backend() -> &'static CpuBackend {
 
 /// A builder of a context that is never lost.
 pub fn builder() -> GraphBuilder {
-    GraphBuilder::new(ContextLink { id: 1, lost: Arc::new(AtomicBool::new(false)) })
+    GraphBuilder::new(ContextLink { id: 1, lost: Arc::new(AtomicBool::new(false)), limits: None })
         .expect("a new builder")
 }
 

@@ -58,5 +58,13 @@ impl Backend for CpuBackend {
     }
 }
 
+/// Constant folding as the CPU engine does it (`compile::fold`): the graph with the results of
+/// every operation whose inputs are all constants computed once, here, with this engine's
+/// kernels, and turned into constants (the operations stay, their outputs now constants); None
+/// when nothing folds. Other backends use it before compiling (the GPU's `build()`).
+pub fn fold_constants(graph: &Graph) -> Option<Graph> {
+    compile::fold::run(graph)
+}
+
 #[cfg(test)]
 pub(crate) mod testing;

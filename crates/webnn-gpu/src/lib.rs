@@ -45,10 +45,15 @@ fn io_types(f16: bool) -> Vec<DataType> {
     t
 }
 
+/// A constant-folding pass run before compiling: the graph with the results of operations
+/// whose inputs are all constants turned into constants, or None when nothing folds.
+pub type ConstantFolder = fn(&Graph) -> Option<Graph>;
+
 /// A wgpu device as a WebNN backend.
 pub struct GpuBackend {
     gpu: Arc<Gpu>,
     pipelines: PipelineCache,
+    fold: Option<ConstantFolder>,
 }
 
 impl std::fmt::Debug for GpuBackend {
@@ -71,7 +76,15 @@ impl GpuBackend {
     }
 
     fn on(gpu: Gpu) -> GpuBackend {
-        GpuBackend { gpu: Arc::new(gpu), pipelines: PipelineCache::default() }
+        GpuBackend { gpu: Arc::new(gpu), pipelines: PipelineCache::default(), fold: None }
+    }
+
+    /// Folds constant subgraphs with `fold` before compiling (the façade passes the CPU
+    /// engine's `fold_constants`, so weights that arrive as `transpose(constant)` or
+    /// `dequantizeLinear(constant, ...)` are computed once at build, not on every dispatch).
+    pub fn with_constant_folding(mut self, fold: ConstantFolder) -> GpuBackend {
+        self.fold = Some(fold);
+        self
     }
 
     /// The adapter's name and graphics API, e.g. "llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan)".
@@ -109,7 +122,8 @@ impl Backend for GpuBackend {
     }
 
     fn compile(&self, graph: &Graph) -> Result<Box<dyn CompiledGraph>> {
-        Ok(Box::new(GpuProgram::compile(&self.gpu, &self.pipelines, graph)?))
+        let folded = self.fold.and_then(|fold| fold(graph));
+        Ok(Box::new(GpuProgram::compile(&self.gpu, &self.pipelines, folded.as_ref().unwrap_or(graph))?))
     }
 
     fn accelerated(&self) -> bool {

@@ -74,23 +74,38 @@ impl GpuProgram {
             last_use[id.index()] = Some(n_ops);
         }
         let size = |id: webnn_core::OperandId| padded(graph.descriptor(id).byte_length());
+        // Operations whose outputs are all constants were folded before compiling (see
+        // `GpuBackend::with_constant_folding`): they run no kernel; constants only they read
+        // need no buffer.
+        let is_constant = |id: &webnn_core::OperandId| matches!(graph.operands[id.index()].source, OperandSource::Constant(_));
+        let folded: Vec<bool> = graph.operations.iter().map(|op| op.outputs.iter().all(is_constant)).collect();
+        let mut read = vec![false; graph.operands.len()];
+        for (op, _) in graph.operations.iter().zip(&folded).filter(|(_, &f)| !f) {
+            for id in op.inputs.iter().flatten() {
+                read[id.index()] = true;
+            }
+        }
         let mut arena = Arena { sizes: Vec::new(), free: Vec::new() };
         let mut buffer_of: Vec<Option<usize>> = vec![None; graph.operands.len()];
         let mut constant_uploads = Vec::new();
         for (index, node) in graph.operands.iter().enumerate() {
             match node.source {
                 OperandSource::Input(_) => buffer_of[index] = Some(arena.own(padded(node.descriptor.byte_length()))),
-                OperandSource::Constant(c) => {
+                OperandSource::Constant(c) if read[index] => {
                     let b = arena.own(padded(node.descriptor.byte_length()));
                     buffer_of[index] = Some(b);
                     constant_uploads.push((b, c));
                 }
-                OperandSource::Operation { .. } => {}
+                OperandSource::Constant(_) | OperandSource::Operation { .. } => {}
             }
         }
         // Lower every op and assign buffers in order.
         let mut planned: Vec<(Vec<Task>, Vec<usize>)> = Vec::with_capacity(n_ops);
         for (i, op) in graph.operations.iter().enumerate() {
+            if folded[i] {
+                planned.push((Vec::new(), Vec::new()));
+                continue;
+            }
             let work = match &fused[i] {
                 Fused::No => kernels::lower(op, &lowering),
                 // Its producer wrote its output.
@@ -182,7 +197,12 @@ impl GpuProgram {
         let inputs = io(&graph.inputs)?;
         let outputs = io(&graph.outputs)?;
         let bytes = arena.sizes.iter().sum::<u64>() as usize;
-        let coverage = Coverage::new(Record::Gpu, graph);
+        // The record names what ran on the GPU: not the folded operations.
+        let ran = Graph {
+            operations: graph.operations.iter().zip(&folded).filter(|(_, &f)| !f).map(|(op, _)| op.clone()).collect(),
+            ..Graph::default()
+        };
+        let coverage = Coverage::new(Record::Gpu, &Graph { operands: graph.operands.clone(), ..ran });
         Ok(GpuProgram { gpu: gpu.clone(), buffers, inputs, outputs, steps, bytes, coverage })
     }
 }
@@ -217,8 +237,12 @@ fn fuse_activations(graph: &Graph) -> Vec<Fused> {
         }
     }
     let mut fused: Vec<Fused> = graph.operations.iter().map(|_| Fused::No).collect();
+    let constant = |id: &webnn_core::OperandId| matches!(graph.operands[id.index()].source, OperandSource::Constant(_));
     for (j, op) in graph.operations.iter().enumerate() {
         let Some(x) = op.input(0) else { continue };
+        if constant(&x) || op.outputs.iter().any(constant) {
+            continue;
+        }
         let Some(expression) = kernels::fusable_activation(op, graph.descriptor(x).data_type) else { continue };
         let Some(i) = producer_of[x.index()] else { continue };
         let producer = &graph.operations[i];
@@ -334,5 +358,68 @@ impl GpuProgram {
             }
             self.gpu.queue.submit([encoder.finish()]);
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::AdapterChoice;
+    use std::sync::atomic::AtomicBool;
+    use webnn_core::graph::Constant;
+    use webnn_core::{ContextLink, DataType, GraphBuilder, OpKind, OperandDescriptor, OperatorOptions, SharedBytes, TransposeOptions};
+
+    fn f32_bytes(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    /// A folder for the test: the transposes of 2-D float32 constants, computed here.
+    fn fold_transposes(graph: &Graph) -> Option<Graph> {
+        let mut g = graph.clone();
+        let mut any = false;
+        for op in &graph.operations {
+            let Some(x) = op.input(0) else { continue };
+            let OperandSource::Constant(c) = g.operands[x.index()].source else { continue };
+            if op.kind != OpKind::Transpose || graph.descriptor(x).shape.len() != 2 {
+                continue;
+            }
+            let (r, k) = (graph.descriptor(x).shape[0] as usize, graph.descriptor(x).shape[1] as usize);
+            let v: Vec<f32> = g.constants[c].bytes.as_ref().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+            let t: Vec<f32> = (0..r * k).map(|i| v[(i % r) * k + i / r]).collect();
+            let y = op.outputs[0];
+            g.operands[y.index()].source = OperandSource::Constant(g.constants.len());
+            g.constants.push(Constant { operand: y, bytes: SharedBytes::try_copy_from(&f32_bytes(&t)).ok()?, tensor_destroyed: None });
+            any = true;
+        }
+        any.then_some(g)
+    }
+
+    #[test]
+    fn folded_operations_run_no_kernel_and_their_only_inputs_get_no_buffer() {
+        let Ok(gpu) = Gpu::new(AdapterChoice::Any, false) else {
+            eprintln!("SKIPPED: no wgpu adapter");
+            return;
+        };
+        let gpu = Arc::new(gpu);
+        let mut b = GraphBuilder::new(ContextLink { id: 1, lost: Arc::new(AtomicBool::new(false)), limits: None }).unwrap();
+        let x = b.input("x", &OperandDescriptor::new(DataType::Float32, [2, 3])).unwrap();
+        let w: Vec<f32> = (0..6).map(|i| i as f32 * 10.0).collect(); // [3, 2]
+        let c = b.constant(&OperandDescriptor::new(DataType::Float32, [3, 2]), &f32_bytes(&w)).unwrap();
+        let t = b.transpose(&c, &TransposeOptions::default()).unwrap();
+        let y = b.add(&x, &t, &OperatorOptions::default()).unwrap();
+        let graph = b.build(&[("y", &y)]).unwrap();
+        let cache = PipelineCache::default();
+        let plain = GpuProgram::compile(&gpu, &cache, &graph).unwrap();
+        let folded_graph = fold_transposes(&graph).unwrap();
+        let folded = GpuProgram::compile(&gpu, &cache, &folded_graph).unwrap();
+        assert_eq!((plain.steps.len(), folded.steps.len()), (2, 1));
+        // x, the transposed constant and y; not the original constant.
+        assert_eq!(folded.buffers.len(), 3);
+        let xs = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+        for program in [&plain, &folded] {
+            let mut out = vec![0u8; 24];
+            program.execute(&[&f32_bytes(&xs)], &mut [&mut out]).unwrap();
+            assert_eq!(out, f32_bytes(&[1.0, 22.0, 43.0, 14.0, 35.0, 56.0]));
+        }
     }
 }

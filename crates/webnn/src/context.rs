@@ -111,7 +111,8 @@ impl ML {
         };
         match gpu {
             Some(choice) => {
-                let backend = webnn_gpu::GpuBackend::new(choice, high_performance)?;
+                let backend = webnn_gpu::GpuBackend::new(choice, high_performance)?
+                    .with_constant_folding(webnn_cpu::fold_constants);
                 let device = (backend.device().clone(), backend.queue().clone());
                 self.create(options, Arc::new(backend), Some(device))
             }
@@ -131,7 +132,8 @@ impl ML {
         queue: webnn_gpu::wgpu::Queue,
         info: &webnn_gpu::wgpu::AdapterInfo,
     ) -> Result<Context> {
-        let backend = webnn_gpu::GpuBackend::from_wgpu(device.clone(), queue.clone(), info);
+        let backend = webnn_gpu::GpuBackend::from_wgpu(device.clone(), queue.clone(), info)
+            .with_constant_folding(webnn_cpu::fold_constants);
         let options = ContextOptions { accelerated: true, device: DeviceChoice::Gpu, ..Default::default() };
         self.create(&options, Arc::new(backend), Some((device, queue)))
     }
