@@ -51,31 +51,50 @@ impl std::fmt::Debug for Gpu {
     }
 }
 
-/// Adapters of this process's wgpu instance, found once (enumerating loads the drivers). The
-/// instance lives as long as the process: a GL adapter's EGL display dies with its instance.
+/// A new wgpu instance and its adapters (enumerating loads the drivers). Vulkan, Metal and DX12
+/// by default; `WGPU_BACKEND` (e.g. "gl") chooses others.
+fn enumerate() -> (wgpu::Instance, Vec<wgpu::Adapter>) {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
+    let adapters = pollster::block_on(instance.enumerate_adapters(backends));
+    (instance, adapters)
+}
+
+/// The adapters GPU contexts open, found once. The instance lives as long as the process (a
+/// GL adapter's EGL display dies with its instance); it is made only when a GPU context is.
 fn adapters() -> &'static [wgpu::Adapter] {
     static ADAPTERS: std::sync::OnceLock<(wgpu::Instance, Vec<wgpu::Adapter>)> = std::sync::OnceLock::new();
-    &ADAPTERS
-        .get_or_init(|| {
-            let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-            // Vulkan, Metal and DX12 by default; WGPU_BACKEND (e.g. "gl") chooses others.
-            let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
-            let adapters = pollster::block_on(instance.enumerate_adapters(backends));
-            (instance, adapters)
-        })
-        .1
+    &ADAPTERS.get_or_init(enumerate).1
 }
 
 fn is_software(info: &wgpu::AdapterInfo) -> bool {
     info.device_type == wgpu::DeviceType::Cpu
 }
 
-/// A description of the adapter a GPU context with `choice` would use, or None.
+/// A description of the adapter a GPU context with `choice` would use, or None. Asking for
+/// [`AdapterChoice::Hardware`] before any GPU context exists (what every `accelerated`
+/// context creation does) probes with an instance of its own that is dropped again, so a
+/// process that ends up with CPU contexts only keeps no driver state (software drivers'
+/// threads) alive; the answer is remembered.
 pub fn find_adapter(choice: AdapterChoice, high_performance: bool) -> Option<wgpu::AdapterInfo> {
+    static HARDWARE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if choice == AdapterChoice::Hardware {
+        let exists = *HARDWARE.get_or_init(|| {
+            let (_instance, adapters) = enumerate();
+            pick_from(&adapters, choice, high_performance).is_some()
+        });
+        if !exists {
+            return None;
+        }
+    }
     pick(choice, high_performance).map(|a| a.get_info())
 }
 
 fn pick(choice: AdapterChoice, high_performance: bool) -> Option<&'static wgpu::Adapter> {
+    pick_from(adapters(), choice, high_performance)
+}
+
+fn pick_from(adapters: &[wgpu::Adapter], choice: AdapterChoice, high_performance: bool) -> Option<&wgpu::Adapter> {
     let rank = |a: &wgpu::Adapter| {
         let info = a.get_info();
         let kind = match info.device_type {
@@ -88,7 +107,7 @@ fn pick(choice: AdapterChoice, high_performance: bool) -> Option<&'static wgpu::
         // Vulkan, Metal and DX12 before GL.
         (kind, info.backend == wgpu::Backend::Gl)
     };
-    adapters()
+    adapters
         .iter()
         .filter(|a| a.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS))
         .filter(|a| choice == AdapterChoice::Any || !is_software(&a.get_info()))
