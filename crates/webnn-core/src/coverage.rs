@@ -96,3 +96,83 @@ pub fn all_combinations(limits: &OpSupportLimits) -> Vec<String> {
     }
     all
 }
+
+/// What a coverage record shows against a context's limits ([`check`]).
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Reported combinations.
+    pub total: usize,
+    /// Reported combinations the record shows executed.
+    pub executed: usize,
+    /// Ops with at least one reported combination.
+    pub ops: usize,
+    /// Per op, the `member dataType` combinations reported but never executed.
+    pub missing: std::collections::BTreeMap<String, Vec<String>>,
+    /// Executed combinations the limits do not report (the builder let one through).
+    pub unexpected: Vec<String>,
+}
+
+impl Report {
+    /// True when every reported combination ran and nothing else did.
+    pub fn is_complete(&self) -> bool {
+        self.missing.is_empty() && self.unexpected.is_empty()
+    }
+
+    /// `N of M op x operand x data type combinations executed (K ops)`, then one line per op
+    /// with combinations that never ran.
+    pub fn summary(&self) -> String {
+        let mut text = format!(
+            "{} of {} op x operand x data type combinations executed ({} ops)",
+            self.executed, self.total, self.ops
+        );
+        for (op, rest) in &self.missing {
+            text.push_str(&format!("\n  not executed: {op}: {}", rest.join(", ")));
+        }
+        text
+    }
+}
+
+/// Compares a coverage record (the text of the file a test run wrote) with the combinations
+/// `limits` report.
+pub fn check(record: &str, limits: &OpSupportLimits) -> Report {
+    use std::collections::BTreeSet;
+    let all = all_combinations(limits);
+    let executed: BTreeSet<&str> = record.lines().collect();
+    let allowed: BTreeSet<&str> = all.iter().map(String::as_str).collect();
+    let mut report = Report {
+        total: all.len(),
+        unexpected: executed.difference(&allowed).map(|s| s.to_string()).collect(),
+        ops: all.iter().filter_map(|c| c.split(' ').next()).collect::<BTreeSet<_>>().len(),
+        ..Report::default()
+    };
+    for combo in &all {
+        if executed.contains(combo.as_str()) {
+            report.executed += 1;
+        } else {
+            let (op, rest) = combo.split_once(' ').unwrap_or((combo, ""));
+            report.missing.entry(op.to_string()).or_default().push(rest.to_string());
+        }
+    }
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{DataType, InputOperandLayout};
+
+    #[test]
+    fn a_record_is_checked_against_the_limits() {
+        let limits = OpSupportLimits::restricted(InputOperandLayout::Nchw, 1 << 20, &[DataType::Float32], |op, _, t| {
+            op == OpKind::Relu && t == DataType::Float32
+        });
+        let full = "relu input float32\nrelu output float32\n";
+        let report = check(full, &limits);
+        assert!(report.is_complete(), "{}", report.summary());
+        assert_eq!((report.total, report.executed, report.ops), (2, 2, 1));
+        let report = check("relu input float32\nabs input int32\n", &limits);
+        assert_eq!(report.unexpected, vec!["abs input int32".to_string()]);
+        assert_eq!(report.missing["relu"], vec!["output float32".to_string()]);
+        assert!(report.summary().ends_with("not executed: relu: output float32"), "{}", report.summary());
+    }
+}

@@ -7,7 +7,6 @@
 //! WEBNN_GPU_OP_COVERAGE=/tmp/gcov cargo test --release --workspace --test gpu_op_coverage -- --ignored
 //! ```
 
-use std::collections::{BTreeMap, BTreeSet};
 use webnn::*;
 
 #[test]
@@ -18,28 +17,8 @@ fn every_op_and_data_type_a_gpu_context_reports_was_executed() {
     let context = ml()
         .create_context(&ContextOptions { device: DeviceChoice::Gpu, ..Default::default() })
         .expect("a GPU context (the record came from one)");
-    let all = webnn_core::coverage::all_combinations(&context.op_support_limits());
-    let executed: BTreeSet<&str> = text.lines().collect();
-    let allowed: BTreeSet<&str> = all.iter().map(String::as_str).collect();
-    let unexpected: Vec<&&str> = executed.difference(&allowed).collect();
-    assert!(unexpected.is_empty(), "executed on the GPU but not in its limits: {unexpected:?}");
-    let mut missing: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for combo in &all {
-        if !executed.contains(combo.as_str()) {
-            let (op, rest) = combo.split_once(' ').unwrap_or((combo, ""));
-            missing.entry(op).or_default().push(rest);
-        }
-    }
-    let ops: BTreeSet<&str> = all.iter().filter_map(|c| c.split(' ').next()).collect();
-    println!(
-        "gpu op coverage: {} of {} op x operand x data type combinations executed ({} ops) on {}",
-        all.len() - missing.values().map(Vec::len).sum::<usize>(),
-        all.len(),
-        ops.len(),
-        context.adapter_name().unwrap_or_default()
-    );
-    for (op, rest) in &missing {
-        println!("  not executed: {op}: {}", rest.join(", "));
-    }
-    assert!(missing.is_empty(), "{} ops have reported combinations no test executed", missing.len());
+    let report = webnn_core::coverage::check(&text, &context.op_support_limits());
+    assert!(report.unexpected.is_empty(), "executed on the GPU but not in its limits: {:?}", report.unexpected);
+    println!("gpu op coverage on {}: {}", context.adapter_name().unwrap_or_default(), report.summary());
+    assert!(report.missing.is_empty(), "{} ops have reported combinations no test executed", report.missing.len());
 }
