@@ -135,6 +135,10 @@ const CASES: &[Case] = &[
     // target builder_ops: the padded plane was sized by them, 86 GB, and the process aborted)
     Case { n: 1, cin: 2, h: 5, w: 5, cout: 2, kh: 3, kw: 3, strides: [u32::MAX as usize; 2], dilations: [1, 1], padding: [0; 4], groups: 2 },
     Case { n: 1, cin: 2, h: 5, w: 4, cout: 2, kh: 3, kw: 2, strides: [u32::MAX as usize; 2], dilations: [1, 1], padding: [1, 4_000_000_000, 1, 4_000_000_000], groups: 2 },
+    // depthwise_blocked with left padding past every window (found by fuzz target
+    // onnx_import: the block's row offset of the padding ran past the block, a panic)
+    Case { n: 1, cin: 1, h: 7, w: 5, cout: 1, kh: 3, kw: 3, strides: [2, 18], dilations: [1, 1], padding: [0, 0, 8, 0], groups: 1 },
+    Case { n: 1, cin: 17, h: 7, w: 5, cout: 17, kh: 3, kw: 3, strides: [2, 18], dilations: [1, 1], padding: [1, 0, 8, 1], groups: 17 },
     // window larger than the input, covered by padding
     Case { n: 1, cin: 2, h: 2, w: 3, cout: 3, kh: 4, kw: 5, strides: [1, 1], dilations: [1, 1], padding: [2, 1, 2, 2], groups: 1 },
     Case { n: 1, cin: 2, h: 2, w: 3, cout: 2, kh: 4, kw: 5, strides: [1, 1], dilations: [1, 1], padding: [2, 1, 2, 2], groups: 2 },

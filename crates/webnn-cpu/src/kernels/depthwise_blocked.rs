@@ -115,6 +115,11 @@ fn gather_block(g: &Geom, xs: &[f32], lanes: usize, cols: usize, xin: &mut [f32]
     // Input rows and columns that land inside the block.
     let ih_end = g.h.min(rows.saturating_sub(pt));
     let iw_end = g.w.min(cols.saturating_sub(pl));
+    if iw_end == 0 {
+        // The left padding reaches past every window: the block is all padding (and
+        // `pl` may lie beyond the block's row, so no row offset below would be valid).
+        return;
+    }
     for ih in 0..ih_end {
         let dst = &mut xin[((ih + pt) * cols + pl) * LANES..];
         for l in 0..lanes {
