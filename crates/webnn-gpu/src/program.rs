@@ -102,32 +102,21 @@ impl GpuProgram {
         // Lower every op and assign buffers in order.
         let mut planned: Vec<(Vec<Task>, Vec<usize>)> = Vec::with_capacity(n_ops);
         for (i, op) in graph.operations.iter().enumerate() {
-            if folded[i] {
+            // Folded at build, or run by its producer's epilogue: no work of its own.
+            if folded[i] || matches!(fused[i], Fused::IntoProducer) {
                 planned.push((Vec::new(), Vec::new()));
                 continue;
             }
-            let work = match &fused[i] {
-                Fused::No => kernels::lower(op, &lowering),
-                // Its producer wrote its output.
-                Fused::IntoProducer => Ok(kernels::Work::default()),
+            // A producer with a fused activation writes the activation's output.
+            let producer;
+            let (op, l) = match &fused[i] {
                 Fused::Epilogue { consumer, expression } => {
-                    let consumer = &graph.operations[*consumer];
-                    let producer = Operation { outputs: consumer.outputs.clone(), ..op.clone() };
-                    let l = Lowering { epilogue: Some(expression.clone()), ..lowering.clone() };
-                    kernels::lower(&producer, &l)
+                    producer = Operation { outputs: graph.operations[*consumer].outputs.clone(), ..op.clone() };
+                    (&producer, Lowering { epilogue: Some(expression.clone()), ..lowering.clone() })
                 }
-            }
-            .map_err(|e| prefix(op, e))?;
-            let op = match &fused[i] {
-                Fused::Epilogue { consumer, .. } => {
-                    &Operation { outputs: graph.operations[*consumer].outputs.clone(), ..op.clone() }
-                }
-                Fused::IntoProducer => {
-                    planned.push((Vec::new(), Vec::new()));
-                    continue;
-                }
-                Fused::No => op,
+                Fused::No | Fused::IntoProducer => (op, lowering.clone()),
             };
+            let work = kernels::lower(op, &l).map_err(|e| prefix(op, e))?;
             for &out in &op.outputs {
                 let is_output = graph.outputs.iter().any(|(_, o)| *o == out);
                 buffer_of[out.index()] = Some(if is_output { arena.own(size(out)) } else { arena.take(size(out)) });
