@@ -35,7 +35,7 @@ impl std::fmt::Display for Dim {
     }
 }
 
-/// A graph input as the model declares it (initializers excluded).
+/// A graph input (initializers excluded) or output as the model declares it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputInfo {
     /// The input's name.
@@ -139,6 +139,14 @@ impl OnnxModel {
             .filter(|i| !inits.contains(i.name.as_deref().unwrap_or("")))
             .map(input_info)
             .collect()
+    }
+
+    /// The graph's outputs as declared (name, element type, dimensions), in order.
+    pub fn outputs(&self) -> Vec<InputInfo> {
+        self.proto
+            .graph
+            .as_ref()
+            .map_or_else(Vec::new, |g| g.output.iter().map(input_info).collect())
     }
 
     /// The names of the graph's outputs, in order.
