@@ -81,6 +81,19 @@ pub fn type_error(message: impl Into<String>) -> PyErr {
     PyTypeError::new_err(message.into())
 }
 
+/// Raises the exception of the spec error kind named `kind` (`"TypeError"`,
+/// `"InvalidStateError"`...) with `message`, through the same conversion as every engine error:
+/// the tests check the mapping with it, including kinds no valid graph reaches on the CPU
+/// engine (OperationError: a backend that cannot compile a graph it reported as supported).
+#[pyfunction]
+pub fn raise_error_kind(kind: &str, message: &str) -> PyResult<()> {
+    let kind = [ErrorKind::Type, ErrorKind::InvalidState, ErrorKind::NotSupported, ErrorKind::Operation, ErrorKind::Unknown]
+        .into_iter()
+        .find(|k| k.name() == kind)
+        .ok_or_else(|| type_error(format!("unknown error kind '{kind}'")))?;
+    Err(to_py(Error::new(kind, message)))
+}
+
 /// Runs `f`; a panic (a bug: the engine never panics on its inputs by design) becomes an
 /// `UnknownError` naming `what`, so Python code sees an ordinary `webnn.WebNNError` rather
 /// than PyO3's `PanicException` (a `BaseException`).

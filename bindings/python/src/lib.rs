@@ -26,6 +26,7 @@ fn _webnn(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     m.add_function(wrap_pyfunction!(context::create_context, m)?)?;
     m.add_function(wrap_pyfunction!(onnx::load_onnx, m)?)?;
+    m.add_function(wrap_pyfunction!(errors::raise_error_kind, m)?)?;
     m.add_class::<context::Context>()?;
     m.add_class::<context::Tensor>()?;
     m.add_class::<context::Graph>()?;

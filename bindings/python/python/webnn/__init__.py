@@ -33,6 +33,28 @@ from ._context import ML, MLContext, MLContextLostInfo
 from ._builder import MLGraphBuilder
 from ._pending import Pending
 from ._session import InferenceSession, NodeArg
+from ._types import (
+    Conv2dFilterLayout,
+    ConvTranspose2dFilterLayout,
+    Data,
+    DataType,
+    DataTypeLike,
+    GruWeightLayout,
+    InputLayout,
+    InterpolationMode,
+    LstmWeightLayout,
+    OperandDescriptor,
+    PaddingMode,
+    PowerPreference,
+    RecurrentActivation,
+    RecurrentDirection,
+    RoundingType,
+)
+
+# Public classes defined in the private modules show as webnn.X.
+for _cls in (ML, MLContext, MLContextLostInfo, MLGraphBuilder, Pending, InferenceSession, NodeArg):
+    _cls.__module__ = __name__
+del _cls
 
 #: ``navigator.ml``: the entry point (https://www.w3.org/TR/webnn/#api-ml).
 ml = ML()

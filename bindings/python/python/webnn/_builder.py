@@ -37,6 +37,7 @@ class MLGraphBuilder:
     compiles it. A method that raises adds nothing to the graph."""
 
     __slots__ = ("_native",)
+    _native: _webnn.Builder
 
     def __init__(self, context: MLContext) -> None:
         if not isinstance(context, MLContext):

@@ -53,6 +53,8 @@ class MLContext:
     them. Made by ``webnn.ml.create_context()``."""
 
     __slots__ = ("_native", "_lost")
+    _native: _webnn.Context
+    _lost: Optional[Pending[MLContextLostInfo]]
 
     def __init__(self) -> None:
         raise TypeError("MLContext cannot be constructed: use webnn.ml.create_context()")

@@ -150,16 +150,18 @@ class InferenceSession:
         outputs are numpy bools (WebNN holds them as uint8)."""
         if not isinstance(input_feed, Mapping):
             raise c.fail("run(): argument 'input_feed'", f"must be a mapping of input names to arrays, not {c.type_name(input_feed)}")
+        declared = {arg.name for arg in self._inputs}
+        for arg in self._inputs:
+            if arg.name not in input_feed:
+                raise TypeError(f"run(): input '{arg.name}' is missing from the feed")
+        for name in input_feed:
+            if name not in declared:
+                raise TypeError(f"run(): the model has no input named '{name}'")
         built = self._graph_for(input_feed)
         feed: Dict[str, Any] = {}
         for name, _, _, code in built.inputs:
-            if name not in input_feed:
-                raise TypeError(f"run(): input '{name}' is missing from the feed")
             value = input_feed[name]
             feed[name] = np.asarray(value, dtype=np.bool_).view(np.uint8) if code == BOOL else value
-        for name in input_feed:
-            if name not in feed:
-                raise TypeError(f"run(): the model has no input named '{name}'")
         results = self._context.compute(built.graph, feed)
         bools = {name for name, _, _, code in built.outputs if code == BOOL}
         names = [o.name for o in self._outputs] if output_names is None else list(output_names)
