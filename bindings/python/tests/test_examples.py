@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -38,10 +39,10 @@ def test_ort_style() -> None:
     assert "input input: tensor(float) [1, 3, 224, 224]" in stdout and "top-5 classes:" in stdout
 
 
-def test_mypy_strict_on_examples() -> None:
+def test_mypy_strict_on_examples(tmp_path: Any) -> None:
     pytest.importorskip("mypy")
     out = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", EXAMPLES],
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path), EXAMPLES],
         capture_output=True,
         text=True,
         timeout=600,
