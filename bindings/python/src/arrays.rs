@@ -50,11 +50,11 @@ macro_rules! with_element {
     }};
 }
 
-/// What an argument is, for messages: `ndarray(float64)`, `list`...
+/// What an argument is, for messages: `a numpy array of dtype <f8`, `list`...
 fn describe(value: &Bound<'_, PyAny>) -> String {
     match value.cast::<PyUntypedArray>() {
         Ok(a) => format!("a numpy array of dtype {}", a.dtype().str().map(|s| s.to_string()).unwrap_or_default()),
-        Err(_) => format!("{}", value.get_type().name().map(|n| n.to_string()).unwrap_or_default()),
+        Err(_) => value.get_type().name().map(|n| n.to_string()).unwrap_or_default(),
     }
 }
 
@@ -161,7 +161,7 @@ pub fn from_bytes<'py>(py: Python<'py>, data_type: DataType, shape: &[u32], byte
     Ok(array)
 }
 
-/// The `webnn` data type of a numpy dtype name, if it has one.
+/// An `MLOperandDataType` string as a `DataType` (a TypeError otherwise).
 pub fn parse_data_type(name: &str) -> PyResult<DataType> {
     name.parse::<DataType>().map_err(crate::errors::to_py)
 }

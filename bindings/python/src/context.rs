@@ -7,7 +7,7 @@
 use crate::arrays;
 use crate::errors::{guard, type_error, OrRaise};
 use crate::pending::{Pending, Settles};
-use numpy::{PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::sync::Mutex;
@@ -62,8 +62,10 @@ impl Graph {
     }
 }
 
-/// One tensor per graph input (writable) and output (readable), in the graph's order.
+/// One tensor per graph input (writable) and output (readable), in the graph's order, on
+/// `context`.
 struct ComputeTensors {
+    context: webnn::Context,
     inputs: Vec<webnn::Tensor>,
     outputs: Vec<webnn::Tensor>,
 }
@@ -74,6 +76,7 @@ impl ComputeTensors {
             context.create_tensor(&TensorDescriptor::new(desc.data_type, desc.shape.clone()).writable(input).readable(!input))
         };
         Ok(ComputeTensors {
+            context: context.clone(),
             inputs: graph.input_descriptors().iter().map(|(_, d)| make(d, true)).collect::<webnn::Result<_>>()?,
             outputs: graph.output_descriptors().iter().map(|(_, d)| make(d, false)).collect::<webnn::Result<_>>()?,
         })
@@ -108,7 +111,6 @@ fn check_shape(value: &Bound<'_, PyAny>, desc: &OperandDescriptor, what: &str) -
     Ok(())
 }
 
-use numpy::PyArrayDescrMethods;
 
 #[pymethods]
 impl Context {
@@ -213,7 +215,8 @@ impl Context {
         let mut fresh = None;
         let tensors = match cached.as_deref_mut() {
             Some(slot) => {
-                if slot.is_none() {
+                // (Re)made on first use, and for another context (whose dispatch then fails).
+                if slot.as_ref().is_none_or(|t| t.context != self.inner) {
                     *slot = Some(ComputeTensors::new(&self.inner, &g.inner).or_raise()?);
                 }
                 slot.as_ref().expect("just filled")

@@ -14,7 +14,7 @@ use webnn_onnx::{Dim, ImportOptions, InputInfo, OnnxModel as Model};
 type Declared = (String, Option<i32>, Option<Vec<Py<PyAny>>>);
 
 /// A built input or output: `(name, dataType, shape, ONNX element type code)`.
-type Bound_ = (String, &'static str, Vec<u32>, i32);
+type BuiltIo = (String, &'static str, Vec<u32>, i32);
 
 /// A parsed ONNX model.
 #[pyclass(frozen, module = "webnn._webnn")]
@@ -70,7 +70,7 @@ impl OnnxModel {
         py: Python<'_>,
         context: &Bound<'_, Context>,
         shapes: &Bound<'_, PyDict>,
-    ) -> PyResult<(Graph, Vec<Bound_>, Vec<Bound_>)> {
+    ) -> PyResult<(Graph, Vec<BuiltIo>, Vec<BuiltIo>)> {
         let shape_overrides: HashMap<String, Vec<u32>> = shapes.extract()?;
         let context = &context.get().inner;
         let model = &self.model;

@@ -126,7 +126,7 @@ def test_invalid_state(context: webnn.MLContext) -> None:
 
 
 def test_not_supported_model(tmp_path: Any) -> None:
-    onnx = pytest.importorskip("onnx")
+    pytest.importorskip("onnx")
     from onnx import TensorProto, helper
 
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
@@ -234,3 +234,17 @@ def test_hostile_arguments_never_escape_as_other_errors(context: webnn.MLContext
             attempt(base, {option.name: junk})
     # The builder is still usable afterwards.
     assert builder.relu(operands[0]).shape == [2, 3, 4, 5]
+
+
+def test_graph_of_another_context(context: webnn.MLContext) -> None:
+    other = webnn.ml.create_context(accelerated=False)
+    builder = webnn.MLGraphBuilder(other)
+    graph = builder.build({"y": builder.neg(builder.input("x", "float32", [2]))})
+    x = np.array([1, -2], np.float32)
+    with pytest.raises(TypeError, match="another context"):
+        context.compute(graph, {"x": x})
+    assert other.compute(graph, {"x": x})["y"].tolist() == [-1, 2]
+    with pytest.raises(TypeError, match="another context"):
+        context.compute(graph, {"x": x})
+    assert other.compute(graph, {"x": x})["y"].tolist() == [-1, 2]
+    other.destroy()

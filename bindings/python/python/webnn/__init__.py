@@ -34,21 +34,21 @@ from ._builder import MLGraphBuilder
 from ._pending import Pending
 from ._session import InferenceSession, NodeArg
 from ._types import (
-    Conv2dFilterLayout,
-    ConvTranspose2dFilterLayout,
-    Data,
-    DataType,
-    DataTypeLike,
-    GruWeightLayout,
-    InputLayout,
-    InterpolationMode,
-    LstmWeightLayout,
-    OperandDescriptor,
-    PaddingMode,
-    PowerPreference,
-    RecurrentActivation,
-    RecurrentDirection,
-    RoundingType,
+    Conv2dFilterLayout as Conv2dFilterLayout,
+    ConvTranspose2dFilterLayout as ConvTranspose2dFilterLayout,
+    Data as Data,
+    DataType as DataType,
+    DataTypeLike as DataTypeLike,
+    GruWeightLayout as GruWeightLayout,
+    InputLayout as InputLayout,
+    InterpolationMode as InterpolationMode,
+    LstmWeightLayout as LstmWeightLayout,
+    OperandDescriptor as OperandDescriptor,
+    PaddingMode as PaddingMode,
+    PowerPreference as PowerPreference,
+    RecurrentActivation as RecurrentActivation,
+    RecurrentDirection as RecurrentDirection,
+    RoundingType as RoundingType,
 )
 
 # Public classes defined in the private modules show as webnn.X.

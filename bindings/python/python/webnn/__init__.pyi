@@ -9,8 +9,6 @@ from typing import Any, Generic, TypeVar, final, overload
 import numpy as np
 from numpy.typing import NDArray
 
-_T = TypeVar("_T")
-
 from ._types import (
     Conv2dFilterLayout as Conv2dFilterLayout,
     ConvTranspose2dFilterLayout as ConvTranspose2dFilterLayout,
@@ -28,6 +26,9 @@ from ._types import (
     RecurrentDirection as RecurrentDirection,
     RoundingType as RoundingType,
 )
+
+_T = TypeVar("_T")
+
 
 class WebNNError(Exception):
     """Base class of the spec's DOMException errors (argument errors are TypeError)."""

@@ -142,7 +142,7 @@ def _op_method(op: Op) -> Callable[..., Any]:
         outputs = self._native.op(op.idl, operands, params)
         return outputs if op.sequence else outputs[0]
 
-    method.__name__ = method.__qualname__ = op.name
+    method.__name__ = op.name
     method.__qualname__ = f"MLGraphBuilder.{op.name}"
     method.__signature__ = signature  # type: ignore[attr-defined]
     returns = "a list of MLOperand" if op.sequence else "an MLOperand"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Iterable, Mapping
-from typing import Any, Callable, List, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Callable, List, Sequence, Tuple, TypeVar, Union
 
 import numpy as np
 
