@@ -126,3 +126,14 @@ def test_read_into_async_and_bytearray(context: webnn.MLContext) -> None:
     raw = bytearray(16)
     context.read_tensor(tensor, out=raw)
     assert np.frombuffer(bytes(raw), "<i8").tolist() == [2**62, -3]
+
+
+def test_pending_timeouts(context: webnn.MLContext) -> None:
+    tensor = context.create_tensor("float32", [2], readable=True)
+    pending = context.read_tensor_async(tensor)
+    assert pending.result(timeout=float("inf")).tolist() == [0, 0]
+    with pytest.raises(ValueError):
+        context.lost.result(timeout=float("nan"))
+    with pytest.raises(TimeoutError):
+        context.lost.result(timeout=0.01)
+    assert not context.lost.done()

@@ -34,6 +34,8 @@ class Pending(Generic[T]):
     def result(self, timeout: Optional[float] = None) -> T:
         """The value, waiting at most ``timeout`` seconds (None: as long as it takes) with the
         GIL released; raises the error it settled with, or ``TimeoutError``."""
+        if timeout is not None and not (isinstance(timeout, (int, float)) and timeout >= 0):
+            raise ValueError(f"timeout must be None or a number >= 0, got {timeout!r}")
         if self._value is _UNSET and self._error is None:
             if not self._native.wait(timeout):
                 raise TimeoutError(f"not settled after {timeout} s")
