@@ -27,22 +27,26 @@ pub struct Builder {
     inner: Mutex<GraphBuilder>,
 }
 
-/// An `MLNumber`: a Python int (a bigint, clamped to the i128 range by the Python layer) or
-/// float.
-#[derive(FromPyObject)]
-#[derive(Clone, Copy)]
+/// An `MLNumber` as the Python layer sends it: a float (an `unrestricted double`), or an int as
+/// its decimal string (a `bigint`, already clamped to the i128 range), as the Node binding does.
+/// (Not a Python int: extracting one from a float would truncate it, with only a warning, on
+/// Python 3.9.)
+#[derive(FromPyObject, Clone)]
 pub enum Number {
-    /// `bigint`
-    Int(i128),
     /// `unrestricted double`
     Float(f64),
+    /// `bigint`
+    BigInt(String),
 }
 
-impl From<Number> for MLNumber {
-    fn from(n: Number) -> MLNumber {
-        match n {
-            Number::Int(i) => MLNumber::BigInt(i),
-            Number::Float(x) => MLNumber::Double(x),
+impl Number {
+    /// The `MLNumber`.
+    pub fn to_ml(&self) -> PyResult<MLNumber> {
+        match self {
+            Number::Float(x) => Ok(MLNumber::Double(*x)),
+            Number::BigInt(s) => {
+                s.parse::<i128>().map(MLNumber::BigInt).map_err(|_| type_error(format!("'{s}' is not an integer")))
+            }
         }
     }
 }
@@ -89,7 +93,7 @@ impl Builder {
     /// `constant(dataType, value)`
     fn constant_scalar(&self, data_type: &str, value: Number) -> PyResult<Operand> {
         let data_type = arrays::parse_data_type(data_type)?;
-        Ok(Operand { inner: self.lock().constant_scalar(data_type, value.into()).or_raise()? })
+        Ok(Operand { inner: self.lock().constant_scalar(data_type, value.to_ml()?).or_raise()? })
     }
 
     /// `constant(tensor)`

@@ -181,3 +181,24 @@ def test_wrong_int_values_are_type_errors(context: webnn.MLContext) -> None:
         builder.constant(np.ones(2, np.float64))
     with pytest.raises(TypeError, match="uint8 holding 0 and 1"):
         builder.constant(np.ones(2, np.bool_))
+
+
+def test_ml_numbers_keep_their_kind(context: webnn.MLContext) -> None:
+    """Options of type MLNumber: a float stays a double (0.5 is not truncated), an int stays a
+    bigint (all 64 bits of an int64 pad value survive)."""
+    builder = webnn.MLGraphBuilder(context)
+    x = builder.input("x", "float32", [5])
+    n = builder.input("n", "int64", [2])
+    graph = builder.build(
+        {
+            "clamped": builder.clamp(x, min_value=0.5, max_value=2.5),
+            "padded": builder.pad(n, [1], [1], value=2**62 + 1),
+            "scaled": builder.mul(x, builder.constant("float32", 0.5)),
+        }
+    )
+    xs = np.array([-1, 0.25, 1, 2.75, 3], np.float32)
+    ns = np.array([-(2**63), 2**63 - 1], np.int64)
+    out = context.compute(graph, {"x": xs, "n": ns})
+    np.testing.assert_array_equal(out["clamped"], np.clip(xs, np.float32(0.5), np.float32(2.5)))
+    assert same_bits(out["padded"], np.pad(ns, 1, constant_values=2**62 + 1))
+    np.testing.assert_array_equal(out["scaled"], xs * np.float32(0.5))

@@ -92,13 +92,14 @@ def restricted_float(value: object, where: str) -> float:
     return f
 
 
-def ml_number(value: object, where: str) -> Union[int, float]:
-    """``MLNumber`` (bigint or unrestricted double): an int (clamped to 128 bits, more than
-    any data type holds) or a float, NaN and infinities included."""
+def ml_number(value: object, where: str) -> Union[str, float]:
+    """``MLNumber`` (bigint or unrestricted double) in the native module's form: a float (NaN and
+    infinities included), or an int as its decimal string, clamped to 128 bits (more than any
+    data type holds) and kept exact."""
     if isinstance(value, (bool, np.bool_)):
         raise fail(where, "must be a number, not bool")
     if isinstance(value, (int, np.integer)):
-        return max(I128_MIN, min(I128_MAX, int(value)))
+        return str(max(I128_MIN, min(I128_MAX, int(value))))
     if isinstance(value, (float, np.floating)):
         return float(value)
     raise fail(where, f"must be an int or a float, not {type_name(value)}")
