@@ -16,6 +16,7 @@ use super::epilogue::TileBias;
 use super::gemm_backend::simd;
 use super::packed_gemm::TileOut;
 use super::logical::Broadcast;
+use super::vector_activation::VectorActivation;
 use super::unary::{map, map_float, with_int_type, IntElem, CHEAP_CHUNK, COSTLY_CHUNK};
 use super::{In, Kernel, Out};
 use half::f16;
@@ -234,6 +235,16 @@ impl Activation {
 
     /// Applies the activation to a float32/float16 operand.
     pub fn run_float(self, data_type: DataType, input: In<'_>, out: &mut Out<'_>) {
+        if data_type == DataType::Float32 {
+            if let Some(v) = VectorActivation::of(self) {
+                let (inp, out) = (input.slice::<f32>(), out.slice_mut::<f32>());
+                return if out.len() > COSTLY_CHUNK {
+                    crate::par::zip_chunks(out, COSTLY_CHUNK, inp, COSTLY_CHUNK, |_, o, i| v.map(i, o));
+                } else {
+                    v.map(inp, out)
+                };
+            }
+        }
         let f16 = data_type == DataType::Float16;
         with_activation_fn!(self, f16, |f, chunk| map_float(data_type, input, out, chunk, f))
     }
@@ -241,6 +252,9 @@ impl Activation {
     /// Applies the activation in place to float32 values (a fused epilogue's tile), with the
     /// same formulas as [`Activation::run_float`] and so the same results.
     pub fn apply_in_place(self, values: &mut [f32]) {
+        if let Some(v) = VectorActivation::of(self) {
+            return v.apply_in_place(values);
+        }
         with_activation_fn!(self, false, |f, _chunk| simd(
             #[inline(always)]
             || {
@@ -276,10 +290,13 @@ pub fn bias_tile(act: Option<Activation>, tile: &mut TileOut<'_>, bias: TileBias
             #[inline(always)]
             || rows(tile, bias, |x| x),
         ),
-        Some(act) => with_activation_fn!(act, false, |f, _chunk| simd(
-            #[inline(always)]
-            || rows(tile, bias, f)
-        )),
+        Some(act) => match VectorActivation::of(act) {
+            Some(v) => v.bias_tile(tile, bias),
+            None => with_activation_fn!(act, false, |f, _chunk| simd(
+                #[inline(always)]
+                || rows(tile, bias, f)
+            )),
+        },
     }
 }
 

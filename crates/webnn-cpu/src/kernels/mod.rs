@@ -20,6 +20,7 @@ pub mod quantize;
 pub mod scatter;
 pub mod strided;
 pub mod util;
+mod vector_activation;
 
 #[cfg(test)]
 mod wpt_tests;
