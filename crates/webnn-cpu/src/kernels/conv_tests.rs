@@ -129,6 +129,17 @@ const CASES: &[Case] = &[
     Case { n: 2, cin: 17, h: 9, w: 8, cout: 17, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 17 },
     Case { n: 1, cin: 33, h: 14, w: 13, cout: 33, kh: 5, kw: 4, strides: [2, 2], dilations: [1, 2], padding: [2, 1, 0, 3], groups: 33 },
     Case { n: 1, cin: 16, h: 3, w: 3, cout: 16, kh: 3, kw: 3, strides: [2, 2], dilations: [1, 1], padding: [0; 4], groups: 16 },
+    // depthwise planes of the streamed AVX-512 kernel (3×3 and 5×5, strides 1 and 2): strips
+    // of 1, 2 and 4 column vectors with masked tails (outputs 14, 37, 75 and 65 wide), rows
+    // fewer than the window, asymmetric padding, no padding, batch 2
+    Case { n: 2, cin: 3, h: 14, w: 14, cout: 3, kh: 5, kw: 5, strides: [1, 1], dilations: [1, 1], padding: [2, 2, 2, 2], groups: 3 },
+    Case { n: 1, cin: 2, h: 40, w: 37, cout: 2, kh: 5, kw: 5, strides: [1, 1], dilations: [1, 1], padding: [1, 3, 2, 2], groups: 2 },
+    Case { n: 1, cin: 2, h: 9, w: 75, cout: 2, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 2 },
+    Case { n: 1, cin: 2, h: 7, w: 7, cout: 2, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [0; 4], groups: 2 },
+    Case { n: 1, cin: 2, h: 1, w: 40, cout: 2, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 2 },
+    Case { n: 1, cin: 2, h: 11, w: 130, cout: 2, kh: 3, kw: 3, strides: [2, 2], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 2 },
+    Case { n: 2, cin: 3, h: 29, w: 27, cout: 3, kh: 5, kw: 5, strides: [2, 2], dilations: [1, 1], padding: [2, 1, 1, 2], groups: 3 },
+    Case { n: 1, cin: 20, h: 7, w: 7, cout: 20, kh: 5, kw: 5, strides: [1, 1], dilations: [1, 1], padding: [2, 2, 2, 2], groups: 20 },
     // depthwise with a channel multiplier (general path)
     Case { n: 1, cin: 3, h: 6, w: 6, cout: 6, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 3 },
     // depthwise with strides and padding of up to 2^32-1 around a 1x1 output (found by fuzz

@@ -102,7 +102,7 @@ impl PhaseLayout {
 /// `scratch` holds at least `layout.len` and `layout.wide` elements. Inlined into its caller's
 /// `simd` context (so it is compiled for AVX2/AVX-512 there).
 #[inline(always)]
-fn depthwise_plane(g: &Geom, layout: &PhaseLayout, xp: &[f32], wk: &[f32], o: &mut [f32], scratch: &mut PlaneScratch) {
+fn depthwise_plane(g: &Geom, layout: &PhaseLayout, taps: &[usize], xp: &[f32], wk: &[f32], o: &mut [f32], scratch: &mut PlaneScratch) {
     let [dl_h, dl_w] = g.dilations;
     let [pt, _, pl, _] = g.padding;
     let tap_offset = |kh: usize, kw: usize| layout.at(g, kh * dl_h, kw * dl_w);
@@ -144,6 +144,20 @@ fn depthwise_plane(g: &Geom, layout: &PhaseLayout, xp: &[f32], wk: &[f32], o: &m
         }
     }
     let padded = &*padded;
+    #[cfg(target_arch = "x86_64")]
+    if super::unary::has_avx512() {
+        // SAFETY: AVX-512F was just detected; the taps read what the wide loop below reads
+        // (up to `tap + wide − 1`, inside the padded plane), `o` is the oh × ow output plane
+        // and `taps` has one offset per weight.
+        unsafe {
+            if super::depthwise_avx512::streamed(g.kh, g.kw, g.strides, g.dilations) {
+                super::depthwise_avx512::plane_streamed(padded, layout.pitch, layout.phase, g.kh, g.strides[0], wk, o[0], o, g.oh, g.ow)
+            } else {
+                super::depthwise_avx512::plane(padded, layout.pitch, taps, wk, o[0], o, g.oh, g.ow)
+            }
+        };
+        return;
+    }
     let wide = &mut wide[..layout.wide];
     wide.fill(o[0]); // the bias: every element of the plane holds it
     window_taps(wide, padded, wk, g.kh, g.kw, tap_offset);
@@ -202,17 +216,28 @@ fn depthwise_row(g: &Geom, xn: &[f32], wts: &[f32], spans: &[(usize, usize)], oh
     }
 }
 
+/// Whether this CPU runs `g`'s planes with the streamed AVX-512 kernel.
+fn streamed_here(g: &Geom) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if super::unary::has_avx512() && !g.nhwc {
+        return super::depthwise_avx512::streamed(g.kh, g.kw, g.strides, g.dilations);
+    }
+    false
+}
+
 /// Direct depthwise conv2d: `out` pre-filled with the bias; `ep` applied to each output plane
 /// (nchw) or row (nhwc) as it is finished.
 pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32], ep: &BoundEpilogue<'_>) -> webnn_core::Result<()> {
     let kk = g.kk();
     let c = g.cout;
     let plane = g.h * g.w;
-    if depthwise_blocked::fits(g) {
+    if depthwise_blocked::fits(g) && !streamed_here(g) {
         return depthwise_blocked::depthwise_blocked(g, x, wts, out, ep);
     }
     if !g.nhwc {
         let layout = PhaseLayout::of(g);
+        let taps: smallvec::SmallVec<[usize; 64]> =
+            (0..kk).map(|t| layout.at(g, t / g.kw * g.dilations[0], t % g.kw * g.dilations[1])).collect();
         // Small planes go several to a task (a task costs about a microsecond).
         let planes_per_task = ((1 << 14) / (g.oh * g.ow * kk).max(1)).max(1);
         crate::par::try_chunks_min(out, g.oh * g.ow, planes_per_task, |p, o| {
@@ -223,7 +248,7 @@ pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32], ep: &BoundEp
                 let scratch = &mut *cell.borrow_mut();
                 grow(&mut scratch.0, layout.len)?;
                 grow(&mut scratch.1, layout.wide)?;
-                simd(#[inline(always)] || depthwise_plane(g, &layout, &x[p * plane..][..plane], &wts[ch * kk..][..kk], o, scratch));
+                simd(#[inline(always)] || depthwise_plane(g, &layout, &taps, &x[p * plane..][..plane], &wts[ch * kk..][..kk], o, scratch));
                 ep.apply(p * g.oh * g.ow, o);
                 Ok(())
             })

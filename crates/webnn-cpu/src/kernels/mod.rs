@@ -27,6 +27,8 @@ mod wpt_tests;
 pub mod conv;
 pub mod depthwise;
 pub mod depthwise_blocked;
+#[cfg(target_arch = "x86_64")]
+mod depthwise_avx512;
 pub mod winograd;
 pub mod epilogue;
 pub mod gemm_backend;
