@@ -99,23 +99,14 @@ impl PhaseLayout {
 /// a time; the extra columns are dropped when copying out. Every output element adds its taps
 /// to the bias in window order (row, then column), with fused multiply-adds.
 ///
-/// `scratch` holds at least `layout.len` and `layout.wide` elements. Inlined into its caller's
-/// `simd` context (so it is compiled for AVX2/AVX-512 there).
+/// `padded` holds `layout.len` elements, zero wherever the padding of this geometry lies (the
+/// copy overwrites every other element); `wide` at least `layout.wide`. Inlined into its
+/// caller's `simd` context (so it is compiled for AVX2/AVX-512 there).
 #[inline(always)]
-fn depthwise_plane(g: &Geom, layout: &PhaseLayout, taps: &[usize], xp: &[f32], wk: &[f32], o: &mut [f32], scratch: &mut PlaneScratch) {
+fn depthwise_plane(g: &Geom, layout: &PhaseLayout, taps: &[usize], xp: &[f32], wk: &[f32], o: &mut [f32], padded: &mut [f32], wide: &mut [f32]) {
     let [dl_h, dl_w] = g.dilations;
     let [pt, _, pl, _] = g.padding;
     let tap_offset = |kh: usize, kw: usize| layout.at(g, kh * dl_h, kw * dl_w);
-    let (padded, wide, zeroed_for) = scratch;
-    let padded = &mut padded[..layout.len];
-    // The copy below overwrites every element but the padding: zero the plane only when the
-    // previous plane on this thread had another geometry (per step, MobileNetV2 at 1 thread:
-    // its stride-2 96-channel 112² conv 0.35 -> 0.33 ms, the 144-channel 56² 0.22 -> 0.20 ms).
-    let key = PhaseLayout::zeros_key(g);
-    if *zeroed_for != Some(key) {
-        padded.fill(0.0);
-        *zeroed_for = Some(key);
-    }
     for (r, xrow) in xp.chunks_exact(g.w).enumerate() {
         let row = pt + r;
         match g.strides[1] {
@@ -239,17 +230,29 @@ pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32], ep: &BoundEp
         let taps: smallvec::SmallVec<[usize; 64]> =
             (0..kk).map(|t| layout.at(g, t / g.kw * g.dilations[0], t % g.kw * g.dilations[1])).collect();
         // Small planes go several to a task (a task costs about a microsecond).
-        let planes_per_task = ((1 << 14) / (g.oh * g.ow * kk).max(1)).max(1);
-        crate::par::try_chunks_min(out, g.oh * g.ow, planes_per_task, |p, o| {
-            let ch = p % c;
+        let oplane = g.oh * g.ow;
+        let planes_per_task = ((1 << 14) / (oplane * kk).max(1)).max(1);
+        crate::par::try_chunks(out, planes_per_task * oplane, |t, planes| {
             // The scratch is borrowed outside `simd`: `LocalKey::with` is not inlined, so code
             // inside its closure would not get the AVX2 features.
             DEPTHWISE_SCRATCH.with(|cell| {
-                let scratch = &mut *cell.borrow_mut();
-                grow(&mut scratch.0, layout.len)?;
-                grow(&mut scratch.1, layout.wide)?;
-                simd(#[inline(always)] || depthwise_plane(g, &layout, &taps, &x[p * plane..][..plane], &wts[ch * kk..][..kk], o, scratch));
-                ep.apply(p * g.oh * g.ow, o);
+                let (padded, wide, zeroed_for) = &mut *cell.borrow_mut();
+                grow(padded, layout.len)?;
+                grow(wide, layout.wide)?;
+                let padded = &mut padded[..layout.len];
+                // The copy of each plane overwrites every element but the padding: zero the
+                // plane only when the previous task on this thread had another geometry.
+                let key = PhaseLayout::zeros_key(g);
+                if *zeroed_for != Some(key) {
+                    padded.fill(0.0);
+                    *zeroed_for = Some(key);
+                }
+                for (i, o) in planes.chunks_exact_mut(oplane).enumerate() {
+                    let p = t * planes_per_task + i;
+                    let ch = p % c;
+                    simd(#[inline(always)] || depthwise_plane(g, &layout, &taps, &x[p * plane..][..plane], &wts[ch * kk..][..kk], o, padded, wide));
+                    ep.apply(p * oplane, o);
+                }
                 Ok(())
             })
         })
