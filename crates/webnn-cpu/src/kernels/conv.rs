@@ -410,6 +410,9 @@ fn im2col_nchw_by_pixel(g: &Geom, xg: &[f32], p0: usize, pcount: usize, col: &mu
                 };
                 d[..lo].fill(0.0);
                 d[hi..].fill(0.0);
+                if lo >= hi {
+                    continue; // the window lies in the padding (iw0 may be past the row)
+                }
                 let xrow = &xp[ih * g.w..][..g.w];
                 if dl_w == 1 {
                     d[lo..hi].copy_from_slice(&xrow[iw0..iw0 + (hi - lo)]);

@@ -150,6 +150,9 @@ const CASES: &[Case] = &[
     // onnx_import: the block's row offset of the padding ran past the block, a panic)
     Case { n: 1, cin: 1, h: 7, w: 5, cout: 1, kh: 3, kw: 3, strides: [2, 18], dilations: [1, 1], padding: [0, 0, 8, 0], groups: 1 },
     Case { n: 1, cin: 17, h: 7, w: 5, cout: 17, kh: 3, kw: 3, strides: [2, 18], dilations: [1, 1], padding: [1, 0, 8, 1], groups: 17 },
+    // strides far beyond the input with right padding past it (found by fuzz target
+    // onnx_import: the GEMM path sliced past its column buffer)
+    Case { n: 51, cin: 1, h: 7, w: 37, cout: 33, kh: 3, kw: 3, strides: [79, 18], dilations: [1, 1], padding: [0, 0, 0, 112], groups: 1 },
     // window larger than the input, covered by padding
     Case { n: 1, cin: 2, h: 2, w: 3, cout: 3, kh: 4, kw: 5, strides: [1, 1], dilations: [1, 1], padding: [2, 1, 2, 2], groups: 1 },
     Case { n: 1, cin: 2, h: 2, w: 3, cout: 2, kh: 4, kw: 5, strides: [1, 1], dilations: [1, 1], padding: [2, 1, 2, 2], groups: 2 },
