@@ -89,24 +89,11 @@ impl PhaseLayout {
     }
 }
 
-/// One nchw output plane of a depthwise conv2d (`o` pre-filled with the bias).
-///
-/// The input plane is first copied into a zero-padded plane (the spec's padding made explicit),
-/// so that every window lies inside it and no edge needs special handling, split by phase
-/// ([`PhaseLayout`]) so that with any stride every tap reads consecutive elements. The output
-/// is computed as one flat "wide" plane of the phase pitch — output `(oh, ow)` at
-/// `oh·pitch + ow` — so the vector loop runs over the whole plane rather than one short row at
-/// a time; the extra columns are dropped when copying out. Every output element adds its taps
-/// to the bias in window order (row, then column), with fused multiply-adds.
-///
-/// `padded` holds `layout.len` elements, zero wherever the padding of this geometry lies (the
-/// copy overwrites every other element); `wide` at least `layout.wide`. Inlined into its
-/// caller's `simd` context (so it is compiled for AVX2/AVX-512 there).
+/// Copies an input plane into the zero-padded, phase-split plane `padded` ([`PhaseLayout`]):
+/// every element but the padding is written.
 #[inline(always)]
-fn depthwise_plane(g: &Geom, layout: &PhaseLayout, taps: &[usize], xp: &[f32], wk: &[f32], o: &mut [f32], padded: &mut [f32], wide: &mut [f32]) {
-    let [dl_h, dl_w] = g.dilations;
+fn fill_padded(g: &Geom, layout: &PhaseLayout, xp: &[f32], padded: &mut [f32]) {
     let [pt, _, pl, _] = g.padding;
-    let tap_offset = |kh: usize, kw: usize| layout.at(g, kh * dl_h, kw * dl_w);
     for (r, xrow) in xp.chunks_exact(g.w).enumerate() {
         let row = pt + r;
         match g.strides[1] {
@@ -134,6 +121,45 @@ fn depthwise_plane(g: &Geom, layout: &PhaseLayout, taps: &[usize], xp: &[f32], w
             }
         }
     }
+}
+
+/// Two nchw output planes of the same geometry, one vector wide, with the AVX-512 streamed
+/// kernel (`depthwise_avx512::pair_streamed`); `padded` holds two padded planes, zero wherever
+/// the padding lies.
+///
+/// # Safety
+/// The CPU must support AVX-512F; the geometry is `depthwise_avx512::streamed` with
+/// `g.ow ≤ 16`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn depthwise_plane_pair(g: &Geom, layout: &PhaseLayout, xp: [&[f32]; 2], wk: [&[f32]; 2], o: [&mut [f32]; 2], padded: &mut [f32]) {
+    let (pa, pb) = padded[..2 * layout.len].split_at_mut(layout.len);
+    fill_padded(g, layout, xp[0], pa);
+    fill_padded(g, layout, xp[1], pb);
+    let bias = [o[0][0], o[1][0]];
+    // SAFETY (caller): AVX-512F, a streamed geometry one vector wide; both padded planes
+    // have this layout and both outputs are oh × ow.
+    unsafe { super::depthwise_avx512::pair_streamed([pa, pb], layout.pitch, layout.phase, g.kh, g.strides[0], wk, bias, o, g.oh, g.ow) };
+}
+
+/// One nchw output plane of a depthwise conv2d (`o` pre-filled with the bias).
+///
+/// The input plane is first copied into a zero-padded plane (the spec's padding made explicit),
+/// so that every window lies inside it and no edge needs special handling, split by phase
+/// ([`PhaseLayout`]) so that with any stride every tap reads consecutive elements. The output
+/// is computed as one flat "wide" plane of the phase pitch — output `(oh, ow)` at
+/// `oh·pitch + ow` — so the vector loop runs over the whole plane rather than one short row at
+/// a time; the extra columns are dropped when copying out. Every output element adds its taps
+/// to the bias in window order (row, then column), with fused multiply-adds.
+///
+/// `padded` holds `layout.len` elements, zero wherever the padding of this geometry lies (the
+/// copy overwrites every other element); `wide` at least `layout.wide`. Inlined into its
+/// caller's `simd` context (so it is compiled for AVX2/AVX-512 there).
+#[inline(always)]
+fn depthwise_plane(g: &Geom, layout: &PhaseLayout, taps: &[usize], xp: &[f32], wk: &[f32], o: &mut [f32], padded: &mut [f32], wide: &mut [f32]) {
+    let [dl_h, dl_w] = g.dilations;
+    let tap_offset = |kh: usize, kw: usize| layout.at(g, kh * dl_h, kw * dl_w);
+    fill_padded(g, layout, xp, padded);
     let padded = &*padded;
     #[cfg(target_arch = "x86_64")]
     if super::unary::has_avx512() {
@@ -231,26 +257,45 @@ pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32], ep: &BoundEp
             (0..kk).map(|t| layout.at(g, t / g.kw * g.dilations[0], t % g.kw * g.dilations[1])).collect();
         // Small planes go several to a task (a task costs about a microsecond).
         let oplane = g.oh * g.ow;
+        // Planes one vector wide go two at a time through the streamed AVX-512 kernel.
+        #[cfg(target_arch = "x86_64")]
+        let pairs = streamed_here(g) && g.ow <= 16;
         let planes_per_task = ((1 << 14) / (oplane * kk).max(1)).max(1);
         crate::par::try_chunks(out, planes_per_task * oplane, |t, planes| {
             // The scratch is borrowed outside `simd`: `LocalKey::with` is not inlined, so code
             // inside its closure would not get the AVX2 features.
             DEPTHWISE_SCRATCH.with(|cell| {
                 let (padded, wide, zeroed_for) = &mut *cell.borrow_mut();
-                grow(padded, layout.len)?;
+                // Room for two padded planes (pairs of planes one vector wide).
+                grow(padded, 2 * layout.len)?;
                 grow(wide, layout.wide)?;
-                let padded = &mut padded[..layout.len];
+                let padded = &mut padded[..2 * layout.len];
                 // The copy of each plane overwrites every element but the padding: zero the
-                // plane only when the previous task on this thread had another geometry.
+                // planes only when the previous task on this thread had another geometry.
                 let key = PhaseLayout::zeros_key(g);
                 if *zeroed_for != Some(key) {
                     padded.fill(0.0);
                     *zeroed_for = Some(key);
                 }
-                for (i, o) in planes.chunks_exact_mut(oplane).enumerate() {
+                let mut planes = planes.chunks_exact_mut(oplane).enumerate();
+                while let Some((i, o)) = planes.next() {
                     let p = t * planes_per_task + i;
+                    #[cfg(target_arch = "x86_64")]
+                    if pairs {
+                        if let Some((_, o2)) = planes.next() {
+                            let (c1, c2) = (p % c, (p + 1) % c);
+                            // SAFETY: `pairs` holds only with AVX-512F on a streamed geometry
+                            // one vector wide.
+                            simd(#[inline(always)] || unsafe {
+                                depthwise_plane_pair(g, &layout, [&x[p * plane..][..plane], &x[(p + 1) * plane..][..plane]], [&wts[c1 * kk..][..kk], &wts[c2 * kk..][..kk]], [&mut *o, &mut *o2], padded)
+                            });
+                            ep.apply(p * oplane, o);
+                            ep.apply((p + 1) * oplane, o2);
+                            continue;
+                        }
+                    }
                     let ch = p % c;
-                    simd(#[inline(always)] || depthwise_plane(g, &layout, &taps, &x[p * plane..][..plane], &wts[ch * kk..][..kk], o, padded, wide));
+                    simd(#[inline(always)] || depthwise_plane(g, &layout, &taps, &x[p * plane..][..plane], &wts[ch * kk..][..kk], o, &mut padded[..layout.len], wide));
                     ep.apply(p * oplane, o);
                 }
                 Ok(())

@@ -76,18 +76,18 @@ pub(super) unsafe fn plane_streamed(padded: &[f32], pitch: usize, phase: usize, 
         // SAFETY (caller): the rows and the masked columns lie inside both planes.
         unsafe {
             match (k, stride, vectors) {
-                (3, 1, 1) => strip::<3, 1, 1, 3>(at, w, bias, m1),
-                (3, 1, 2) => strip::<3, 1, 2, 3>(at, w, bias, m2),
-                (3, 1, _) => strip::<3, 1, 4, 3>(at, w, bias, m4),
-                (5, 1, 1) => strip::<5, 1, 1, 5>(at, w, bias, m1),
-                (5, 1, 2) => strip::<5, 1, 2, 5>(at, w, bias, m2),
-                (5, 1, _) => strip::<5, 1, 4, 5>(at, w, bias, m4),
-                (3, _, 1) => strip::<3, 2, 1, 2>(at, w, bias, m1),
-                (3, _, 2) => strip::<3, 2, 2, 2>(at, w, bias, m2),
-                (3, _, _) => strip::<3, 2, 4, 2>(at, w, bias, m4),
-                (_, _, 1) => strip::<5, 2, 1, 3>(at, w, bias, m1),
-                (_, _, 2) => strip::<5, 2, 2, 3>(at, w, bias, m2),
-                _ => strip::<5, 2, 4, 3>(at, w, bias, m4),
+                (3, 1, 1) => strip::<3, 1, 1, 3, 1>([at], [w], [bias], m1),
+                (3, 1, 2) => strip::<3, 1, 2, 3, 1>([at], [w], [bias], m2),
+                (3, 1, _) => strip::<3, 1, 4, 3, 1>([at], [w], [bias], m4),
+                (5, 1, 1) => strip::<5, 1, 1, 5, 1>([at], [w], [bias], m1),
+                (5, 1, 2) => strip::<5, 1, 2, 5, 1>([at], [w], [bias], m2),
+                (5, 1, _) => strip::<5, 1, 4, 5, 1>([at], [w], [bias], m4),
+                (3, _, 1) => strip::<3, 2, 1, 2, 1>([at], [w], [bias], m1),
+                (3, _, 2) => strip::<3, 2, 2, 2, 1>([at], [w], [bias], m2),
+                (3, _, _) => strip::<3, 2, 4, 2, 1>([at], [w], [bias], m4),
+                (_, _, 1) => strip::<5, 2, 1, 3, 1>([at], [w], [bias], m1),
+                (_, _, 2) => strip::<5, 2, 2, 3, 1>([at], [w], [bias], m2),
+                _ => strip::<5, 2, 4, 3, 1>([at], [w], [bias], m4),
             }
         }
         ow0 += 16 * vectors.min(4);
@@ -105,33 +105,37 @@ struct Strip {
     oh_n: usize,
 }
 
-/// Every output row of a strip of C column vectors (lanes under `masks`) of a `K`×`K`,
-/// stride-`S` depthwise plane, the phase rows streaming past `M` = (K − 1)/S + 1
-/// accumulator rows.
+/// Every output row of a strip of C column vectors (lanes under `masks`) of P planes of a
+/// `K`×`K`, stride-`S` depthwise conv (same geometry, own weights and bias), the phase rows
+/// streaming past `M` = (K − 1)/S + 1 accumulator rows per plane. Two planes one vector wide
+/// give twice the independent FMA chains of one.
 ///
 /// # Safety
-/// As [`plane_streamed`], for this strip.
+/// As [`plane_streamed`], for this strip of every plane.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-unsafe fn strip<const K: usize, const S: usize, const C: usize, const M: usize>(at: Strip, w: &[f32], bias: f32, masks: [__mmask16; C]) {
+unsafe fn strip<const K: usize, const S: usize, const C: usize, const M: usize, const P: usize>(at: [Strip; P], w: [&[f32]; P], bias: [f32; P], masks: [__mmask16; C]) {
     debug_assert_eq!(M, (K - 1) / S + 1);
-    let w = &w[..K * K];
-    let init = _mm512_set1_ps(bias);
-    // acc[i] holds output row u − (M − 1) + i; at phase row u it takes tap row
+    let w: [&[f32]; P] = w.map(|w| &w[..K * K]);
+    let init: [__m512; P] = bias.map(|b| _mm512_set1_ps(b));
+    let (pitch, phase, ow_n, oh_n) = (at[0].pitch, at[0].phase, at[0].ow_n, at[0].oh_n);
+    // acc[q][i] holds plane q's output row u − (M − 1) + i; at phase row u it takes tap row
     // kh = S·(M − 1 − i) + row phase.
-    let mut acc = [[init; C]; M];
-    for u in 0..at.oh_n + M - 1 {
+    let mut acc: [[[__m512; C]; M]; P] = std::array::from_fn(|q| [[init[q]; C]; M]);
+    for u in 0..oh_n + M - 1 {
         for ph in 0..S {
             for kw in 0..K {
-                let src = (ph * S + kw % S) * at.phase + u * at.pitch + kw / S;
-                // SAFETY (caller): inside the phase-split plane (its slack row included).
-                let v: [__m512; C] = std::array::from_fn(|c| unsafe { _mm512_maskz_loadu_ps(masks[c], at.x.add(src + 16 * c)) });
-                for (i, a) in acc.iter_mut().enumerate() {
-                    let kh = S * (M - 1 - i) + ph;
-                    if kh < K {
-                        let wv = _mm512_set1_ps(w[kh * K + kw]);
-                        for c in 0..C {
-                            a[c] = _mm512_fmadd_ps(wv, v[c], a[c]);
+                let src = (ph * S + kw % S) * phase + u * pitch + kw / S;
+                for q in 0..P {
+                    // SAFETY (caller): inside the phase-split plane (its slack row included).
+                    let v: [__m512; C] = std::array::from_fn(|c| unsafe { _mm512_maskz_loadu_ps(masks[c], at[q].x.add(src + 16 * c)) });
+                    for (i, a) in acc[q].iter_mut().enumerate() {
+                        let kh = S * (M - 1 - i) + ph;
+                        if kh < K {
+                            let wv = _mm512_set1_ps(w[q][kh * K + kw]);
+                            for c in 0..C {
+                                a[c] = _mm512_fmadd_ps(wv, v[c], a[c]);
+                            }
                         }
                     }
                 }
@@ -140,15 +144,46 @@ unsafe fn strip<const K: usize, const S: usize, const C: usize, const M: usize>(
         // Output row u − (M − 1) has all its taps (rows before 0 are discarded).
         if u + 1 >= M {
             let oh = u + 1 - M;
-            for c in 0..C {
-                // SAFETY (caller): output row oh < oh_n, lanes under the mask.
-                unsafe { _mm512_mask_storeu_ps(at.y.add(oh * at.ow_n + 16 * c), masks[c], acc[0][c]) };
+            for q in 0..P {
+                for c in 0..C {
+                    // SAFETY (caller): output row oh < oh_n, lanes under the mask.
+                    unsafe { _mm512_mask_storeu_ps(at[q].y.add(oh * ow_n + 16 * c), masks[c], acc[q][0][c]) };
+                }
             }
         }
-        for i in 0..M - 1 {
-            acc[i] = acc[i + 1];
+        for q in 0..P {
+            for i in 0..M - 1 {
+                acc[q][i] = acc[q][i + 1];
+            }
+            acc[q][M - 1] = [init[q]; C];
         }
-        acc[M - 1] = [init; C];
+    }
+}
+
+/// Two [`streamed`] planes one vector wide (`ow_n ≤ 16`) of the same geometry at once: as
+/// [`plane_streamed`] on each, with twice the independent FMA chains.
+///
+/// # Safety
+/// As [`plane_streamed`] for each plane; `ow_n ≤ 16`.
+#[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn pair_streamed(padded: [&[f32]; 2], pitch: usize, phase: usize, k: usize, stride: usize, w: [&[f32]; 2], bias: [f32; 2], o: [&mut [f32]; 2], oh_n: usize, ow_n: usize) {
+    debug_assert!(ow_n <= 16);
+    debug_assert!(o.iter().all(|o| o.len() == oh_n * ow_n));
+    let mask = [((1u32 << ow_n.min(16)) - 1) as u16];
+    let [oa, ob] = o;
+    let at = [
+        Strip { x: padded[0].as_ptr(), pitch, phase, y: oa.as_mut_ptr(), ow_n, oh_n },
+        Strip { x: padded[1].as_ptr(), pitch, phase, y: ob.as_mut_ptr(), ow_n, oh_n },
+    ];
+    // SAFETY (caller): the rows and the masked columns lie inside every plane.
+    unsafe {
+        match (k, stride) {
+            (3, 1) => strip::<3, 1, 1, 3, 2>(at, w, bias, mask),
+            (5, 1) => strip::<5, 1, 1, 5, 2>(at, w, bias, mask),
+            (3, _) => strip::<3, 2, 1, 2, 2>(at, w, bias, mask),
+            _ => strip::<5, 2, 1, 3, 2>(at, w, bias, mask),
+        }
     }
 }
 
