@@ -166,6 +166,29 @@ elif cmd == "bench":
 
 
 @unittest.skipUnless(HAVE_ONNX, "needs onnx and onnxruntime")
+class ProfileJoin(unittest.TestCase):
+    """profile_vs_ort.py's parsing of both profiles and their join on node names."""
+
+    def test_join_on_labels_and_nchwc_names(self):
+        import profile_vs_ort as p
+        ours = p.parse_webnn_profile(
+            "webnn profile: 3 steps\n"
+            "     0.483    5.1  #7 conv2d+sigmoid+mul [conv_27] float32[1x16x112x112] -> float32[1x96x112x112]\n"
+            "     0.100    1.0  #8 gemm [gemm_1] float32[1x8] -> float32[1x4]\n"
+            "     0.050    0.5  #9 reshape float32[4] -> float32[2x2]\n")
+        self.assertEqual(set(ours), {"conv_27", "gemm_1"})
+        self.assertAlmostEqual(ours["conv_27"][0], 0.483)
+        events = [{"cat": "Node", "name": "conv_27_nchwc_kernel_time", "dur": d, "args": {"op_name": "Conv"}} for d in (160, 165, 170)]
+        events += [{"cat": "Node", "name": "gemm_1_kernel_time", "dur": 90, "args": {"op_name": "Gemm"}},
+                   {"cat": "Node", "name": "silu/QuickGeluFusion/_kernel_time", "dur": 198, "args": {"op_name": "QuickGelu"}},
+                   {"cat": "Session", "name": "model_run", "dur": 5000}]
+        ort = p.parse_ort_profile(events)
+        self.assertEqual(ort["conv_27_nchwc"], (165.0, "Conv"))
+        rows, unmatched = p.join(ours, ort)
+        self.assertEqual(sorted((r[0], round(r[1]), round(r[2])) for r in rows), [("conv_27", 483, 165), ("gemm_1", 100, 90)])
+        self.assertEqual(unmatched, {"QuickGelu": 198.0})
+
+
 class CompareEndToEnd(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
