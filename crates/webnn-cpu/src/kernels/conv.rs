@@ -145,6 +145,8 @@ enum ConvPath {
     Im2col,
     /// Winograd F(4×4, 3×3) with the filter transformed at build (`winograd.rs`).
     Winograd,
+    /// Few input channels, direct (`conv_few_channels.rs`, AVX-512).
+    FewChannels,
 }
 
 /// Index of filter element (output channel `o`, group-input channel `i`, `h`, `w`) in a
@@ -250,6 +252,8 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
         ConvPath::Depthwise
     } else if kh == 1 && kw == 1 && g.strides == [1, 1] && g.padding == [0; 4] {
         ConvPath::Pointwise
+    } else if cfg!(target_arch = "x86_64") && few_channels_applies(&g) {
+        ConvPath::FewChannels
     } else {
         ConvPath::Im2col
     };
@@ -271,7 +275,7 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
     let path = if winograd.is_some() { ConvPath::Winograd } else { path };
     let packed = weights
         .as_ref()
-        .filter(|_| !matches!(path, ConvPath::Depthwise | ConvPath::Winograd))
+        .filter(|_| !matches!(path, ConvPath::Depthwise | ConvPath::Winograd | ConvPath::FewChannels))
         .and_then(|w| PackedFilter::new(&g, w));
     // Packed for the GEMM, the filter is not needed in the other layout too: an empty vector
     // still marks it as constant (so `run` does not repack the operand).
@@ -294,6 +298,17 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
         packed,
         winograd,
     }))
+}
+
+/// Whether the direct few-input-channel kernel takes `g` on this CPU.
+fn few_channels_applies(g: &Geom) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return super::conv_few_channels::applies(g);
+    #[cfg(not(target_arch = "x86_64"))]
+    return {
+        let _ = g;
+        false
+    };
 }
 
 /// Fills every output pixel's channels with the bias (or zeros).
@@ -599,6 +614,8 @@ impl Conv2dKernel {
                 fill_bias(g, bias, out);
                 depthwise::depthwise(g, x, wts, out, ep)
             }
+            #[cfg(target_arch = "x86_64")]
+            ConvPath::FewChannels => super::conv_few_channels::conv(g, x, wts, bias, &self.col_scratch, out, ep),
             ConvPath::Winograd => match &self.winograd {
                 Some(f) => winograd::conv(g, x, f, bias, out, ep),
                 None => Err(Error::unknown("conv2d: the Winograd filter is missing")),

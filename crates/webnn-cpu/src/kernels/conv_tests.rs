@@ -140,6 +140,12 @@ const CASES: &[Case] = &[
     Case { n: 1, cin: 2, h: 11, w: 130, cout: 2, kh: 3, kw: 3, strides: [2, 2], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 2 },
     Case { n: 2, cin: 3, h: 29, w: 27, cout: 3, kh: 5, kw: 5, strides: [2, 2], dilations: [1, 1], padding: [2, 1, 1, 2], groups: 3 },
     Case { n: 1, cin: 20, h: 7, w: 7, cout: 20, kh: 5, kw: 5, strides: [1, 1], dilations: [1, 1], padding: [2, 2, 2, 2], groups: 20 },
+    // few input channels, direct (conv_few_channels, AVX-512): blocks of 16 and 8 output
+    // channels, strides, dilation, asymmetric padding, output rows of 1, 2 and 4+ vectors
+    Case { n: 2, cin: 3, h: 23, w: 21, cout: 32, kh: 3, kw: 3, strides: [2, 2], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 1 },
+    Case { n: 1, cin: 1, h: 17, w: 40, cout: 8, kh: 5, kw: 5, strides: [1, 1], dilations: [2, 2], padding: [4, 4, 4, 4], groups: 1 },
+    Case { n: 1, cin: 4, h: 12, w: 75, cout: 16, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [0, 2, 1, 0], groups: 1 },
+    Case { n: 1, cin: 2, h: 9, w: 31, cout: 24, kh: 3, kw: 2, strides: [1, 2], dilations: [1, 1], padding: [1, 0, 0, 1], groups: 1 },
     // depthwise with a channel multiplier (general path)
     Case { n: 1, cin: 3, h: 6, w: 6, cout: 6, kh: 3, kw: 3, strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1], groups: 3 },
     // depthwise with strides and padding of up to 2^32-1 around a 1x1 output (found by fuzz

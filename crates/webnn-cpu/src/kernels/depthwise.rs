@@ -52,20 +52,20 @@ type PlaneScratch = (Vec<f32>, Vec<f32>, Option<[usize; 8]>);
 /// Padded row `r`, column `c` lives in phase plane `(r % st_h, c % st_w)` at row `r / st_h`,
 /// column `c / st_w`; each phase plane has `rows` rows of `pitch` columns. With unit strides
 /// this is just the padded plane.
-struct PhaseLayout {
+pub(super) struct PhaseLayout {
     /// Columns per phase-plane row (the padded width, rounded up to the stride, / stride).
-    pitch: usize,
+    pub(super) pitch: usize,
     /// Elements per phase plane.
-    phase: usize,
+    pub(super) phase: usize,
     /// Elements of the whole padded buffer (plus one row of slack: the wide loop's unused
     /// columns may read up to a row past the last phase plane).
-    len: usize,
+    pub(super) len: usize,
     /// Elements of the wide output plane: output `(oh, ow)` at `oh·pitch + ow`.
     wide: usize,
 }
 
 impl PhaseLayout {
-    fn of(g: &Geom) -> PhaseLayout {
+    pub(super) fn of(g: &Geom) -> PhaseLayout {
         let [pt, pb, pl, pr] = g.padding;
         let [st_h, st_w] = g.strides;
         let pitch = (g.w + pl + pr).div_ceil(st_w);
@@ -83,7 +83,7 @@ impl PhaseLayout {
 
     /// Where padded row `r`, column `c` lives.
     #[inline(always)]
-    fn at(&self, g: &Geom, r: usize, c: usize) -> usize {
+    pub(super) fn at(&self, g: &Geom, r: usize, c: usize) -> usize {
         let [st_h, st_w] = g.strides;
         ((r % st_h) * st_w + c % st_w) * self.phase + (r / st_h) * self.pitch + c / st_w
     }
@@ -92,7 +92,7 @@ impl PhaseLayout {
 /// Copies an input plane into the zero-padded, phase-split plane `padded` ([`PhaseLayout`]):
 /// every element but the padding is written.
 #[inline(always)]
-fn fill_padded(g: &Geom, layout: &PhaseLayout, xp: &[f32], padded: &mut [f32]) {
+pub(super) fn fill_padded(g: &Geom, layout: &PhaseLayout, xp: &[f32], padded: &mut [f32]) {
     let [pt, _, pl, _] = g.padding;
     for (r, xrow) in xp.chunks_exact(g.w).enumerate() {
         let row = pt + r;

@@ -25,6 +25,8 @@ mod vector_activation;
 #[cfg(test)]
 mod wpt_tests;
 pub mod conv;
+#[cfg(target_arch = "x86_64")]
+mod conv_few_channels;
 pub mod depthwise;
 pub mod depthwise_blocked;
 #[cfg(target_arch = "x86_64")]
