@@ -23,7 +23,7 @@ pub mod validate;
 pub(crate) mod testing;
 
 pub use bytes::SharedBytes;
-pub use builder::{ConstantTensorSource, ContextLink, GraphBuilder};
+pub use builder::{ConstantTensorSource, ContextLink, GraphBuilder, NumberParam, OpParams};
 pub use error::{Error, ErrorKind, Result};
 pub use graph::{Attrs, Graph, OperandId, Operation};
 pub use limits::{OpSupportLimits, RankRange, TensorLimits};

@@ -64,7 +64,8 @@ pub use webnn_core::backend::{Backend, CompiledGraph};
 pub use webnn_core::types::options::*;
 pub use webnn_core::types::*;
 pub use webnn_core::{
-    ConstantTensorSource, Error, ErrorKind, LimitsKind, OpKind, OpSupportLimits, Operand, RankRange, Result,
+    ConstantTensorSource, Error, ErrorKind, LimitsKind, NumberParam, OpKind, OpParams, OpSupportLimits, Operand,
+    RankRange, Result,
     TensorLimits,
 };
 

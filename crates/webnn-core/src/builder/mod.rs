@@ -7,6 +7,8 @@
 //! [`GraphBuilder::begin`] and [`GraphBuilder::finish`]. A method that fails adds nothing.
 
 mod activation;
+mod by_name;
+pub use by_name::{NumberParam, OpParams};
 mod conv;
 mod elementwise;
 mod gather;

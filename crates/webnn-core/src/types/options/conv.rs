@@ -6,8 +6,8 @@ use crate::types::{
     RoundingType,
 };
 
-/// `MLConv2dOptions`
-#[derive(Debug, Clone, Default, PartialEq)]
+/// `MLConv2dOptions`; `Default` gives the IDL defaults.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Conv2dOptions {
     /// `label`
     pub label: String,
@@ -27,15 +27,31 @@ pub struct Conv2dOptions {
     pub bias: Option<Operand>,
 }
 
-impl Conv2dOptions {
-    /// The IDL defaults (groups = 1).
-    pub fn new() -> Self {
-        Conv2dOptions { groups: 1, ..Default::default() }
+impl Default for Conv2dOptions {
+    /// The IDL defaults: groups 1, every other member absent or its enum's default.
+    fn default() -> Self {
+        Conv2dOptions {
+            label: Default::default(),
+            padding: Default::default(),
+            strides: Default::default(),
+            dilations: Default::default(),
+            groups: 1,
+            input_layout: Default::default(),
+            filter_layout: Default::default(),
+            bias: Default::default(),
+        }
     }
 }
 
-/// `MLConvTranspose2dOptions`
-#[derive(Debug, Clone, Default, PartialEq)]
+impl Conv2dOptions {
+    /// The IDL defaults (the same as `Default`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// `MLConvTranspose2dOptions`; `Default` gives the IDL defaults.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ConvTranspose2dOptions {
     /// `label`
     pub label: String,
@@ -59,10 +75,28 @@ pub struct ConvTranspose2dOptions {
     pub bias: Option<Operand>,
 }
 
+impl Default for ConvTranspose2dOptions {
+    /// The IDL defaults: groups 1, every other member absent or its enum's default.
+    fn default() -> Self {
+        ConvTranspose2dOptions {
+            label: Default::default(),
+            padding: Default::default(),
+            strides: Default::default(),
+            dilations: Default::default(),
+            output_padding: Default::default(),
+            output_sizes: Default::default(),
+            groups: 1,
+            input_layout: Default::default(),
+            filter_layout: Default::default(),
+            bias: Default::default(),
+        }
+    }
+}
+
 impl ConvTranspose2dOptions {
-    /// The IDL defaults (groups = 1).
+    /// The IDL defaults (the same as `Default`).
     pub fn new() -> Self {
-        ConvTranspose2dOptions { groups: 1, ..Default::default() }
+        Self::default()
     }
 }
 
