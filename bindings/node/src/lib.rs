@@ -29,8 +29,6 @@ use webnn::{
     Tensor, TensorDescriptor,
 };
 
-pub use ops::OpParams;
-
 /// A `webnn::Error` as a JS error the JS layer recognizes: `"<kind name>: <message>"`.
 pub(crate) fn js_error(e: webnn::Error) -> napi::Error {
     napi::Error::from_reason(e.to_string())
@@ -314,10 +312,10 @@ pub fn builder_op(
     mut builder: BuilderHandle,
     op: String,
     operands: Vec<Option<External<Operand>>>,
-    params: OpParams,
+    params: std::collections::HashMap<String, napi::JsUnknown>,
 ) -> Result<Vec<External<Operand>>> {
     let operands: Vec<Option<&Operand>> = operands.iter().map(|o| o.as_ref().map(|o| &**o)).collect();
-    let outputs = ops::call(&mut builder, &op, &operands, &params)?;
+    let outputs = ops::call(&mut builder, &op, &operands, params)?;
     Ok(outputs.into_iter().map(External::new).collect())
 }
 

@@ -5,7 +5,7 @@
 use crate::arrays;
 use crate::context::{Context, Graph, Tensor};
 use crate::errors::{guard, type_error, OrRaise};
-use crate::ops::{self, OpParams};
+use crate::ops;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::sync::{Mutex, MutexGuard};
@@ -102,11 +102,16 @@ impl Builder {
     }
 
     /// Any operation, by its IDL name: `operands` in the op's slot order (`None` for absent
-    /// option operands), `params` every other argument by its snake_case name.
-    fn op(&self, name: &str, operands: Vec<Option<Bound<'_, Operand>>>, params: OpParams) -> PyResult<Vec<Operand>> {
+    /// option operands), `params` every other argument by its IDL name.
+    fn op(
+        &self,
+        name: &str,
+        operands: Vec<Option<Bound<'_, Operand>>>,
+        params: &Bound<'_, PyDict>,
+    ) -> PyResult<Vec<Operand>> {
         let operands: Vec<Option<&webnn::Operand>> = operands.iter().map(|o| o.as_ref().map(|o| &o.get().inner)).collect();
         let mut builder = self.lock();
-        guard(name, || ops::call(&mut builder, name, &operands, &params)).map(wrap)
+        guard(name, || ops::call(&mut builder, name, &operands, params)).map(wrap)
     }
 
     /// `build(outputs)`: validates now, compiles with the GIL released.

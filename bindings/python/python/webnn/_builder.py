@@ -105,6 +105,12 @@ class MLGraphBuilder:
         return self._native.build(named)
 
 
+def _idl_name(name: str) -> str:
+    """The IDL name of a snake_case argument: ``keep_dimensions`` -> ``keepDimensions``."""
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
 def _op_method(op: Op) -> Callable[..., Any]:
     """The MLGraphBuilder method of ``op``."""
     P = inspect.Parameter
@@ -130,15 +136,15 @@ def _op_method(op: Op) -> Callable[..., Any]:
                 operands.extend(c.sequence(value, operand, where))
             elif a.convert == SPLITS:
                 splits = c.splits(value, where)
-                params["splits_sizes" if isinstance(splits, list) else "splits_count"] = splits
+                params["splitsSizes" if isinstance(splits, list) else "splitsCount"] = splits
             else:
-                params[a.name] = a.convert(value, where)
+                params[_idl_name(a.name)] = a.convert(value, where)
         for o in op.options:
             value, where = values.get(o.name), f"{prefix} '{o.name}'"
             if o.convert == OPERAND:
                 operands.append(None if value is None else operand(value, where))
             elif value is not None:
-                params[o.name] = o.convert(value, where)
+                params[_idl_name(o.name)] = o.convert(value, where)
         outputs = self._native.op(op.idl, operands, params)
         return outputs if op.sequence else outputs[0]
 

@@ -489,3 +489,7 @@ impl GraphBuilder {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "by_name_tests.rs"]
+mod tests;
