@@ -4,11 +4,7 @@
 //! its reason (on a GPU context: the op × data type its limits leave out), and as the last
 //! line `N passed, M failed, K skipped`. Exits non-zero on any failure.
 
-mod case;
-mod compare;
-mod errata;
-
-use webnn_conformance::{ops, values};
+use webnn_conformance::{case, errata};
 
 use std::path::PathBuf;
 use std::time::Instant;

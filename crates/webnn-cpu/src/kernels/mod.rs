@@ -22,8 +22,6 @@ pub mod strided;
 pub mod util;
 mod vector_activation;
 
-#[cfg(test)]
-mod wpt_tests;
 pub mod conv;
 #[cfg(target_arch = "x86_64")]
 mod conv_few_channels;
@@ -139,7 +137,5 @@ pub fn lower_with_epilogue(op: &Operation, graph: &Graph, epilogue: epilogue::Ep
 mod gather_tests;
 #[cfg(test)]
 mod movement_test_util;
-#[cfg(test)]
-mod movement_wpt_tests;
 #[cfg(test)]
 mod quantize_tests;

@@ -21,8 +21,6 @@
 mod linalg;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod wpt_tests;
 
 use super::{In, Kernel, Out};
 use half::f16;
