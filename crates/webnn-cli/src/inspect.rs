@@ -64,7 +64,11 @@ pub fn summarize(bytes: &[u8]) -> Result<OnnxSummary> {
     Ok(OnnxSummary {
         ir_version: model.ir_version.unwrap_or(0),
         producer: producer.trim().to_string(),
-        opsets: model.opset_import.iter().map(|o| (o.domain.clone().unwrap_or_default(), o.version.unwrap_or(0))).collect(),
+        opsets: model
+            .opset_import
+            .iter()
+            .map(|o| (o.domain.clone().unwrap_or_default(), o.version.unwrap_or(0)))
+            .collect(),
         ops,
         inputs: graph
             .input
@@ -368,7 +372,10 @@ mod tests {
                 TensorProto { name: Some("B".into()), dims: vec![8], ..Default::default() },
             ],
             input: vec![
-                value("input", tensor_type(data_type::FLOAT, vec![dim(Some(Err("batch"))), dim(Some(Ok(3))), dim(None)])),
+                value(
+                    "input",
+                    tensor_type(data_type::FLOAT, vec![dim(Some(Err("batch"))), dim(Some(Ok(3))), dim(None)]),
+                ),
                 value("W", tensor_type(data_type::FLOAT, vec![dim(Some(Ok(8))), dim(Some(Ok(3)))])),
                 value("seq", sequence),
             ],
@@ -398,12 +405,21 @@ mod tests {
         let ops: Vec<_> = s.ops.iter().map(|((d, o), n)| (d.as_str(), o.as_str(), *n)).collect();
         assert_eq!(
             ops,
-            vec![("", "Conv", 2), ("", "Custom", 1), ("", "If", 1), ("", "Relu", 2), ("", "Tanh", 1), ("com.microsoft", "FusedMatMul", 1)]
+            vec![
+                ("", "Conv", 2),
+                ("", "Custom", 1),
+                ("", "If", 1),
+                ("", "Relu", 2),
+                ("", "Tanh", 1),
+                ("com.microsoft", "FusedMatMul", 1)
+            ]
         );
         assert_eq!((s.initializers, s.parameters), (2, 8 * 27 + 8));
-        let inputs: Vec<_> = s.inputs.iter().map(|v| (v.name.as_str(), v.elem_type.as_str(), v.dims.join(","))).collect();
+        let inputs: Vec<_> =
+            s.inputs.iter().map(|v| (v.name.as_str(), v.elem_type.as_str(), v.dims.join(","))).collect();
         assert_eq!(inputs, vec![("input", "float", "batch,3,?".to_string()), ("seq", "?", String::new())]);
-        assert_eq!(s.outputs, vec![ValueInfo { name: "out".into(), elem_type: "int64".into(), dims: vec!["1".into()] }]);
+        let out = ValueInfo { name: "out".into(), elem_type: "int64".into(), dims: vec!["1".into()] };
+        assert_eq!(s.outputs, vec![out]);
         let i = Inspection { model: "m.onnx".into(), onnx: Some(s), graph: Err("not imported".into()), failures: None };
         let t = to_text(&i);
         assert!(t.contains("ONNX: ir_version 8, producer 'pytorch 2.5', opsets ai.onnx:17 com.microsoft:1"), "{t}");
@@ -435,7 +451,8 @@ mod tests {
         let mut g = GraphProto::default();
         for _ in 0..200 {
             let attribute = AttributeProto { g: Some(g), ..Default::default() };
-            g = GraphProto { node: vec![NodeProto { attribute: vec![attribute], ..Default::default() }], ..Default::default() };
+            let node = NodeProto { attribute: vec![attribute], ..Default::default() };
+            g = GraphProto { node: vec![node], ..Default::default() };
         }
         let deep = ModelProto { graph: Some(g), ..Default::default() }.encode_to_vec();
         assert!(summarize(&deep).is_err());

@@ -63,14 +63,9 @@ impl NpyDtype {
         }
     }
 
-    /// Bytes per element.
+    /// Bytes per element (those of the WebNN data type holding them).
     pub fn size(self) -> usize {
-        match self {
-            NpyDtype::F32 | NpyDtype::I32 | NpyDtype::U32 => 4,
-            NpyDtype::F16 => 2,
-            NpyDtype::I64 | NpyDtype::U64 => 8,
-            NpyDtype::I8 | NpyDtype::U8 | NpyDtype::Bool => 1,
-        }
+        self.data_type().byte_size()
     }
 
     /// The dtype of a header's type string (either byte order).
@@ -514,7 +509,10 @@ mod tests {
             (header_file(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", &[0; 8]), "unsupported"),
             (header_file(1, "{'descr': '>f8', 'fortran_order': False, 'shape': (1,), }", &[0; 8]), "unsupported"),
             (header_file(1, "{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", &[0; 8]), "unsupported"),
-            (header_file(1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", &[0; 4]), "structured"),
+            (
+                header_file(1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", &[0; 4]),
+                "structured",
+            ),
             (header_file(1, "{'descr': 'f4', 'fortran_order': False, 'shape': (1,), }", &[0; 4]), "type string"),
             (header_file(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }", &[0; 4]), "Fortran"),
             (header_file(1, &f4("(2,)"), &[0; 4]), "needs 8"),

@@ -131,13 +131,16 @@ mod tests {
     #[test]
     fn arguments_parse_as_documented() {
         Args::command().debug_assert();
+        use webnn::DeviceChoice::{Auto, Cpu, Gpu};
+        let wpt = PathBuf::from("../shared/wpt");
         let a = Args::try_parse_from(["webnn-conformance"]).unwrap();
-        assert_eq!((a.dir, a.device, a.filter, a.slowest), (PathBuf::from("../shared/wpt"), webnn::DeviceChoice::Cpu, None, 0));
-        let a = Args::try_parse_from(["webnn-conformance", "--device", "gpu", "../shared/wpt", "--filter", "conv2d"]).unwrap();
-        assert_eq!((a.dir, a.device, a.filter.as_deref()), (PathBuf::from("../shared/wpt"), webnn::DeviceChoice::Gpu, Some("conv2d")));
+        assert_eq!((a.dir, a.device, a.filter, a.slowest), (wpt.clone(), Cpu, None, 0));
+        let a = Args::try_parse_from(["webnn-conformance", "--device", "gpu", "../shared/wpt", "--filter", "conv2d"])
+            .unwrap();
+        assert_eq!((a.dir, a.device, a.filter.as_deref()), (wpt, Gpu, Some("conv2d")));
         assert_eq!(Args::try_parse_from(["webnn-conformance", "d", "--slowest"]).unwrap().slowest, 10);
         assert_eq!(Args::try_parse_from(["webnn-conformance", "--slowest", "3", "d"]).unwrap().slowest, 3);
-        assert_eq!(Args::try_parse_from(["webnn-conformance", "--device=auto"]).unwrap().device, webnn::DeviceChoice::Auto);
+        assert_eq!(Args::try_parse_from(["webnn-conformance", "--device=auto"]).unwrap().device, Auto);
         let e = Args::try_parse_from(["webnn-conformance", "--device", "tpu"]).unwrap_err().to_string();
         assert!(e.contains("unknown device 'tpu'"), "{e}");
         assert!(Args::try_parse_from(["webnn-conformance", "--slowest", "many"]).is_err());
