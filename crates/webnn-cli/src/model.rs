@@ -42,7 +42,16 @@ pub fn load(source: &ModelSource, builder: &mut webnn_core::GraphBuilder, shapes
 /// DIMS is a scalar) with the ONNX importer's parser, [`webnn_onnx::parse_shape_override`],
 /// for ONNX and built-in models alike.
 pub fn parse_shapes(specs: &[String]) -> Result<Vec<(String, Vec<u32>)>> {
-    specs.iter().map(|s| webnn_onnx::parse_shape_override(s).map_err(|e| anyhow!("--shape {s}: {e}"))).collect()
+    specs
+        .iter()
+        .map(|s| {
+            webnn_onnx::parse_shape_override(s).map_err(|e| match e {
+                // Its message names the override; "invalid ONNX model" would mislead here.
+                webnn_onnx::OnnxError::Invalid(message) => anyhow!("--shape {s}: {message}"),
+                e => anyhow!("--shape {s}: {e}"),
+            })
+        })
+        .collect()
 }
 
 /// A compiled model with its tensors, ready to dispatch.
@@ -214,7 +223,7 @@ mod tests {
         assert_eq!(parse("s=").unwrap(), ("s".to_string(), vec![]));
         for bad in ["x", "=1x2", "x=1xx2", "x=-1", "x=0", "x=1x99999999999", "x=ax2"] {
             let e = parse(bad).unwrap_err().to_string();
-            assert!(e.starts_with(&format!("--shape {bad}: ")), "{e}");
+            assert!(e.starts_with(&format!("--shape {bad}: shape override '{bad}'")), "{e}");
         }
         assert_eq!(parse_shapes(&["a=1".into(), "b=2x3".into()]).unwrap().len(), 2);
     }
