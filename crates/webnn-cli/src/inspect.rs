@@ -1,17 +1,128 @@
 //! `webnn inspect`: what a model is made of. For ONNX files: producer, opsets, inputs and
-//! outputs, operators used (read directly from the protobuf) and whether the importer maps
-//! them; for every model that imports: the WebNN operations, parameter count and a GFLOP
-//! estimate of one run (from the validated graph; no backend needed).
+//! outputs, operators used (read from the protobuf messages of `webnn_onnx::proto`, without
+//! importing) and whether the importer maps them; for every model that imports: the WebNN
+//! operations, parameter count and a GFLOP estimate of one run (from the validated graph; no
+//! backend needed).
 
-use crate::model::{self, LoadedModel, ModelSource};
-use crate::onnx_import::{self, NodeFailures};
-use crate::onnx_proto::{self, OnnxSummary};
+use crate::loaded::LoadedModel;
+use crate::model::{self, ModelSource};
+use crate::onnx_import::NodeFailures;
 use crate::stats::{graph_stats, GraphStats};
-use anyhow::{Context as _, Result};
+use anyhow::{anyhow, Context as _, Result};
 use serde_json::json;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use webnn::webnn_core::{ContextLink, Graph, GraphBuilder};
+use webnn_onnx::proto::{data_type, tensor_shape_proto::dimension, type_proto, GraphProto, ModelProto, ValueInfoProto};
+
+/// What inspect shows of an ONNX model.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OnnxSummary {
+    /// `ir_version`
+    pub ir_version: i64,
+    /// `producer_name` and `producer_version`
+    pub producer: String,
+    /// `opset_import`: (domain, version); the default domain is "".
+    pub opsets: Vec<(String, i64)>,
+    /// Node count per (domain, op_type), subgraphs included.
+    pub ops: BTreeMap<(String, String), usize>,
+    /// Graph inputs that are not initializers: name, element type, dimensions (a number or a
+    /// symbolic name).
+    pub inputs: Vec<ValueInfo>,
+    /// Graph outputs.
+    pub outputs: Vec<ValueInfo>,
+    /// Number of initializers of the main graph.
+    pub initializers: usize,
+    /// Elements in the initializers of the main graph.
+    pub parameters: u64,
+}
+
+/// A graph input or output.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ValueInfo {
+    /// Name.
+    pub name: String,
+    /// ONNX element type name in lower case (`float`, `int64`, ...), `?` if not a tensor.
+    pub elem_type: String,
+    /// Dimensions: numbers, symbolic names, or `?`.
+    pub dims: Vec<String>,
+}
+
+/// Summarizes a serialized `ModelProto`.
+pub fn summarize(bytes: &[u8]) -> Result<OnnxSummary> {
+    let model = ModelProto::from_bytes(bytes)?;
+    let graph = model.graph.as_ref().ok_or_else(|| anyhow!("not an ONNX model: no graph"))?;
+    let producer = format!(
+        "{} {}",
+        model.producer_name.as_deref().unwrap_or(""),
+        model.producer_version.as_deref().unwrap_or("")
+    );
+    let mut ops = BTreeMap::new();
+    count_ops(graph, &mut ops);
+    let initializers: HashSet<&str> = graph.initializer.iter().map(|t| t.name.as_deref().unwrap_or("")).collect();
+    Ok(OnnxSummary {
+        ir_version: model.ir_version.unwrap_or(0),
+        producer: producer.trim().to_string(),
+        opsets: model
+            .opset_import
+            .iter()
+            .map(|o| (o.domain.clone().unwrap_or_default(), o.version.unwrap_or(0)))
+            .collect(),
+        ops,
+        inputs: graph
+            .input
+            .iter()
+            .filter(|v| !initializers.contains(v.name.as_deref().unwrap_or("")))
+            .map(value_info)
+            .collect(),
+        outputs: graph.output.iter().map(value_info).collect(),
+        initializers: graph.initializer.len(),
+        parameters: graph
+            .initializer
+            .iter()
+            .map(|t| t.dims.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64)))
+            .fold(0, u64::saturating_add),
+    })
+}
+
+/// Counts the nodes of `graph` and of its subgraphs (attributes `g` and `graphs`; their depth
+/// is bounded by the protobuf decoder's recursion limit) per (domain, op_type).
+fn count_ops(graph: &GraphProto, ops: &mut BTreeMap<(String, String), usize>) {
+    for node in &graph.node {
+        let domain = match node.domain.as_deref().unwrap_or("") {
+            "ai.onnx" => "",
+            d => d,
+        };
+        *ops.entry((domain.to_string(), node.op_type.clone().unwrap_or_default())).or_default() += 1;
+        for attribute in &node.attribute {
+            for subgraph in attribute.g.iter().chain(&attribute.graphs) {
+                count_ops(subgraph, ops);
+            }
+        }
+    }
+}
+
+/// A `ValueInfoProto`'s name, tensor element type and dimensions.
+fn value_info(v: &ValueInfoProto) -> ValueInfo {
+    let mut info = ValueInfo { name: v.name.clone().unwrap_or_default(), elem_type: "?".into(), dims: Vec::new() };
+    if let Some(type_proto::Value::TensorType(t)) = v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+        if let Some(code) = t.elem_type {
+            info.elem_type = data_type::name(code).to_ascii_lowercase();
+        }
+        info.dims = t
+            .shape
+            .iter()
+            .flat_map(|s| &s.dim)
+            .map(|d| match &d.value {
+                Some(dimension::Value::DimValue(v)) => v.to_string(),
+                Some(dimension::Value::DimParam(p)) => p.clone(),
+                None => "?".to_string(),
+            })
+            .collect();
+    }
+    info
+}
 
 /// Everything inspect found.
 #[derive(Debug)]
@@ -40,7 +151,7 @@ pub fn examine(source: &ModelSource, shapes: &[String]) -> Result<Inspection> {
     let onnx = match source {
         ModelSource::Onnx(path) => {
             let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-            Some(onnx_proto::summarize(&bytes).with_context(|| format!("{} is not an ONNX model", path.display()))?)
+            Some(summarize(&bytes).with_context(|| format!("{} is not an ONNX model", path.display()))?)
         }
         ModelSource::Builtin(_) => None,
     };
@@ -156,12 +267,7 @@ pub fn to_text(i: &Inspection) -> String {
                 out += &format!("    {op:<24} {n:>5}\n");
             }
         }
-        Err(e) => {
-            out += &format!("WebNN graph: not imported: {e}\n");
-            if !onnx_import::AVAILABLE {
-                out += "  (this binary has no ONNX importer; build with the `onnx` feature)\n";
-            }
-        }
+        Err(e) => out += &format!("WebNN graph: not imported: {e}\n"),
     }
     out
 }
@@ -207,6 +313,149 @@ mod tests {
         assert!(t.contains("output logits float32 [1, 1000]") || t.contains("output logits"), "{t}");
         assert!(t.contains("GFLOP"));
         assert!(examine(&ModelSource::Builtin("nope".into()), &[]).is_err());
+    }
+
+    /// A model with subgraphs (`g` and `graphs`), initializers also listed as inputs, symbolic
+    /// and unknown dimensions, a non-tensor input and two opsets, as protobuf bytes.
+    fn model_bytes() -> Vec<u8> {
+        use prost::Message as _;
+        use webnn_onnx::proto::*;
+        let node = |op: &str, domain: &str, attribute: Vec<AttributeProto>| NodeProto {
+            input: vec!["x".into()],
+            op_type: Some(op.into()),
+            domain: (!domain.is_empty()).then(|| domain.into()),
+            attribute,
+            ..Default::default()
+        };
+        let graph = |nodes: Vec<NodeProto>| GraphProto { node: nodes, ..Default::default() };
+        let dim = |d: Option<Result<i64, &str>>| tensor_shape_proto::Dimension {
+            value: d.map(|d| match d {
+                Ok(v) => dimension::Value::DimValue(v),
+                Err(p) => dimension::Value::DimParam(p.into()),
+            }),
+            denotation: None,
+        };
+        let tensor_type = |elem: i32, dims: Vec<tensor_shape_proto::Dimension>| TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(elem),
+                shape: Some(TensorShapeProto { dim: dims }),
+            })),
+            denotation: None,
+        };
+        let value = |name: &str, r#type: TypeProto| ValueInfoProto { name: Some(name.into()), r#type: Some(r#type) };
+        let then_branch = AttributeProto {
+            name: Some("then_branch".into()),
+            r#type: Some(attribute_type::GRAPH),
+            g: Some(graph(vec![node("Relu", "", vec![])])),
+            ..Default::default()
+        };
+        let bodies = AttributeProto {
+            name: Some("bodies".into()),
+            r#type: Some(attribute_type::GRAPHS),
+            graphs: vec![graph(vec![node("Relu", "", vec![])]), graph(vec![node("Tanh", "ai.onnx", vec![])])],
+            ..Default::default()
+        };
+        let sequence = TypeProto {
+            value: Some(type_proto::Value::SequenceType(Box::new(type_proto::Sequence { elem_type: None }))),
+            denotation: None,
+        };
+        let main = GraphProto {
+            node: vec![
+                node("Conv", "", vec![]),
+                node("Conv", "ai.onnx", vec![]),
+                node("If", "", vec![then_branch]),
+                node("Custom", "", vec![bodies]),
+                node("FusedMatMul", "com.microsoft", vec![]),
+            ],
+            initializer: vec![
+                TensorProto { name: Some("W".into()), dims: vec![8, 3, 3, 3], ..Default::default() },
+                TensorProto { name: Some("B".into()), dims: vec![8], ..Default::default() },
+            ],
+            input: vec![
+                value(
+                    "input",
+                    tensor_type(data_type::FLOAT, vec![dim(Some(Err("batch"))), dim(Some(Ok(3))), dim(None)]),
+                ),
+                value("W", tensor_type(data_type::FLOAT, vec![dim(Some(Ok(8))), dim(Some(Ok(3)))])),
+                value("seq", sequence),
+            ],
+            output: vec![value("out", tensor_type(data_type::INT64, vec![dim(Some(Ok(1)))]))],
+            ..Default::default()
+        };
+        ModelProto {
+            ir_version: Some(8),
+            producer_name: Some("pytorch".into()),
+            producer_version: Some("2.5".into()),
+            opset_import: vec![
+                OperatorSetIdProto { domain: None, version: Some(17) },
+                OperatorSetIdProto { domain: Some("com.microsoft".into()), version: Some(1) },
+            ],
+            graph: Some(main),
+            ..Default::default()
+        }
+        .encode_to_vec()
+    }
+
+    #[test]
+    fn summarizes_onnx_models() {
+        let s = summarize(&model_bytes()).unwrap();
+        assert_eq!(s.ir_version, 8);
+        assert_eq!(s.producer, "pytorch 2.5");
+        assert_eq!(s.opsets, vec![("".to_string(), 17), ("com.microsoft".to_string(), 1)]);
+        let ops: Vec<_> = s.ops.iter().map(|((d, o), n)| (d.as_str(), o.as_str(), *n)).collect();
+        assert_eq!(
+            ops,
+            vec![
+                ("", "Conv", 2),
+                ("", "Custom", 1),
+                ("", "If", 1),
+                ("", "Relu", 2),
+                ("", "Tanh", 1),
+                ("com.microsoft", "FusedMatMul", 1)
+            ]
+        );
+        assert_eq!((s.initializers, s.parameters), (2, 8 * 27 + 8));
+        let inputs: Vec<_> =
+            s.inputs.iter().map(|v| (v.name.as_str(), v.elem_type.as_str(), v.dims.join(","))).collect();
+        assert_eq!(inputs, vec![("input", "float", "batch,3,?".to_string()), ("seq", "?", String::new())]);
+        let out = ValueInfo { name: "out".into(), elem_type: "int64".into(), dims: vec!["1".into()] };
+        assert_eq!(s.outputs, vec![out]);
+        let i = Inspection { model: "m.onnx".into(), onnx: Some(s), graph: Err("not imported".into()), failures: None };
+        let t = to_text(&i);
+        assert!(t.contains("ONNX: ir_version 8, producer 'pytorch 2.5', opsets ai.onnx:17 com.microsoft:1"), "{t}");
+        assert!(t.contains("  input  input float [batch, 3, ?]\n") && t.contains("  output out int64 [1]\n"), "{t}");
+        assert!(t.contains("parameters: 224 in 2 initializers"), "{t}");
+        assert!(t.contains("com.microsoft.FusedMatMul"), "{t}");
+        let j = to_json(&i);
+        assert_eq!(j["onnx"]["inputs"][0]["shape"], json!(["batch", "3", "?"]));
+        assert_eq!(j["onnx"]["operators"][0], json!({"domain": "", "op_type": "Conv", "count": 2, "maps": "?"}));
+    }
+
+    #[test]
+    fn malformed_onnx_is_an_error() {
+        let m = model_bytes();
+        // Every truncation either parses (cut at a field boundary of the outer message, which
+        // then lacks the graph or parts of it) or fails; none panics.
+        for cut in 0..m.len() {
+            let _ = summarize(&m[..cut]);
+        }
+        assert!(summarize(&[]).unwrap_err().to_string().contains("no graph"));
+        // Field 7 (graph), 5 bytes long, with 1 byte present.
+        assert!(summarize(&[0x3a, 0x05, 1]).unwrap_err().to_string().contains("not an ONNX ModelProto"));
+        assert!(summarize(&[0x0b]).is_err());
+        assert!(summarize(&[0xff; 12]).is_err());
+        assert!(summarize(b"not a protobuf at all").is_err());
+        // Subgraphs nested past the decoder's recursion limit: an error, not a stack overflow.
+        use prost::Message as _;
+        use webnn_onnx::proto::{AttributeProto, GraphProto, ModelProto, NodeProto};
+        let mut g = GraphProto::default();
+        for _ in 0..200 {
+            let attribute = AttributeProto { g: Some(g), ..Default::default() };
+            let node = NodeProto { attribute: vec![attribute], ..Default::default() };
+            g = GraphProto { node: vec![node], ..Default::default() };
+        }
+        let deep = ModelProto { graph: Some(g), ..Default::default() }.encode_to_vec();
+        assert!(summarize(&deep).is_err());
     }
 
     #[test]

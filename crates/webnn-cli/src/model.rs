@@ -1,6 +1,7 @@
 //! Loading a model (ONNX file or built-in) into a graph builder, compiling it, and running it
 //! with tensors: what `run`, `bench` and `inspect` share.
 
+use crate::loaded::LoadedModel;
 use crate::npy;
 use crate::{builtin, fill, onnx_import};
 use anyhow::{anyhow, bail, Context as _, Result};
@@ -28,40 +29,29 @@ impl ModelSource {
     }
 }
 
-/// A model added to a builder: its graph inputs and the operands to build as outputs.
-#[derive(Debug)]
-pub struct LoadedModel {
-    /// Graph inputs, by name.
-    pub inputs: Vec<(String, OperandDescriptor)>,
-    /// Graph outputs, by name.
-    pub outputs: Vec<(String, Operand)>,
-}
-
-/// Adds the model to `builder`. `shapes` are `NAME=DIMS` strings.
+/// Adds the model to `builder`. `shapes` are `--shape NAME=DIMS` arguments.
 pub fn load(source: &ModelSource, builder: &mut webnn_core::GraphBuilder, shapes: &[String]) -> Result<LoadedModel> {
+    let shapes = parse_shapes(shapes)?;
     match source {
-        ModelSource::Onnx(path) => onnx_import::import(path, builder, shapes),
-        ModelSource::Builtin(name) => {
-            let shapes = shapes.iter().map(|s| parse_shape(s)).collect::<Result<Vec<_>>>()?;
-            builtin::build(name, builder, &shapes)
-        }
+        ModelSource::Onnx(path) => onnx_import::import(path, builder, &shapes),
+        ModelSource::Builtin(name) => builtin::build(name, builder, &shapes),
     }
 }
 
-/// Parses `NAME=DIMS` (DIMS like `1x3x224x224`, or `1,3,224,224`; an empty DIMS is a scalar).
-pub fn parse_shape(text: &str) -> Result<(String, Vec<u32>)> {
-    let (name, dims) = text.rsplit_once('=').ok_or_else(|| anyhow!("--shape {text}: expected NAME=DIMS"))?;
-    if name.is_empty() {
-        bail!("--shape {text}: the input name is empty");
-    }
-    let dims = if dims.trim().is_empty() {
-        Vec::new()
-    } else {
-        dims.split(['x', ','])
-            .map(|d| d.trim().parse::<u32>().map_err(|_| anyhow!("--shape {text}: '{d}' is not a dimension")))
-            .collect::<Result<Vec<_>>>()?
-    };
-    Ok((name.to_string(), dims))
+/// Parses `--shape NAME=DIMS` arguments (DIMS like `1x3x224x224` or `1,3,224,224`; an empty
+/// DIMS is a scalar) with the ONNX importer's parser, [`webnn_onnx::parse_shape_override`],
+/// for ONNX and built-in models alike.
+pub fn parse_shapes(specs: &[String]) -> Result<Vec<(String, Vec<u32>)>> {
+    specs
+        .iter()
+        .map(|s| {
+            webnn_onnx::parse_shape_override(s).map_err(|e| match e {
+                // Its message names the override; "invalid ONNX model" would mislead here.
+                webnn_onnx::OnnxError::Invalid(message) => anyhow!("--shape {s}: {message}"),
+                e => anyhow!("--shape {s}: {e}"),
+            })
+        })
+        .collect()
 }
 
 /// A compiled model with its tensors, ready to dispatch.
@@ -226,13 +216,16 @@ mod tests {
 
     #[test]
     fn shape_overrides_parse() {
-        assert_eq!(parse_shape("x=1x3x224x224").unwrap(), ("x".to_string(), vec![1, 3, 224, 224]));
-        assert_eq!(parse_shape("input_ids=1,128").unwrap(), ("input_ids".to_string(), vec![1, 128]));
-        assert_eq!(parse_shape("a=b=2").unwrap(), ("a=b".to_string(), vec![2]));
-        assert_eq!(parse_shape("s=").unwrap(), ("s".to_string(), vec![]));
-        for bad in ["x", "=1x2", "x=1xx2", "x=-1", "x=1x99999999999", "x=ax2"] {
-            assert!(parse_shape(bad).is_err(), "{bad}");
+        let parse = |s: &str| parse_shapes(&[s.to_string()]).map(|mut v| v.remove(0));
+        assert_eq!(parse("x=1x3x224x224").unwrap(), ("x".to_string(), vec![1, 3, 224, 224]));
+        assert_eq!(parse("input_ids=1,128").unwrap(), ("input_ids".to_string(), vec![1, 128]));
+        assert_eq!(parse("a=b=2").unwrap(), ("a=b".to_string(), vec![2]));
+        assert_eq!(parse("s=").unwrap(), ("s".to_string(), vec![]));
+        for bad in ["x", "=1x2", "x=1xx2", "x=-1", "x=0", "x=1x99999999999", "x=ax2"] {
+            let e = parse(bad).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("--shape {bad}: shape override '{bad}'")), "{e}");
         }
+        assert_eq!(parse_shapes(&["a=1".into(), "b=2x3".into()]).unwrap().len(), 2);
     }
 
     #[test]

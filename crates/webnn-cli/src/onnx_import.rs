@@ -1,8 +1,8 @@
-//! THE integration point with the ONNX importer (`crates/webnn-onnx`): the only code that
-//! names `webnn_onnx`. Compiled in with the cargo feature `onnx` (see Cargo.toml); without it,
-//! ONNX models are refused with a clear message and built-in models still work.
+//! Importing an ONNX model with `crates/webnn-onnx` into a graph builder, and the importer's
+//! errors as the CLI reports them. (`inspect` also reads the model's protobuf messages through
+//! `webnn_onnx::proto`, and `model` parses `--shape` with `webnn_onnx::parse_shape_override`.)
 
-use crate::model::LoadedModel;
+use crate::loaded::LoadedModel;
 use std::path::Path;
 
 /// Import failed because of these nodes: `(op_type, unsupported)` per failing node, where
@@ -24,16 +24,16 @@ impl std::fmt::Display for NodeFailures {
 
 impl std::error::Error for NodeFailures {}
 
-/// Imports the ONNX model at `path` into `builder`, with `shapes` (`NAME=DIMS` strings) fixing
-/// the free dimensions of the inputs (by input name or by symbolic dimension name).
-#[cfg(feature = "onnx")]
-pub fn import(path: &Path, builder: &mut webnn::webnn_core::GraphBuilder, shapes: &[String]) -> anyhow::Result<LoadedModel> {
+/// Imports the ONNX model at `path` into `builder`, with `shapes` (parsed `--shape` arguments)
+/// fixing the free dimensions of the inputs (by input name or by symbolic dimension name).
+pub fn import(
+    path: &Path,
+    builder: &mut webnn::webnn_core::GraphBuilder,
+    shapes: &[(String, Vec<u32>)],
+) -> anyhow::Result<LoadedModel> {
     use anyhow::{anyhow, Context as _};
     let model = webnn_onnx::OnnxModel::load(path).map_err(|e| anyhow!("{e}"))?;
-    let shape_overrides = shapes
-        .iter()
-        .map(|s| webnn_onnx::parse_shape_override(s).map_err(|e| anyhow!("--shape {s}: {e}")))
-        .collect::<anyhow::Result<_>>()?;
+    let shape_overrides = shapes.iter().cloned().collect();
     let options = webnn_onnx::ImportOptions { shape_overrides, ..Default::default() };
     let imported = webnn_onnx::import(&model, builder, &options)
         .map_err(|e| match &e {
@@ -52,16 +52,3 @@ pub fn import(path: &Path, builder: &mut webnn::webnn_core::GraphBuilder, shapes
         outputs: imported.outputs.into_iter().map(|o| (o.name, o.operand)).collect(),
     })
 }
-
-/// Without the `onnx` feature: a clear error.
-#[cfg(not(feature = "onnx"))]
-pub fn import(path: &Path, _builder: &mut webnn::webnn_core::GraphBuilder, _shapes: &[String]) -> anyhow::Result<LoadedModel> {
-    anyhow::bail!(
-        "{}: this webnn binary was built without the ONNX importer (cargo feature `onnx`); \
-         built-in models work: webnn builtins",
-        path.display()
-    )
-}
-
-/// True if this binary can import ONNX models.
-pub const AVAILABLE: bool = cfg!(feature = "onnx");

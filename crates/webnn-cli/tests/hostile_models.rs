@@ -3,8 +3,6 @@
 //! binary runs under `prlimit --as` so a regression that allocates from the file's numbers
 //! fails here instead of exhausting the machine.
 
-#![cfg(feature = "onnx")]
-
 use prost::Message;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

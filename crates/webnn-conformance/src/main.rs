@@ -1,38 +1,42 @@
-//! `webnn-conformance [DIR] [--device cpu|gpu]`: runs every WPT WebNN conformance vector in
-//! DIR (default `../shared/wpt`) through the public `webnn` API, on a CPU context (default) or
-//! a GPU one, at the exact tolerances of the vectors and prints each failure, each skip with
-//! its reason (on a GPU context: the op × data type its limits leave out), and as the last
-//! line `N passed, M failed, K skipped`. Exits non-zero on any failure.
+//! `webnn-conformance [DIR] [--device cpu|gpu|auto] [--filter TEXT] [--slowest [N]]`: runs
+//! every WPT WebNN conformance vector in DIR (default `../shared/wpt`) through the public
+//! `webnn` API, on a CPU context (default) or a GPU one, at the exact tolerances of the vectors
+//! and prints each failure, each skip with its reason (on a GPU context: the op × data type its
+//! limits leave out), and as the last line `N passed, M failed, K skipped`. Exits non-zero on
+//! any failure; bad arguments exit with status 2 and a message (clap).
 
 use webnn_conformance::{case, errata};
 
+use clap::Parser;
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// Runs the WPT WebNN conformance vectors through the public `webnn` API at their exact
+/// tolerances; the last line is `N passed, M failed, K skipped`.
+#[derive(Parser, Debug)]
+#[command(name = "webnn-conformance", version, about)]
+struct Args {
+    /// The directory of the vector files (every `*.json` but `index.json`).
+    #[arg(value_name = "DIR", default_value = "../shared/wpt")]
+    dir: PathBuf,
+    /// The context the vectors run on: cpu, gpu (any wgpu adapter, software ones included;
+    /// cases outside its limits are skipped) or auto (what createContext() picks).
+    #[arg(long, value_name = "DEVICE", default_value = "cpu", value_parser = parse_device)]
+    device: webnn::DeviceChoice,
+    /// Run only the cases whose `FILE: CASE` name contains TEXT.
+    #[arg(long, value_name = "TEXT")]
+    filter: Option<String>,
+    /// Also print the N slowest cases (`--slowest` alone: 10).
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10", default_value_t = 0)]
+    slowest: usize,
+}
+
+fn parse_device(s: &str) -> Result<webnn::DeviceChoice, String> {
+    s.parse().map_err(|e: webnn::Error| e.message)
+}
+
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let mut dir = PathBuf::from("../shared/wpt");
-    let mut filter: Option<String> = None;
-    let mut slowest = 0usize;
-    let mut device = webnn::DeviceChoice::Cpu;
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--filter" => filter = args.next(),
-            "--slowest" => slowest = args.next().and_then(|v| v.parse().ok()).unwrap_or(10),
-            "--device" => match args.next().unwrap_or_default().parse() {
-                Ok(d) => device = d,
-                Err(e) => {
-                    eprintln!("{e}");
-                    std::process::exit(2);
-                }
-            },
-            "-h" | "--help" => {
-                println!("usage: webnn-conformance [DIR] [--device cpu|gpu] [--filter TEXT] [--slowest N]");
-                return;
-            }
-            other => dir = PathBuf::from(other),
-        }
-    }
+    let Args { dir, device, filter, slowest } = Args::parse();
     let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
         Ok(entries) => entries
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -112,5 +116,31 @@ fn main() {
     println!("{passed} passed, {failed} failed, {skipped} skipped");
     if failed > 0 {
         std::process::exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn arguments_parse_as_documented() {
+        Args::command().debug_assert();
+        use webnn::DeviceChoice::{Auto, Cpu, Gpu};
+        let wpt = PathBuf::from("../shared/wpt");
+        let a = Args::try_parse_from(["webnn-conformance"]).unwrap();
+        assert_eq!((a.dir, a.device, a.filter, a.slowest), (wpt.clone(), Cpu, None, 0));
+        let a = Args::try_parse_from(["webnn-conformance", "--device", "gpu", "../shared/wpt", "--filter", "conv2d"])
+            .unwrap();
+        assert_eq!((a.dir, a.device, a.filter.as_deref()), (wpt, Gpu, Some("conv2d")));
+        assert_eq!(Args::try_parse_from(["webnn-conformance", "d", "--slowest"]).unwrap().slowest, 10);
+        assert_eq!(Args::try_parse_from(["webnn-conformance", "--slowest", "3", "d"]).unwrap().slowest, 3);
+        assert_eq!(Args::try_parse_from(["webnn-conformance", "--device=auto"]).unwrap().device, Auto);
+        let e = Args::try_parse_from(["webnn-conformance", "--device", "tpu"]).unwrap_err().to_string();
+        assert!(e.contains("unknown device 'tpu'"), "{e}");
+        assert!(Args::try_parse_from(["webnn-conformance", "--slowest", "many"]).is_err());
+        assert!(Args::try_parse_from(["webnn-conformance", "a", "b"]).is_err());
+        assert!(Args::try_parse_from(["webnn-conformance", "--bogus"]).is_err());
     }
 }

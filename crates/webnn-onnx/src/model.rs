@@ -75,8 +75,7 @@ impl OnnxModel {
     /// Parses the bytes of an `.onnx` file. `base_dir` is the directory external data files
     /// are read from (`None`: a model with external data fails to import).
     pub fn from_bytes(bytes: &[u8], base_dir: Option<&Path>) -> Result<OnnxModel> {
-        let proto: ModelProto = prost::Message::decode(bytes)
-            .map_err(|e| OnnxError::Malformed(format!("not an ONNX ModelProto: {e}")))?;
+        let proto = ModelProto::from_bytes(bytes)?;
         let model = OnnxModel {
             proto,
             base_dir: base_dir.map(Path::to_path_buf),

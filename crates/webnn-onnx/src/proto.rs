@@ -29,6 +29,17 @@ pub struct ModelProto {
     pub functions: Vec<FunctionProto>,
 }
 
+impl ModelProto {
+    /// Decodes the bytes of an `.onnx` file; bytes that are not a `ModelProto` are
+    /// [`OnnxError::Malformed`](crate::OnnxError::Malformed). Nothing else is checked (unlike
+    /// [`OnnxModel::from_bytes`](crate::OnnxModel::from_bytes)), so that tools can describe
+    /// models the importer refuses.
+    pub fn from_bytes(bytes: &[u8]) -> crate::Result<ModelProto> {
+        prost::Message::decode(bytes)
+            .map_err(|e| crate::OnnxError::Malformed(format!("not an ONNX ModelProto: {e}")))
+    }
+}
+
 /// `OperatorSetIdProto`: an (operator-set domain, version) pair the model imports.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct OperatorSetIdProto {

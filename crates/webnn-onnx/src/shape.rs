@@ -10,6 +10,9 @@ use std::collections::HashMap;
 ///
 /// `NAME` is either a graph input's name (the whole shape is given) or a symbolic dimension's
 /// name (`dim_param`; exactly one value is given) — see [`crate::ImportOptions`].
+///
+/// The one parser of such overrides in the workspace: the `webnn` tool's `--shape` uses it for
+/// ONNX and built-in models alike.
 pub fn parse_shape_override(s: &str) -> Result<(String, Vec<u32>)> {
     let (name, dims) = s.rsplit_once('=').ok_or_else(|| {
         OnnxError::Invalid(format!(

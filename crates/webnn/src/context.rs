@@ -6,7 +6,7 @@
 
 use crate::graph::{Graph, GraphInner};
 use crate::promise::{self, Promise, Resolver};
-use crate::tensor::{PendingRead, RentedBuffer, Tensor, TensorInner};
+use crate::tensor::{PendingRead, RentedBuffer, Tensor, TensorInner, TensorOwner};
 use crate::timeline::{Job, Timeline};
 use crate::util::lock;
 use std::collections::HashSet;
@@ -286,6 +286,17 @@ impl ContextInner {
     }
 }
 
+/// Tensors hold their context through this (see [`TensorOwner`]).
+impl TensorOwner for ContextInner {
+    fn id(&self) -> u64 {
+        self.id
+    }
+
+    fn release(&self, tensor: Arc<TensorInner>) {
+        self.enqueue(Job::Release { tensor });
+    }
+}
+
 impl Drop for ContextInner {
     fn drop(&mut self) {
         // Nobody can use the context any more: settle the `lost` promises still held so that
@@ -503,7 +514,7 @@ impl Context {
 
     /// The checks shared by `readTensor` and `writeTensor`: context, destroyed, usage flag.
     fn check_tensor_access(&self, what: &str, tensor: &Tensor, flag: bool, flag_name: &str) -> Result<()> {
-        if !Arc::ptr_eq(&tensor.inner.context, &self.inner) {
+        if tensor.inner.context.id() != self.inner.id {
             return Err(Error::type_error(format!("{what}: the tensor belongs to another context")));
         }
         if tensor.inner.is_destroyed() {
@@ -658,7 +669,7 @@ impl Context {
         }
         // Step 4.
         for &(kind, name, tensor) in &all {
-            if !Arc::ptr_eq(&tensor.inner.context, &self.inner) {
+            if tensor.inner.context.id() != self.inner.id {
                 return Err(Error::type_error(format!("dispatch: {kind} '{name}' is a tensor of another context")));
             }
             if tensor.inner.is_destroyed() {

@@ -4,7 +4,6 @@
 //! [`std::future::Future`] so it can be awaited on any executor, and offers a blocking
 //! [`Promise::wait`] for synchronous code. No async runtime is involved.
 
-use crate::timeline::Timeline;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -66,7 +65,15 @@ pub struct Promise<T> {
     /// The timeline that settles it: [`Promise::wait`] runs its queued jobs on the waiting
     /// thread while the worker is idle, instead of sleeping until the worker wakes and runs
     /// them (a read's wait would otherwise cost two thread handoffs).
-    helper: Option<Arc<Timeline>>,
+    helper: Option<Arc<dyn Helper>>,
+}
+
+/// Whoever settles a promise and can do that work on the waiting thread: the context's
+/// timeline implements it (`crate::timeline`), so this module needs nothing of the timeline's.
+pub(crate) trait Helper: Send + Sync {
+    /// Runs queued work on the calling thread, in order, while `done()` is false and nobody
+    /// else is running it; returns when it can do no more.
+    fn help_until(&self, done: &dyn Fn() -> bool);
 }
 
 impl<T> fmt::Debug for Promise<T> {
@@ -97,8 +104,8 @@ impl<T> Promise<T> {
     /// # Panics
     /// If the value was already taken by polling this promise to completion.
     pub fn wait(self) -> T {
-        if let Some(timeline) = &self.helper {
-            timeline.help(|| self.is_settled(), |_| false);
+        if let Some(helper) = &self.helper {
+            helper.help_until(&|| self.is_settled());
         }
         let mut slot = self.shared.lock();
         loop {
@@ -132,9 +139,10 @@ impl<T> Promise<T> {
         self
     }
 
-    /// Lets [`Promise::wait`] run `timeline`'s queued jobs while it would block.
-    pub(crate) fn helped_by(mut self, timeline: Arc<Timeline>) -> Self {
-        self.helper = Some(timeline);
+    /// Lets [`Promise::wait`] run `helper`'s queued work (a timeline's jobs) while it would
+    /// block.
+    pub(crate) fn helped_by(mut self, helper: Arc<dyn Helper>) -> Self {
+        self.helper = Some(helper);
         self
     }
 

@@ -1,8 +1,6 @@
 //! `MLTensor` (§8.8): a typed buffer owned by one context, read and written on its timeline.
 
-use crate::context::ContextInner;
 use crate::promise::{Resolver, Revocable};
-use crate::timeline::Job;
 use crate::util::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -94,8 +92,21 @@ pub(crate) struct Pending {
     prune_at: usize,
 }
 
+/// What a tensor needs of the context that owns it: its id and the release of the tensor's
+/// data on its timeline. The context implements it (`crate::context`), so that this module
+/// needs nothing of the context's or the timeline's. Held strongly: tensors keep their context
+/// alive.
+pub(crate) trait TensorOwner: Send + Sync {
+    /// The owning context's id (unique in the process).
+    fn id(&self) -> u64;
+    /// Queues the release of `tensor`'s `[[data]]` on the context's timeline, after the work
+    /// queued before it.
+    fn release(&self, tensor: Arc<TensorInner>);
+}
+
 pub(crate) struct TensorInner {
-    pub context: Arc<ContextInner>,
+    /// The context the tensor belongs to.
+    pub context: Arc<dyn TensorOwner>,
     pub descriptor: TensorDescriptor,
     pub is_constant: bool,
     /// `[[isDestroyed]]`, shared with graph builders for decisions.md D2.
@@ -163,7 +174,7 @@ impl TensorInner {
         if self.is_constant {
             lock(&self.constant_bytes).take();
         } else {
-            self.context.enqueue(Job::Release { tensor: self.clone() });
+            self.context.release(self.clone());
         }
     }
 }
@@ -242,7 +253,7 @@ impl Tensor {
 
 impl ConstantTensorSource for Tensor {
     fn context_id(&self) -> u64 {
-        self.inner.context.id
+        self.inner.context.id()
     }
     fn tensor_descriptor(&self) -> &TensorDescriptor {
         &self.inner.descriptor

@@ -14,7 +14,8 @@
 //! (small writes, dispatches of graphs the backend marks as taking microseconds) run at
 //! submission when nothing is queued before them, so the worker is not even woken.
 
-use crate::tensor::{PendingRead, ReadGate, TensorInner};
+use crate::promise::{Helper, Resolver};
+use crate::tensor::{PendingRead, ReadGate, RentedBuffer, TensorInner};
 use crate::util::lock;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -39,7 +40,7 @@ pub(crate) enum Job {
         tensor: Arc<TensorInner>,
         device: webnn_gpu::wgpu::Device,
         queue: webnn_gpu::wgpu::Queue,
-        resolver: crate::promise::Resolver<Result<crate::tensor::RentedBuffer>>,
+        resolver: Resolver<Result<RentedBuffer>>,
     },
 }
 
@@ -271,6 +272,14 @@ impl Timeline {
     }
 }
 
+/// A read's [`crate::Promise::wait`] runs the queue on the waiting thread.
+impl Helper for Timeline {
+    fn help_until(&self, done: &dyn Fn() -> bool) {
+        // No job is the waiter's own: help() runs them all and hands nothing back.
+        let _ = self.help(done, |_| false);
+    }
+}
+
 /// A copy of a tensor's bytes for `readTensor`; a copy that cannot be allocated is an
 /// `UnknownError`.
 fn read_copy(memory: &dyn TensorMemory) -> Result<Vec<u8>> {
@@ -338,7 +347,7 @@ fn run(job: Job) -> Result<()> {
                 }
             };
             let (release, released) = std::sync::mpsc::channel();
-            resolver.resolve(Ok(crate::tensor::RentedBuffer {
+            resolver.resolve(Ok(RentedBuffer {
                 buffer: lent.buffer().clone(),
                 zero_copy: lent.is_zero_copy(),
                 _release: release,

@@ -6,7 +6,7 @@
 
 use super::net::{label, Net};
 use super::Shapes;
-use crate::model::LoadedModel;
+use crate::loaded::LoadedModel;
 use anyhow::{bail, Result};
 use webnn::webnn_core::GraphBuilder;
 use webnn::{DataType, LayerNormalizationOptions, Operand, OperandDescriptor, TransposeOptions};

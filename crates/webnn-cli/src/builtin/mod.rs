@@ -12,7 +12,7 @@ mod mobilenetv2;
 mod net;
 mod resnet50;
 
-use crate::model::LoadedModel;
+use crate::loaded::LoadedModel;
 use anyhow::{anyhow, bail, Result};
 use webnn::webnn_core::GraphBuilder;
 use webnn::InputOperandLayout;

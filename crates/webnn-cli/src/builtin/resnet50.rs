@@ -6,7 +6,7 @@
 
 use super::net::{label, Act, Net};
 use super::{image_shape, Shapes};
-use crate::model::LoadedModel;
+use crate::loaded::LoadedModel;
 use anyhow::Result;
 use webnn::webnn_core::GraphBuilder;
 use webnn::{DataType, InputOperandLayout, OperandDescriptor, Pool2dOptions};

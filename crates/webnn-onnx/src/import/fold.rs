@@ -4,8 +4,8 @@
 //! `ConstantOfShape`, `Range`, `EyeLike` and `Constant` always produce constants.
 
 use super::konst::{
-    broadcast_indices, broadcast_shapes, count, for_each_index, strides, Const, Vals,
-    MAX_CONST_ELEMENTS,
+    broadcast_indices, broadcast_shapes, count, dims_to_shape, for_each_index, strides, Const,
+    Vals,
 };
 use super::shape_ops::{
     flatten_shape, reshape_shape, slice_params, split_sizes, squeeze_shape, transpose_perm,
@@ -519,21 +519,6 @@ pub(crate) fn elem_type(code: i64) -> NResult<ElemType> {
                 crate::proto::data_type::name(code as i32)
             ))
         })
-}
-
-/// A constant shape: every dimension non-negative.
-pub(crate) fn dims_to_shape(dims: &[i64]) -> NResult<Vec<usize>> {
-    let shape = dims
-        .iter()
-        .map(|&d| {
-            usize::try_from(d)
-                .map_err(|_| invalid(format!("shape {dims:?} has a negative dimension")))
-        })
-        .collect::<NResult<Vec<usize>>>()?;
-    if count(&shape) > MAX_CONST_ELEMENTS {
-        return Err(unsupported(format!("shape {dims:?} has too many elements")));
-    }
-    Ok(shape)
 }
 
 fn range_count(n: f64, limit: usize) -> NResult<usize> {

@@ -1,7 +1,7 @@
 //! [`Const`]: a tensor known at import time (initializers, `Constant` nodes, folded shape
 //! computations), with the data-movement and arithmetic primitives of constant folding.
 
-use super::{unsupported, NResult};
+use super::{invalid, unsupported, NResult};
 use crate::tensor::{push_f64, push_i64, read_f64, read_i64, ElemType, TensorData};
 use std::cell::OnceCell;
 use std::sync::Arc;
@@ -222,6 +222,21 @@ pub(crate) fn count(shape: &[usize]) -> usize {
 
 /// Largest element count of a constant the importer creates (as for decoded tensors).
 pub(crate) const MAX_CONST_ELEMENTS: usize = 1 << 40;
+
+/// A constant shape: every dimension non-negative.
+pub(crate) fn dims_to_shape(dims: &[i64]) -> NResult<Vec<usize>> {
+    let shape = dims
+        .iter()
+        .map(|&d| {
+            usize::try_from(d)
+                .map_err(|_| invalid(format!("shape {dims:?} has a negative dimension")))
+        })
+        .collect::<NResult<Vec<usize>>>()?;
+    if count(&shape) > MAX_CONST_ELEMENTS {
+        return Err(unsupported(format!("shape {dims:?} has too many elements")));
+    }
+    Ok(shape)
+}
 
 /// Largest element count of a splat (one value repeated) whose values are read at import
 /// time: a splat's size comes from a few bytes of the file, not from data the file holds.

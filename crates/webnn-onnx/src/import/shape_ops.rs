@@ -2,8 +2,7 @@
 //! Concat, Split, Slice, Gather*, Scatter*, Expand, Tile, Pad, DepthToSpace, SpaceToDepth,
 //! Trilu and OneHot — plus the shape arithmetic they share with constant folding.
 
-use super::fold::dims_to_shape;
-use super::konst::broadcast_shapes;
+use super::konst::{broadcast_shapes, dims_to_shape};
 use super::{
     bld, invalid, norm_axes, norm_axis, to_u32_shape, unsupported, Const, Ctx, Importer, NResult,
     Value,
