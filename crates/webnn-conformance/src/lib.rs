@@ -11,27 +11,42 @@ pub mod ops;
 pub mod values;
 
 use std::path::Path;
+use std::time::Instant;
 
-/// The outcome of every case of one vector file, in file order, by case name. A file that
-/// cannot be read or parsed is one failed case named after the file.
-pub fn run_file(context: &webnn::Context, path: &Path) -> Vec<(String, case::Outcome)> {
+/// One case's result: its name (`FILE: CASE`), outcome and run time in milliseconds.
+pub struct CaseResult {
+    /// `FILE: CASE`
+    pub name: String,
+    /// Pass, skip (with the reason) or fail (with what failed).
+    pub outcome: case::Outcome,
+    /// Wall time of the case (build, dispatch, read, compare).
+    pub millis: f64,
+}
+
+/// Runs the cases of one vector file whose `FILE: CASE` name `keep` accepts, in file order. A
+/// file that cannot be read or parsed is one failed case named after the file; a case that
+/// panics fails.
+pub fn run_file(context: &webnn::Context, path: &Path, keep: impl Fn(&str) -> bool) -> Vec<CaseResult> {
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let failed = |msg: String| vec![CaseResult { name: file_name.clone(), outcome: case::Outcome::Fail(msg), millis: 0.0 }];
     let json: serde_json::Value = match std::fs::read_to_string(path) {
-        Err(e) => return vec![(file_name, case::Outcome::Fail(format!("cannot read: {e}")))],
+        Err(e) => return failed(format!("cannot read: {e}")),
         Ok(text) => match serde_json::from_str(&text) {
             Ok(json) => json,
-            Err(e) => return vec![(file_name, case::Outcome::Fail(format!("bad JSON: {e}")))],
+            Err(e) => return failed(format!("bad JSON: {e}")),
         },
     };
     let cases = json["cases"].as_array().map(Vec::as_slice).unwrap_or_default();
-    cases
-        .iter()
-        .map(|case| {
-            let name = case["name"].as_str().unwrap_or("?").to_string();
-            let outcome =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| case::run(context, &file_name, case)))
-                    .unwrap_or_else(|_| case::Outcome::Fail("panicked".into()));
-            (name, outcome)
-        })
-        .collect()
+    let mut results = Vec::with_capacity(cases.len());
+    for case in cases {
+        let name = format!("{file_name}: {}", case["name"].as_str().unwrap_or("?"));
+        if !keep(&name) {
+            continue;
+        }
+        let start = Instant::now();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| case::run(context, &file_name, case)))
+            .unwrap_or_else(|_| case::Outcome::Fail("panicked".into()));
+        results.push(CaseResult { name, outcome, millis: start.elapsed().as_secs_f64() * 1e3 });
+    }
+    results
 }

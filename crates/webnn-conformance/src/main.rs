@@ -9,7 +9,6 @@ use webnn_conformance::{case, errata};
 
 use clap::Parser;
 use std::path::PathBuf;
-use std::time::Instant;
 
 /// Runs the WPT WebNN conformance vectors through the public `webnn` API at their exact
 /// tolerances; the last line is `N passed, M failed, K skipped`.
@@ -66,44 +65,20 @@ fn main() {
     }
     let mut timings: Vec<(f64, String)> = Vec::new();
     for file in &files {
-        let text = match std::fs::read_to_string(file) {
-            Ok(t) => t,
-            Err(e) => {
-                println!("FAIL {}: cannot read: {e}", file.display());
-                failed += 1;
-                continue;
-            }
-        };
-        let json: serde_json::Value = match serde_json::from_str(&text) {
-            Ok(j) => j,
-            Err(e) => {
-                println!("FAIL {}: bad JSON: {e}", file.display());
-                failed += 1;
-                continue;
-            }
-        };
-        let file_name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        for case in json["cases"].as_array().map(Vec::as_slice).unwrap_or_default() {
-            let name = case["name"].as_str().unwrap_or("?");
-            let full = format!("{file_name}: {name}");
-            if filter.as_ref().is_some_and(|f| !full.contains(f.as_str())) {
-                continue;
-            }
-            let start = Instant::now();
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| case::run(&context, &file_name, case)))
-                .unwrap_or_else(|_| case::Outcome::Fail("panicked".into()));
-            timings.push((start.elapsed().as_secs_f64() * 1e3, full.clone()));
-            match outcome {
+        let keep = |name: &str| filter.as_ref().is_none_or(|f| name.contains(f.as_str()));
+        for result in webnn_conformance::run_file(&context, file, keep) {
+            match result.outcome {
                 case::Outcome::Pass => passed += 1,
                 case::Outcome::Skip(reason) => {
                     skipped += 1;
-                    println!("SKIP {full}: {reason}");
+                    println!("SKIP {}: {reason}", result.name);
                 }
                 case::Outcome::Fail(msg) => {
                     failed += 1;
-                    println!("FAIL {full}: {msg}");
+                    println!("FAIL {}: {msg}", result.name);
                 }
             }
+            timings.push((result.millis, result.name));
         }
     }
     if slowest > 0 {
