@@ -380,7 +380,7 @@ mod tests {
     /// header together a multiple of 64 bytes.
     fn numpy_file(dict: &str, data: &[u8]) -> Vec<u8> {
         let mut dict = dict.to_string();
-        while (10 + dict.len() + 1) % 64 != 0 {
+        while !(10 + dict.len() + 1).is_multiple_of(64) {
             dict.push(' ');
         }
         dict.push('\n');

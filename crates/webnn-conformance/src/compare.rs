@@ -80,9 +80,7 @@ pub fn compare(
                 let err = match tolerance {
                     Tolerance::Atol(_) => atol_error(a, e),
                     Tolerance::Ulp(_) => {
-                        if a == e {
-                            0.0
-                        } else if a.is_nan() && e.is_nan() {
+                        if a == e || (a.is_nan() && e.is_nan()) {
                             0.0
                         } else if a.is_nan() || e.is_nan() {
                             f64::INFINITY

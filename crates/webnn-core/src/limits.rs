@@ -266,8 +266,11 @@ pub struct OpSupportLimits {
     pub output: TensorLimits,
     /// Per op (indexed by `OpKind as usize`), per member: the limits, when narrower than the
     /// spec's table; `None` for the spec's table itself.
-    ops: Option<Arc<Vec<Vec<(&'static str, TensorLimits)>>>>,
+    ops: Option<Arc<Vec<MemberLimits>>>,
 }
+
+/// The limits of one op's members, by member name.
+type MemberLimits = Vec<(&'static str, TensorLimits)>;
 
 /// The words of the TypeError a builder raises for an operand its context's narrower limits
 /// leave out (a harness may skip such a case, naming the op × data type).

@@ -47,7 +47,8 @@ fn builder_accepts_exactly_the_limits_data_types() {
 
     // One closure per op family: (op, groups, call).
     type Dyn = Box<dyn Fn(&mut GraphBuilder, &Types) -> Result<Vec<Operand>>>;
-    let mut table: Vec<(OpKind, Vec<(&'static str, Vec<&'static str>, DataType)>, Dyn)> = Vec::new();
+    type Groups = Vec<(&'static str, Vec<&'static str>, DataType)>;
+    let mut table: Vec<(OpKind, Groups, Dyn)> = Vec::new();
     let o = OperatorOptions::default;
     let g = |name: &'static str, members: &[&'static str], t: DataType| (name, members.to_vec(), t);
 

@@ -54,7 +54,7 @@ impl Profile {
                 None => by_kind.push((kind, t, 1)),
             }
         }
-        by_kind.sort_by(|a, b| b.1.cmp(&a.1));
+        by_kind.sort_by_key(|k| std::cmp::Reverse(k.1));
         let pct = |t: Duration| if all.is_zero() { 0.0 } else { 100.0 * t.as_secs_f64() / all.as_secs_f64() };
         let mut out = String::new();
         let _ = writeln!(out, "webnn profile: {} steps, {} dispatches, {:.3} ms per dispatch", self.steps.len(), self.runs, ms(all));

@@ -205,7 +205,7 @@ impl Gpu {
 
     /// Writes `bytes` at the start of `buffer` (padded to a word with zeros).
     pub fn upload(&self, buffer: &wgpu::Buffer, bytes: &[u8]) -> Result<()> {
-        if bytes.len() as u64 % ALIGN == 0 {
+        if (bytes.len() as u64).is_multiple_of(ALIGN) {
             self.queue.write_buffer(buffer, 0, bytes);
         } else {
             let mut padded_bytes = Vec::new();

@@ -60,7 +60,7 @@ pub(crate) fn read_external(
     }
     if offset
         .checked_add(length)
-        .map_or(true, |end| end > file_len)
+        .is_none_or(|end| end > file_len)
     {
         return Err(OnnxError::Malformed(format!(
             "{what}: external data [{offset}, {offset}+{length}) is beyond the end of '{location}' ({file_len} bytes)"

@@ -183,7 +183,7 @@ fn a_frame_goes_from_a_wgpu_shader_through_a_graph_to_a_wgpu_shader() {
     };
     let context = ml().create_context_from_wgpu(device.clone(), queue.clone(), &info).unwrap();
     assert!(context.accelerated());
-    let n = 1 * 3 * 8 * 8;
+    let n = 3 * 8 * 8;
     let frame_desc = TensorDescriptor::new(DataType::Float32, [1, 3, 8, 8]).importable_to_webgpu(true);
     let frame = context.create_tensor(&frame_desc).unwrap();
     let result = context.create_tensor(&frame_desc).unwrap();

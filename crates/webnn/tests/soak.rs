@@ -190,11 +190,11 @@ fn worker(context: &Context, graphs: &Graphs, seed: u64, len: u32, deadline: Ins
             }
         }
         // Keep values small enough for exact float32 arithmetic.
-        for s in 0..slots.len() {
-            if slots[s].values.iter().any(|v| v.abs() > 1e6) {
+        for slot in &mut slots {
+            if slot.values.iter().any(|v| v.abs() > 1e6) {
                 let values = random_values(&mut rng, len as usize);
-                context.write_tensor(&slots[s].tensor, &f32_bytes(&values)).unwrap();
-                slots[s].values = values;
+                context.write_tensor(&slot.tensor, &f32_bytes(&values)).unwrap();
+                slot.values = values;
             }
         }
     }

@@ -42,7 +42,7 @@ pub fn build(b: &mut GraphBuilder, shapes: &mut Shapes, config: &Config) -> Resu
         &[batch, seq, h] if h == config.hidden && batch > 0 && seq > 0 => (batch, seq),
         _ => bail!("hidden_states must have shape [batch, sequence, {}], not {shape:?}", config.hidden),
     };
-    if config.heads == 0 || config.hidden % config.heads != 0 {
+    if config.heads == 0 || !config.hidden.is_multiple_of(config.heads) {
         bail!("hidden size {} is not a multiple of {} heads", config.hidden, config.heads);
     }
     let mut net = Net::new(b, 0x4245_5254);

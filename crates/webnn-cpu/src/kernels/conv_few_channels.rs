@@ -21,7 +21,7 @@ use std::arch::x86_64::*;
 
 /// Whether `g` takes this kernel on this CPU.
 pub fn applies(g: &Geom) -> bool {
-    super::unary::has_avx512() && !g.nhwc && g.groups == 1 && g.cin <= 4 && g.cout % 8 == 0 && g.cin * g.kk() <= 64 && g.ow > 0 && g.oh > 0 && plane_fits(g)
+    super::unary::has_avx512() && !g.nhwc && g.groups == 1 && g.cin <= 4 && g.cout.is_multiple_of(8) && g.cin * g.kk() <= 64 && g.ow > 0 && g.oh > 0 && plane_fits(g)
 }
 
 /// The conv2d of an [`applies`] geometry: `wts` as `[cout][cin·kh·kw]`, `out` nchw.
@@ -38,7 +38,7 @@ pub fn conv(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, planes: &Scr
         .collect();
     let mut padded = planes.get(g.cin * layout.len)?;
     let (plane, oplane) = (g.h * g.w, g.oh * g.ow);
-    let block = if g.cout >= 32 && g.cout % 16 == 0 { 16 } else { 8 };
+    let block = if g.cout >= 32 && g.cout.is_multiple_of(16) { 16 } else { 8 };
     for n in 0..g.n {
         for ci in 0..g.cin {
             fill_padded(g, &layout, &x[(n * g.cin + ci) * plane..][..plane], &mut padded[ci * layout.len..][..layout.len]);

@@ -156,6 +156,7 @@ unsafe fn depthwise_plane_pair(g: &Geom, layout: &PhaseLayout, xp: [&[f32]; 2], 
 /// copy overwrites every other element); `wide` at least `layout.wide`. Inlined into its
 /// caller's `simd` context (so it is compiled for AVX2/AVX-512 there).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)] // one plane's geometry, taps and three buffers
 fn depthwise_plane(g: &Geom, layout: &PhaseLayout, taps: &[usize], xp: &[f32], wk: &[f32], o: &mut [f32], padded: &mut [f32], wide: &mut [f32]) {
     let [dl_h, dl_w] = g.dilations;
     let tap_offset = |kh: usize, kw: usize| layout.at(g, kh * dl_h, kw * dl_w);

@@ -194,6 +194,7 @@ pub(super) unsafe fn pair_streamed(padded: [&[f32]; 2], pitch: usize, phase: usi
 /// The CPU must support AVX-512F. Every `taps[t] + (oh_n − 1)·pitch + ow_n − 1` lies inside
 /// `padded`; `o.len() == oh_n·ow_n`; `w.len() == taps.len()`.
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+#[allow(clippy::too_many_arguments)] // one plane's geometry, taps and buffers
 pub(super) unsafe fn plane(padded: &[f32], pitch: usize, taps: &[usize], w: &[f32], bias: f32, o: &mut [f32], oh_n: usize, ow_n: usize) {
     debug_assert_eq!(o.len(), oh_n * ow_n);
     debug_assert!(taps.iter().all(|&t| oh_n == 0 || ow_n == 0 || t + (oh_n - 1) * pitch + ow_n <= padded.len()));

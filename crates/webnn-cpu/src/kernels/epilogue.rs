@@ -99,8 +99,8 @@ impl BoundEpilogue<'_> {
     }
 
     /// Adds `bias` to a finished GEMM tile, then applies the steps; the tile's row r holds the
-    /// output elements `first(r)..`. Bias plus at most one activation (the common case: conv
-    /// + bias + relu / clamp / SiLU) is one pass and one SIMD dispatch for the whole tile;
+    /// output elements `first(r)..`. Bias plus at most one activation (the common case: conv,
+    /// bias and relu / clamp / SiLU) is one pass and one SIMD dispatch for the whole tile;
     /// the result is the same f32 operations in the same order as bias, then each step.
     pub fn apply_tile(&self, tile: &mut TileOut<'_>, bias: TileBias<'_>, first: impl Fn(usize) -> usize) {
         match self.epilogue.steps.as_slice() {

@@ -24,7 +24,7 @@ pub fn run_op_const(kind: OpKind, inputs: &[Option<Operand>], attrs: Attrs, outp
                 let id = OperandId(graph.operands.len() as u32);
                 if *constant {
                     graph.operands.push(OperandNode { descriptor: desc.clone(), source: OperandSource::Constant(graph.constants.len()) });
-                    graph.constants.push(Constant { operand: id, bytes: webnn_core::SharedBytes::try_copy_from(&bytes).unwrap(), tensor_destroyed: None });
+                    graph.constants.push(Constant { operand: id, bytes: webnn_core::SharedBytes::try_copy_from(bytes).unwrap(), tensor_destroyed: None });
                 } else {
                     let name = format!("in{i}");
                     graph.operands.push(OperandNode { descriptor: desc.clone(), source: OperandSource::Input(name.clone()) });

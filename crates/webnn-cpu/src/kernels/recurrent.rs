@@ -398,8 +398,6 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
 }
 
 /// Little-endian bytes of a float32/float16 constant as f32 values.
-
-
 impl RecurrentKernel {
     /// Packs the weights of every direction into `out` (see [`PackLayout`]).
     fn pack_weights<T: Elem>(&self, w: &[T], r: &[T], b: Option<&[T]>, rb: Option<&[T]>, p: Option<&[T]>, out: &mut [f32]) {

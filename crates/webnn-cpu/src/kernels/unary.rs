@@ -281,6 +281,9 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
 pub fn unary_float(op: UnaryOp, data_type: DataType, input: In<'_>, out: &mut Out<'_>) {
     use UnaryOp::*;
     let (c, e) = (CHEAP_CHUNK, COSTLY_CHUNK);
+    // The `#[inline(always)]` closures around plain functions are deliberate: a function item
+    // passed as the map can stay an out-of-line call per element (ARCHITECTURE.md, issue 11).
+    #[allow(clippy::redundant_closure)]
     match op {
         Abs => map_float(data_type, input, out, c, f32::abs),
         Ceil => map_float(data_type, input, out, c, f32::ceil),

@@ -12,6 +12,7 @@ use webnn_core::types::Conv2dFilterOperandLayout;
 use webnn_core::{DataType, OperandDescriptor};
 
 #[test]
+#[allow(clippy::needless_range_loop)] // indices name matrix entries here
 fn matrices_compute_the_1d_correlation() {
     // Aᵀ·[(G·g) ⊙ (Bᵀ·d)] = (Σ_k g_k·d_{i+k})_i, checked on every pair of unit vectors
     // (bilinear, so this is the identity for all d, g).

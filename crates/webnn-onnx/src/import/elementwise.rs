@@ -211,7 +211,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             }
             let (lo, hi) = (c.input(1), c.input(2));
             let is_static = |v: Option<&Value>| {
-                v.map_or(true, |v| matches!(v, Value::Const(k) if k.len() == 1))
+                v.is_none_or(|v| matches!(v, Value::Const(k) if k.len() == 1))
             };
             if is_static(lo) && is_static(hi) {
                 let num = |v: Option<&Value>| v.and_then(|v| v.as_const()).map(number_of);

@@ -239,8 +239,7 @@ fn layer_norm(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Vec<Value>> {
         }
         if fits(v) {
             let op = imp.operand(v)?;
-            let s: Vec<usize> = std::iter::repeat(1)
-                .take(norm_shape.len() - v.rank().min(norm_shape.len()))
+            let s: Vec<usize> = std::iter::repeat_n(1, norm_shape.len() - v.rank().min(norm_shape.len()))
                 .chain(v.shape())
                 .collect();
             let s = if s.len() > norm_shape.len() {

@@ -148,16 +148,13 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         axes4.push(other);
         axes4.sort_unstable();
     }
-    let shape4: Vec<usize> = std::iter::repeat(1)
-        .take(pad)
+    let shape4: Vec<usize> = std::iter::repeat_n(1, pad)
         .chain(shape.iter().copied())
         .collect();
-    let out4: Vec<usize> = std::iter::repeat(1)
-        .take(pad)
+    let out4: Vec<usize> = std::iter::repeat_n(1, pad)
         .chain(out.iter().copied())
         .collect();
-    let scale4: Vec<f64> = std::iter::repeat(1.0)
-        .take(pad)
+    let scale4: Vec<f64> = std::iter::repeat_n(1.0, pad)
         .chain(scale.iter().copied())
         .collect();
     let mut fast = mode != Mode::Cubic && changed.len() <= 2 && rank <= 4;

@@ -40,7 +40,7 @@ pub(crate) fn reshape_shape(input: &[usize], spec: &[i64], allowzero: bool) -> N
         )));
     }
     if let Some(i) = infer {
-        if known == 0 || total % known != 0 {
+        if known == 0 || !total.is_multiple_of(known) {
             return Err(invalid(format!(
                 "Reshape cannot infer -1 in {spec:?} for input shape {input:?}"
             )));
@@ -227,7 +227,7 @@ pub(crate) fn split_sizes(
         sizes[n - 1] = last as usize;
         return Ok(sizes);
     }
-    if dim % n != 0 {
+    if !dim.is_multiple_of(n) {
         return Err(invalid(format!(
             "Split of dimension {dim} into {n} equal parts"
         )));

@@ -306,7 +306,7 @@ pub fn compare(got: &TensorData, want: &TensorData, rtol: f64, atol: f64) -> Res
         };
         if !ok {
             bad += 1;
-            if worst.map_or(true, |(_, wg, we)| {
+            if worst.is_none_or(|(_, wg, we)| {
                 (g - e).abs() > (wg - we).abs() || (wg - we).is_nan()
             }) {
                 worst = Some((i, g, e));
