@@ -38,7 +38,7 @@ impl GraphBuilder {
         if !is_plain_activation(op) {
             return Err(Error::type_error(format!("{op} is not an option-less activation")));
         }
-        let call = self.begin(op, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(op, &options.label, &[Some(input)])?;
         self.finish_one(call, &[Some(input)], Attrs::None, input.descriptor.clone())
     }
 
@@ -61,7 +61,7 @@ impl GraphBuilder {
 
     /// `cast(input, dataType)` (§8.9.7): output (dataType, input's shape) — decisions.md D3.
     pub fn cast(&mut self, input: &Operand, data_type: DataType, options: &OperatorOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::Cast, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(OpKind::Cast, &options.label, &[Some(input)])?;
         let out = v::cast(&call, &input.descriptor, data_type)?;
         self.finish_one(call, &[Some(input)], Attrs::None, out)
     }
@@ -69,35 +69,35 @@ impl GraphBuilder {
     /// `clamp(input, options)` (§8.9.8): bounds default to ∓∞ and are cast to the input's
     /// data type (decisions.md D4).
     pub fn clamp(&mut self, input: &Operand, options: &ClampOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::Clamp, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(OpKind::Clamp, &options.label, &[Some(input)])?;
         let (min, max) = v::clamp(&call, &input.descriptor, options.min_value, options.max_value)?;
         self.finish_one(call, &[Some(input)], Attrs::Clamp { min, max }, input.descriptor.clone())
     }
 
     /// `elu(input, options)` (§8.9.18): alpha cast to the input's data type.
     pub fn elu(&mut self, input: &Operand, options: &EluOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::Elu, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(OpKind::Elu, &options.label, &[Some(input)])?;
         let attrs = v::alpha_beta(&input.descriptor, options.alpha, 0.0);
         self.finish_one(call, &[Some(input)], attrs, input.descriptor.clone())
     }
 
     /// `hardSigmoid(input, options)` (§8.9.27): alpha and beta cast to the input's data type.
     pub fn hard_sigmoid(&mut self, input: &Operand, options: &HardSigmoidOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::HardSigmoid, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(OpKind::HardSigmoid, &options.label, &[Some(input)])?;
         let attrs = v::alpha_beta(&input.descriptor, options.alpha, options.beta);
         self.finish_one(call, &[Some(input)], attrs, input.descriptor.clone())
     }
 
     /// `leakyRelu(input, options)` (§8.9.31): alpha cast to the input's data type.
     pub fn leaky_relu(&mut self, input: &Operand, options: &LeakyReluOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::LeakyRelu, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(OpKind::LeakyRelu, &options.label, &[Some(input)])?;
         let attrs = v::alpha_beta(&input.descriptor, options.alpha, 0.0);
         self.finish_one(call, &[Some(input)], attrs, input.descriptor.clone())
     }
 
     /// `linear(input, options)` (§8.9.32): alpha and beta cast to the input's data type.
     pub fn linear(&mut self, input: &Operand, options: &LinearOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::Linear, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(OpKind::Linear, &options.label, &[Some(input)])?;
         let attrs = v::alpha_beta(&input.descriptor, options.alpha, options.beta);
         self.finish_one(call, &[Some(input)], attrs, input.descriptor.clone())
     }
@@ -105,14 +105,14 @@ impl GraphBuilder {
     /// `prelu(input, slope)` (§8.9.38): slope of the input's type, shapes broadcast
     /// bidirectionally.
     pub fn prelu(&mut self, input: &Operand, slope: &Operand, options: &OperatorOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::Prelu, &options.label, &[("input", Some(input)), ("slope", Some(slope))])?;
+        let call = self.begin(OpKind::Prelu, &options.label, &[Some(input), Some(slope)])?;
         let out = v::prelu(&call, &input.descriptor, &slope.descriptor)?;
         self.finish_one(call, &[Some(input), Some(slope)], Attrs::None, out)
     }
 
     /// `softmax(input, axis)` (§8.9.48)
     pub fn softmax(&mut self, input: &Operand, axis: u32, options: &OperatorOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::Softmax, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(OpKind::Softmax, &options.label, &[Some(input)])?;
         let out = v::softmax(&call, &input.descriptor, axis)?;
         self.finish_one(call, &[Some(input)], Attrs::Axis { axis }, out)
     }
@@ -152,7 +152,7 @@ impl GraphBuilder {
         let call = self.begin(
             op,
             &options.label,
-            &[("input", Some(input)), ("scale", Some(scale)), ("zeroPoint", Some(zero_point))],
+            &[Some(input), Some(scale), Some(zero_point)],
         )?;
         let out = v::quantize_dequantize(&call, &input.descriptor, &scale.descriptor, &zero_point.descriptor)?;
         self.finish_one(call, &[Some(input), Some(scale), Some(zero_point)], Attrs::None, out)

@@ -18,7 +18,7 @@ impl GraphBuilder {
         let call = self.begin(
             OpKind::Conv2d,
             &options.label,
-            &[("input", Some(input)), ("filter", Some(filter)), ("bias", bias)],
+            &[Some(input), Some(filter), bias],
         )?;
         let (out, attrs) = v::conv2d(&call, &input.descriptor, &filter.descriptor, bias.map(|b| &b.descriptor), options)?;
         self.finish_one(call, &[Some(input), Some(filter), bias], attrs, out)
@@ -35,7 +35,7 @@ impl GraphBuilder {
         let call = self.begin(
             OpKind::ConvTranspose2d,
             &options.label,
-            &[("input", Some(input)), ("filter", Some(filter)), ("bias", bias)],
+            &[Some(input), Some(filter), bias],
         )?;
         let (out, attrs) =
             v::conv_transpose2d(&call, &input.descriptor, &filter.descriptor, bias.map(|b| &b.descriptor), options)?;
@@ -48,7 +48,7 @@ impl GraphBuilder {
         if !matches!(op, OpKind::AveragePool2d | OpKind::L2Pool2d | OpKind::MaxPool2d) {
             return Err(Error::type_error(format!("{}pool2d: {op} is not a pooling operation", label_prefix(&options.label))));
         }
-        let call = self.begin(op, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(op, &options.label, &[Some(input)])?;
         let (out, attrs) = v::pool2d(&call, &input.descriptor, options)?;
         self.finish_one(call, &[Some(input)], attrs, out)
     }
@@ -70,7 +70,7 @@ impl GraphBuilder {
 
     /// `resample2d(input, options)` (§8.9.41)
     pub fn resample2d(&mut self, input: &Operand, options: &Resample2dOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::Resample2d, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(OpKind::Resample2d, &options.label, &[Some(input)])?;
         let (out, attrs) = v::resample2d(&call, &input.descriptor, options)?;
         self.finish_one(call, &[Some(input)], attrs, out)
     }
@@ -79,14 +79,14 @@ impl GraphBuilder {
     /// this builder (decisions.md D12).
     pub fn gemm(&mut self, a: &Operand, b: &Operand, options: &GemmOptions) -> Result<Operand> {
         let c = options.c.as_ref();
-        let call = self.begin(OpKind::Gemm, &options.label, &[("a", Some(a)), ("b", Some(b)), ("c", c)])?;
+        let call = self.begin(OpKind::Gemm, &options.label, &[Some(a), Some(b), c])?;
         let (out, attrs) = v::gemm(&call, &a.descriptor, &b.descriptor, c.map(|c| &c.descriptor), options)?;
         self.finish_one(call, &[Some(a), Some(b), c], attrs, out)
     }
 
     /// `matmul(a, b, options)` (§8.9.35): batched matrix product with broadcast batch dimensions.
     pub fn matmul(&mut self, a: &Operand, b: &Operand, options: &OperatorOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::Matmul, &options.label, &[("a", Some(a)), ("b", Some(b))])?;
+        let call = self.begin(OpKind::Matmul, &options.label, &[Some(a), Some(b)])?;
         let out = v::matmul(&call, &a.descriptor, &b.descriptor)?;
         self.finish_one(call, &[Some(a), Some(b)], Attrs::None, out)
     }

@@ -32,7 +32,7 @@ impl GraphBuilder {
         if !v::is_binary(op) {
             return Err(crate::Error::type_error(format!("{op} is not an element-wise binary operation")));
         }
-        let call = self.begin(op, &options.label, &[("a", Some(a)), ("b", Some(b))])?;
+        let call = self.begin(op, &options.label, &[Some(a), Some(b)])?;
         let out = v::binary(&call, &a.descriptor, &b.descriptor)?;
         self.finish_one(call, &[Some(a), Some(b)], Attrs::None, out)
     }
@@ -43,8 +43,7 @@ impl GraphBuilder {
         if !v::is_unary(op) {
             return Err(crate::Error::type_error(format!("{op} is not an element-wise unary operation")));
         }
-        let member = op.limits_kind().inputs()[0];
-        let call = self.begin(op, &options.label, &[(member, Some(input))])?;
+        let call = self.begin(op, &options.label, &[Some(input)])?;
         let out = if v::is_logical(op) { v::logical_unary(&input.descriptor) } else { input.descriptor.clone() };
         self.finish_one(call, &[Some(input)], Attrs::None, out)
     }

@@ -15,7 +15,7 @@ use crate::validate::gather as v;
 impl GraphBuilder {
     /// `gather(input, indices, options)` (§8.9.20).
     pub fn gather(&mut self, input: &Operand, indices: &Operand, options: &GatherOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::Gather, &options.label, &[("input", Some(input)), ("indices", Some(indices))])?;
+        let call = self.begin(OpKind::Gather, &options.label, &[Some(input), Some(indices)])?;
         let out = v::gather(&call, &input.descriptor, &indices.descriptor, options.axis)?;
         self.finish_one(call, &[Some(input), Some(indices)], Attrs::Axis { axis: options.axis }, out)
     }
@@ -23,7 +23,7 @@ impl GraphBuilder {
     /// `gatherElements(input, indices, options)` (§8.9.21).
     pub fn gather_elements(&mut self, input: &Operand, indices: &Operand, options: &GatherOptions) -> Result<Operand> {
         let call =
-            self.begin(OpKind::GatherElements, &options.label, &[("input", Some(input)), ("indices", Some(indices))])?;
+            self.begin(OpKind::GatherElements, &options.label, &[Some(input), Some(indices)])?;
         let out = v::gather_elements(&call, &input.descriptor, &indices.descriptor, options.axis)?;
         self.finish_one(call, &[Some(input), Some(indices)], Attrs::Axis { axis: options.axis }, out)
     }
@@ -31,7 +31,7 @@ impl GraphBuilder {
     /// `gatherND(input, indices, options)` (§8.9.22).
     pub fn gather_nd(&mut self, input: &Operand, indices: &Operand, options: &OperatorOptions) -> Result<Operand> {
         let call =
-            self.begin(OpKind::GatherNd, &options.label, &[("input", Some(input)), ("indices", Some(indices))])?;
+            self.begin(OpKind::GatherNd, &options.label, &[Some(input), Some(indices)])?;
         let out = v::gather_nd(&call, &input.descriptor, &indices.descriptor)?;
         self.finish_one(call, &[Some(input), Some(indices)], Attrs::None, out)
     }
@@ -47,7 +47,7 @@ impl GraphBuilder {
         let call = self.begin(
             OpKind::ScatterElements,
             &options.label,
-            &[("input", Some(input)), ("indices", Some(indices)), ("updates", Some(updates))],
+            &[Some(input), Some(indices), Some(updates)],
         )?;
         let out =
             v::scatter_elements(&call, &input.descriptor, &indices.descriptor, &updates.descriptor, options.axis)?;
@@ -65,7 +65,7 @@ impl GraphBuilder {
         let call = self.begin(
             OpKind::ScatterNd,
             &options.label,
-            &[("input", Some(input)), ("indices", Some(indices)), ("updates", Some(updates))],
+            &[Some(input), Some(indices), Some(updates)],
         )?;
         let out = v::scatter_nd(&call, &input.descriptor, &indices.descriptor, &updates.descriptor)?;
         self.finish_one(call, &[Some(input), Some(indices), Some(updates)], Attrs::None, out)

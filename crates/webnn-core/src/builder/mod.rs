@@ -143,28 +143,34 @@ impl GraphBuilder {
         Ok(())
     }
 
-    /// Starts an op method: can-build, then every operand (slot name, operand) is from this
-    /// builder, then every operand is within the op's limits table entry.
-    pub(crate) fn begin<'a>(
-        &self,
-        op: OpKind,
-        label: &'a str,
-        operands: &[(&str, Option<&Operand>)],
-    ) -> Result<OpCall<'a>> {
+    /// Starts an op method: can-build, then every operand is from this builder, then every
+    /// operand is within the op's limits table entry. `operands` come in the op's slot order
+    /// ([`LimitsKind::inputs`](crate::LimitsKind::inputs), absent options as `None`; concat:
+    /// its inputs), and the slot names of the errors are the table's.
+    pub(crate) fn begin<'a>(&self, op: OpKind, label: &'a str, operands: &[Option<&Operand>]) -> Result<OpCall<'a>> {
+        let slots = op.limits_kind().inputs();
+        if op != OpKind::Concat && operands.len() != slots.len() {
+            // A builder method passing the wrong list: a bug here, never the caller's error.
+            return Err(Error::unknown(format!("{op}: {} operands for the slots {slots:?}", operands.len())));
+        }
+        let operands: Vec<(&str, Option<&Operand>)> = match op {
+            OpKind::Concat => operands.iter().map(|&o| (slots[0], o)).collect(),
+            _ => slots.iter().copied().zip(operands.iter().copied()).collect(),
+        };
         self.check_can_build(op.idl_name(), label)?;
-        for (member, operand) in operands {
+        for &(member, operand) in &operands {
             if let Some(operand) = operand {
                 self.check_same_builder(op.idl_name(), label, member, operand)?;
             }
         }
         let call = OpCall { op, label };
-        for (member, operand) in operands {
+        for &(member, operand) in &operands {
             if let Some(operand) = operand {
                 call.check_limits(member, &operand.descriptor)?;
             }
         }
         if let Some(context_limits) = &self.context.limits {
-            for (member, operand) in operands {
+            for &(member, operand) in &operands {
                 if let Some(operand) = operand {
                     context_limits.check_member(op, label, member, &operand.descriptor)?;
                 }

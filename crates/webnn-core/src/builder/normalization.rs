@@ -21,7 +21,7 @@ impl GraphBuilder {
         let call = self.begin(
             OpKind::BatchNormalization,
             &options.label,
-            &[("input", Some(input)), ("mean", Some(mean)), ("variance", Some(variance)), ("scale", scale), ("bias", bias)],
+            &[Some(input), Some(mean), Some(variance), scale, bias],
         )?;
         let (out, attrs) = v::batch_normalization(
             &call,
@@ -41,7 +41,7 @@ impl GraphBuilder {
         let call = self.begin(
             OpKind::InstanceNormalization,
             &options.label,
-            &[("input", Some(input)), ("scale", scale), ("bias", bias)],
+            &[Some(input), scale, bias],
         )?;
         let (out, attrs) = v::instance_normalization(
             &call,
@@ -59,7 +59,7 @@ impl GraphBuilder {
         let call = self.begin(
             OpKind::LayerNormalization,
             &options.label,
-            &[("input", Some(input)), ("scale", scale), ("bias", bias)],
+            &[Some(input), scale, bias],
         )?;
         let (out, attrs) = v::layer_normalization(
             &call,

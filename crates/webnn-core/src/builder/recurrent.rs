@@ -23,7 +23,7 @@ impl GraphBuilder {
         let recurrent_bias = options.recurrent_bias.as_ref();
         let initial_hidden_state = options.initial_hidden_state.as_ref();
         let inputs = [Some(input), Some(weight), Some(recurrent_weight), bias, recurrent_bias, initial_hidden_state];
-        let call = self.begin(OpKind::Gru, &options.label, &slots(OpKind::Gru, &inputs))?;
+        let call = self.begin(OpKind::Gru, &options.label, &inputs)?;
         let args = RecurrentArgs {
             input: &input.descriptor,
             weight: &weight.descriptor,
@@ -55,7 +55,7 @@ impl GraphBuilder {
         let bias = options.bias.as_ref();
         let recurrent_bias = options.recurrent_bias.as_ref();
         let inputs = [Some(input), Some(weight), Some(recurrent_weight), Some(hidden_state), bias, recurrent_bias];
-        let call = self.begin(OpKind::GruCell, &options.label, &slots(OpKind::GruCell, &inputs))?;
+        let call = self.begin(OpKind::GruCell, &options.label, &inputs)?;
         let args = CellArgs {
             input: &input.descriptor,
             weight: &weight.descriptor,
@@ -90,7 +90,7 @@ impl GraphBuilder {
             options.initial_hidden_state.as_ref(),
             options.initial_cell_state.as_ref(),
         ];
-        let call = self.begin(OpKind::Lstm, &options.label, &slots(OpKind::Lstm, &inputs))?;
+        let call = self.begin(OpKind::Lstm, &options.label, &inputs)?;
         let args = RecurrentArgs {
             input: &input.descriptor,
             weight: &weight.descriptor,
@@ -132,7 +132,7 @@ impl GraphBuilder {
             options.recurrent_bias.as_ref(),
             options.peephole_weight.as_ref(),
         ];
-        let call = self.begin(OpKind::LstmCell, &options.label, &slots(OpKind::LstmCell, &inputs))?;
+        let call = self.begin(OpKind::LstmCell, &options.label, &inputs)?;
         let args = CellArgs {
             input: &input.descriptor,
             weight: &weight.descriptor,
@@ -150,9 +150,4 @@ impl GraphBuilder {
         let (outs, attrs) = v::lstm_cell(&call, &args, &ops, options)?;
         self.finish(call, &inputs, attrs, outs)
     }
-}
-
-/// Pairs each operand (in IR slot order) with its slot name from the op table.
-fn slots<'o>(op: OpKind, inputs: &[Option<&'o Operand>]) -> Vec<(&'static str, Option<&'o Operand>)> {
-    op.limits_kind().inputs().iter().copied().zip(inputs.iter().copied()).collect()
 }

@@ -24,7 +24,7 @@ impl GraphBuilder {
         if !matches!(op, OpKind::ArgMin | OpKind::ArgMax) {
             return Err(Error::type_error(format!("{op} is not argMin or argMax")));
         }
-        let call = self.begin(op, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(op, &options.label, &[Some(input)])?;
         let out = v::arg_min_max(&call, &input.descriptor, axis, options.keep_dimensions, options.output_data_type)?;
         let attrs = Attrs::ArgMinMax { axis, keep_dimensions: options.keep_dimensions };
         self.finish_one(call, &[Some(input)], attrs, out)
@@ -42,7 +42,7 @@ impl GraphBuilder {
 
     /// `cumulativeSum(input, axis, options)` (§8.9.12)
     pub fn cumulative_sum(&mut self, input: &Operand, axis: u32, options: &CumulativeSumOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::CumulativeSum, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(OpKind::CumulativeSum, &options.label, &[Some(input)])?;
         let out = v::cumulative_sum(&call, &input.descriptor, axis)?;
         let attrs = Attrs::CumulativeSum { axis, exclusive: options.exclusive, reversed: options.reversed };
         self.finish_one(call, &[Some(input)], attrs, out)
@@ -53,7 +53,7 @@ impl GraphBuilder {
         if !v::is_reduction(op) {
             return Err(Error::type_error(format!("{op} is not a reduction")));
         }
-        let call = self.begin(op, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(op, &options.label, &[Some(input)])?;
         let (out, axes) = v::reduce(&call, &input.descriptor, options.axes.as_deref(), options.keep_dimensions)?;
         self.finish_one(call, &[Some(input)], Attrs::Reduce { axes, keep_dimensions: options.keep_dimensions }, out)
     }

@@ -17,17 +17,16 @@ impl GraphBuilder {
     /// `concat(inputs, axis, options)` (§8.9.9): joins `inputs` along `axis`. Every item is
     /// checked against the `inputs` limits; 1 to 8192 inputs are allowed.
     pub fn concat(&mut self, inputs: &[&Operand], axis: u32, options: &OperatorOptions) -> Result<Operand> {
-        let slots: Vec<(&str, Option<&Operand>)> = inputs.iter().map(|&x| ("inputs", Some(x))).collect();
-        let call = self.begin(OpKind::Concat, &options.label, &slots)?;
+        let operands: Vec<Option<&Operand>> = inputs.iter().map(|&x| Some(x)).collect();
+        let call = self.begin(OpKind::Concat, &options.label, &operands)?;
         let descs: Vec<_> = inputs.iter().map(|x| &x.descriptor).collect();
         let out = v::concat(&call, &descs, axis)?;
-        let operands: Vec<Option<&Operand>> = inputs.iter().map(|&x| Some(x)).collect();
         self.finish_one(call, &operands, Attrs::Axis { axis }, out)
     }
 
     /// `expand(input, newShape, options)` (§8.9.19): numpy-style broadcast to `new_shape`.
     pub fn expand(&mut self, input: &Operand, new_shape: &[u32], options: &OperatorOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::Expand, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(OpKind::Expand, &options.label, &[Some(input)])?;
         let out = v::expand(&call, &input.descriptor, new_shape)?;
         self.finish_one(call, &[Some(input)], Attrs::None, out)
     }
@@ -40,7 +39,7 @@ impl GraphBuilder {
         ending_padding: &[u32],
         options: &PadOptions,
     ) -> Result<Operand> {
-        let call = self.begin(OpKind::Pad, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(OpKind::Pad, &options.label, &[Some(input)])?;
         let (out, value) = v::pad(&call, &input.descriptor, beginning_padding, ending_padding, options)?;
         let attrs = Attrs::Pad {
             beginning: beginning_padding.to_vec(),
@@ -53,21 +52,21 @@ impl GraphBuilder {
 
     /// `reshape(input, newShape, options)` (§8.9.42).
     pub fn reshape(&mut self, input: &Operand, new_shape: &[u32], options: &OperatorOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::Reshape, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(OpKind::Reshape, &options.label, &[Some(input)])?;
         let out = v::reshape(&call, &input.descriptor, new_shape)?;
         self.finish_one(call, &[Some(input)], Attrs::None, out)
     }
 
     /// `reverse(input, options)` (§8.9.43): reverses `options.axes` (absent: every axis).
     pub fn reverse(&mut self, input: &Operand, options: &ReverseOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::Reverse, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(OpKind::Reverse, &options.label, &[Some(input)])?;
         let axes = v::reverse(&call, &input.descriptor, options.axes.as_deref())?;
         self.finish_one(call, &[Some(input)], Attrs::Reverse { axes }, input.descriptor.clone())
     }
 
     /// `slice(input, starts, sizes, options)` (§8.9.47), with the 2026 `strides` option.
     pub fn slice(&mut self, input: &Operand, starts: &[u32], sizes: &[u32], options: &SliceOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::Slice, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(OpKind::Slice, &options.label, &[Some(input)])?;
         let (out, strides) = v::slice(&call, &input.descriptor, starts, sizes, options.strides.as_deref())?;
         let attrs = Attrs::Slice { starts: starts.to_vec(), sizes: sizes.to_vec(), strides };
         self.finish_one(call, &[Some(input)], attrs, out)
@@ -75,14 +74,14 @@ impl GraphBuilder {
 
     /// `split(input, splits, options)` (§8.9.51): one output per part along `options.axis`.
     pub fn split(&mut self, input: &Operand, splits: &Splits, options: &SplitOptions) -> Result<Vec<Operand>> {
-        let call = self.begin(OpKind::Split, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(OpKind::Split, &options.label, &[Some(input)])?;
         let (outs, sizes) = v::split(&call, &input.descriptor, splits, options.axis)?;
         self.finish(call, &[Some(input)], Attrs::Split { axis: options.axis, sizes }, outs)
     }
 
     /// `tile(input, repetitions, options)` (§8.9.53).
     pub fn tile(&mut self, input: &Operand, repetitions: &[u32], options: &OperatorOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::Tile, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(OpKind::Tile, &options.label, &[Some(input)])?;
         let out = v::tile(&call, &input.descriptor, repetitions)?;
         self.finish_one(call, &[Some(input)], Attrs::Tile { repetitions: repetitions.to_vec() }, out)
     }
@@ -90,7 +89,7 @@ impl GraphBuilder {
     /// `transpose(input, options)` (§8.9.54): permutes the dimensions (absent permutation:
     /// reverses them).
     pub fn transpose(&mut self, input: &Operand, options: &TransposeOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::Transpose, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(OpKind::Transpose, &options.label, &[Some(input)])?;
         let (out, permutation) = v::transpose(&call, &input.descriptor, options.permutation.as_deref())?;
         self.finish_one(call, &[Some(input)], Attrs::Transpose { permutation }, out)
     }
@@ -98,7 +97,7 @@ impl GraphBuilder {
     /// `triangular(input, options)` (§8.9.55): the rank (2 or more) is checked by the limits
     /// table; the output has the input's descriptor.
     pub fn triangular(&mut self, input: &Operand, options: &TriangularOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::Triangular, &options.label, &[("input", Some(input))])?;
+        let call = self.begin(OpKind::Triangular, &options.label, &[Some(input)])?;
         let attrs = Attrs::Triangular { upper: options.upper, diagonal: options.diagonal };
         self.finish_one(call, &[Some(input)], attrs, input.descriptor.clone())
     }
@@ -114,7 +113,7 @@ impl GraphBuilder {
         let call = self.begin(
             OpKind::Where,
             &options.label,
-            &[("condition", Some(condition)), ("trueValue", Some(true_value)), ("falseValue", Some(false_value))],
+            &[Some(condition), Some(true_value), Some(false_value)],
         )?;
         let out = v::where_(&call, &condition.descriptor, &true_value.descriptor, &false_value.descriptor)?;
         self.finish_one(call, &[Some(condition), Some(true_value), Some(false_value)], Attrs::None, out)
