@@ -28,15 +28,7 @@ fn f32_desc(shape: &[u32]) -> OperandDescriptor {
 
 /// Deterministic values in [-4, 4).
 fn values(n: usize) -> Vec<f32> {
-    let mut s = 0x2545_F491_4F6C_DD1Du64;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 40) as f32 / (1u64 << 24) as f32 * 8.0 - 4.0
-        })
-        .collect()
+    webnn_core::testing::Rng::new(1).vec_f32(n, -4.0, 4.0)
 }
 
 fn constant(b: &mut GraphBuilder, shape: &[u32]) -> Operand {

@@ -37,6 +37,7 @@
 use half::f16;
 use std::collections::BTreeSet;
 use webnn::*;
+use webnn_core::testing::Rng;
 use DataType::*;
 use OpKind::*;
 

@@ -209,16 +209,7 @@ pub fn gelu_f32(x: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Sign-magnitude ULP distance between an f32 result and the f64 truth rounded to f32.
-    fn ulp(got: f32, want: f64) -> u64 {
-        let w = want as f32;
-        if got.is_nan() && w.is_nan() || got == w {
-            return 0;
-        }
-        let key = |v: f32| if v < 0.0 { -(v.abs().to_bits() as i64) } else { v.to_bits() as i64 };
-        (key(got) - key(w)).unsigned_abs()
-    }
+    use webnn_core::testing::ulp_f32;
 
     /// Every 97th f32 bit pattern (~44 million values over the whole range, both signs) in
     /// release builds, every 4099th in debug builds.
@@ -234,7 +225,7 @@ mod tests {
     fn check(name: &str, fast: fn(f32) -> f32, exact: fn(f64) -> f64, tol: u64) {
         let mut worst = (0u64, 0.0f32);
         sweep(|x| {
-            let d = ulp(fast(x), exact(x as f64));
+            let d = ulp_f32(fast(x), exact(x as f64));
             if d > worst.0 {
                 worst = (d, x);
             }
@@ -284,7 +275,7 @@ mod tests {
         assert_eq!(exp_f32(f32::NEG_INFINITY), 0.0);
         assert_eq!(exp_f32(0.0), 1.0);
         assert_eq!(exp_f32(88.8), f32::INFINITY);
-        assert!(ulp(exp_f32(88.72), (88.72f32 as f64).exp()) <= 1);
+        assert!(ulp_f32(exp_f32(88.72), (88.72f32 as f64).exp()) <= 1);
         assert!(exp_f32(f32::NAN).is_nan());
         assert_eq!(expm1_f32(f32::NEG_INFINITY), -1.0);
         assert_eq!(expm1_f32(f32::INFINITY), f32::INFINITY);

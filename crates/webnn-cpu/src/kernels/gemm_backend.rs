@@ -322,15 +322,8 @@ mod tests {
     use super::*;
 
     fn pseudo(n: usize, seed: u32) -> Vec<f32> {
-        let mut s = seed.wrapping_mul(2654435761).wrapping_add(1);
-        (0..n)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 17;
-                s ^= s << 5;
-                (s % 2000) as f32 / 1000.0 - 1.0
-            })
-            .collect()
+        let mut rng = webnn_core::testing::Rng::new(seed as u64);
+        (0..n).map(|_| rng.below(2000) as f32 / 1000.0 - 1.0).collect()
     }
 
     #[test]

@@ -327,4 +327,4 @@ impl Kernel for UnaryKernel {
 
 #[cfg(test)]
 #[path = "unary_tests.rs"]
-pub(crate) mod tests;
+mod tests;

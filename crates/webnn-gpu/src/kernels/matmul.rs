@@ -369,17 +369,7 @@ pub(super) mod tests {
 
     /// Deterministic data in [-1, 1).
     pub(crate) fn data(n: usize, seed: u64) -> Vec<f32> {
-        let mut s = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (0..n)
-            .map(|_| {
-                s = s
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-            })
-            .collect()
+        webnn_core::testing::Rng::new(seed).vec_f32(n, -1.0, 1.0)
     }
 
     /// Builds `op` over fresh float32 inputs of `shapes` (filled with `inputs`), runs it on the

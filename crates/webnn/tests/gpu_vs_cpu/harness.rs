@@ -3,33 +3,7 @@
 const NO: OperatorOptions = OperatorOptions { label: String::new() };
 
 // ---------------------------------------------------------------------------------------------
-// Seeded data
-
-/// xorshift64*: deterministic inputs, the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    /// Uniform integer in [lo, hi].
-    fn int(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % ((hi - lo + 1) as u64)) as i64
-    }
-    fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            let j = (self.next() % (i as u64 + 1)) as usize;
-            v.swap(i, j);
-        }
-    }
-}
+// Seeded data (`webnn_core::testing::Rng`: the same inputs on every run)
 
 /// How input values are drawn.
 #[derive(Clone, Copy, Debug)]
@@ -141,7 +115,7 @@ fn generate(rng: &mut Rng, dt: DataType, n: usize, gen: Gen) -> Vec<u8> {
             Gen::Bits => match dt {
                 // Random bits, with ±0, subnormals and ±∞ one time in 16 each; never NaN.
                 Float32 => {
-                    let b = rng.next() as u32;
+                    let b = rng.next_u64() as u32;
                     let b = match rng.int(0, 15) {
                         0 => b & 0x8000_0000,
                         1 => b & 0x807f_ffff,
@@ -152,7 +126,7 @@ fn generate(rng: &mut Rng, dt: DataType, n: usize, gen: Gen) -> Vec<u8> {
                     out.extend(b.to_le_bytes());
                 }
                 Float16 => {
-                    let b = rng.next() as u16;
+                    let b = rng.next_u64() as u16;
                     let b = match rng.int(0, 15) {
                         0 => b & 0x8000,
                         1 => b & 0x83ff,
@@ -164,7 +138,7 @@ fn generate(rng: &mut Rng, dt: DataType, n: usize, gen: Gen) -> Vec<u8> {
                 }
                 _ => {
                     let size = dt.byte_length_of(1);
-                    out.extend(&rng.next().to_le_bytes()[..size]);
+                    out.extend(&rng.next_u64().to_le_bytes()[..size]);
                 }
             },
             Gen::Special => {
@@ -354,7 +328,7 @@ impl Suite {
         let limits = gpu.op_support_limits();
         // A different stream per test, the same on every run.
         let seed = name.bytes().fold(0x9E37_79B9_7F4A_7C15u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01B3));
-        Some(Suite { name, ops, gpu, cpu, limits, rng: Rng(seed | 1), ran: vec![], skipped: BTreeSet::new(), failed: vec![] })
+        Some(Suite { name, ops, gpu, cpu, limits, rng: Rng::from_state(seed | 1), ran: vec![], skipped: BTreeSet::new(), failed: vec![] })
     }
 
     /// The data types the spec's table allows for `op`'s `member`, but int64 / uint64 (which

@@ -262,15 +262,8 @@ mod tests {
     }
 
     fn data(n: usize, seed: u32) -> Vec<f32> {
-        let mut s = seed.wrapping_mul(2654435761).wrapping_add(12345);
-        (0..n)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 17;
-                s ^= s << 5;
-                (s % 2001) as f32 / 1000.0 - 1.0
-            })
-            .collect()
+        let mut rng = webnn_core::testing::Rng::new(seed as u64);
+        (0..n).map(|_| rng.below(2001) as f32 / 1000.0 - 1.0).collect()
     }
 
     #[test]

@@ -8,6 +8,7 @@ use half::f16;
 use std::sync::Arc;
 use webnn_core::backend::CompiledGraph;
 use webnn_core::graph::{Constant, OperandNode, OperandSource, Operation};
+use webnn_core::testing::Rng;
 use webnn_core::{
     Attrs, DataType, Graph, GruWeightLayout, LstmWeightLayout, OpKind, OperandDescriptor, OperandId,
     RecurrentNetworkActivation as A, RecurrentNetworkDirection as D,
@@ -249,18 +250,9 @@ fn ref_network(
 // ---------------------------------------------------------------------------------------------
 // Test data and comparison.
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % 20001) as f64 / 10000.0 - 1.0
-    }
-    /// Values in [-scale, scale], exactly representable in `dt`.
-    fn vec(&mut self, n: usize, scale: f64, dt: DataType) -> Vec<f64> {
-        (0..n).map(|_| round(dt, self.next() * scale)).collect()
-    }
+/// `n` values in [-scale, scale] (multiples of scale / 10000), exactly representable in `dt`.
+fn values(rng: &mut Rng, n: usize, scale: f64, dt: DataType) -> Vec<f64> {
+    (0..n).map(|_| round(dt, (rng.below(20001) as f64 / 10000.0 - 1.0) * scale)).collect()
 }
 
 fn round(dt: DataType, v: f64) -> f64 {
@@ -318,13 +310,13 @@ const PRESENCE: [Present; 5] = [
 fn check_gru(dt: DataType, g: Geo, direction: D, return_sequence: bool, cfg: GruCfg, pr: Present, cell: bool, seed: u64) {
     let dirs = if direction == D::Both { 2 } else { 1 };
     let (h, gh) = (g.hidden, 3 * g.hidden);
-    let mut rng = Rng(seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
-    let x = rng.vec(g.steps * g.batch * g.input, 1.0, dt);
-    let w = rng.vec(dirs * gh * g.input, 0.8, dt);
-    let r = rng.vec(dirs * gh * h, 0.8, dt);
-    let b = pr.bias.then(|| rng.vec(dirs * gh, 0.5, dt));
-    let rb = pr.rbias.then(|| rng.vec(dirs * gh, 0.5, dt));
-    let h0 = pr.h0.then(|| rng.vec(dirs * g.batch * h, 1.0, dt));
+    let mut rng = Rng::new(seed);
+    let x = values(&mut rng, g.steps * g.batch * g.input, 1.0, dt);
+    let w = values(&mut rng, dirs * gh * g.input, 0.8, dt);
+    let r = values(&mut rng, dirs * gh * h, 0.8, dt);
+    let b = pr.bias.then(|| values(&mut rng, dirs * gh, 0.5, dt));
+    let rb = pr.rbias.then(|| values(&mut rng, dirs * gh, 0.5, dt));
+    let h0 = pr.h0.then(|| values(&mut rng, dirs * g.batch * h, 1.0, dt));
 
     let cw = pr.constant_weights;
     let (inputs, kind, outs) = if cell {
@@ -384,15 +376,15 @@ fn check_gru(dt: DataType, g: Geo, direction: D, return_sequence: bool, cfg: Gru
 fn check_lstm(dt: DataType, g: Geo, direction: D, return_sequence: bool, cfg: LstmCfg, pr: Present, cell: bool, seed: u64) {
     let dirs = if direction == D::Both { 2 } else { 1 };
     let (h, gh) = (g.hidden, 4 * g.hidden);
-    let mut rng = Rng(seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
-    let x = rng.vec(g.steps * g.batch * g.input, 1.0, dt);
-    let w = rng.vec(dirs * gh * g.input, 0.8, dt);
-    let r = rng.vec(dirs * gh * h, 0.8, dt);
-    let b = pr.bias.then(|| rng.vec(dirs * gh, 0.5, dt));
-    let rb = pr.rbias.then(|| rng.vec(dirs * gh, 0.5, dt));
-    let p = pr.peep.then(|| rng.vec(dirs * 3 * h, 0.7, dt));
-    let h0 = pr.h0.then(|| rng.vec(dirs * g.batch * h, 1.0, dt));
-    let c0 = pr.c0.then(|| rng.vec(dirs * g.batch * h, 1.0, dt));
+    let mut rng = Rng::new(seed);
+    let x = values(&mut rng, g.steps * g.batch * g.input, 1.0, dt);
+    let w = values(&mut rng, dirs * gh * g.input, 0.8, dt);
+    let r = values(&mut rng, dirs * gh * h, 0.8, dt);
+    let b = pr.bias.then(|| values(&mut rng, dirs * gh, 0.5, dt));
+    let rb = pr.rbias.then(|| values(&mut rng, dirs * gh, 0.5, dt));
+    let p = pr.peep.then(|| values(&mut rng, dirs * 3 * h, 0.7, dt));
+    let h0 = pr.h0.then(|| values(&mut rng, dirs * g.batch * h, 1.0, dt));
+    let c0 = pr.c0.then(|| values(&mut rng, dirs * g.batch * h, 1.0, dt));
 
     let cw = pr.constant_weights;
     let zeros = vec![0.0; g.batch * h];
@@ -566,14 +558,14 @@ fn large_networks_match_reference() {
 #[test]
 fn constant_and_runtime_weights_agree_bitwise() {
     let g = Geo { steps: 3, batch: 2, input: 20, hidden: 17 };
-    let mut rng = Rng(77);
+    let mut rng = Rng::new(77);
     let dt = DataType::Float32;
     let (h, gh) = (g.hidden, 4 * g.hidden);
-    let x = rng.vec(g.steps * g.batch * g.input, 1.0, dt);
-    let w = rng.vec(2 * gh * g.input, 0.5, dt);
-    let r = rng.vec(2 * gh * h, 0.5, dt);
-    let b = rng.vec(2 * gh, 0.5, dt);
-    let p = rng.vec(2 * 3 * h, 0.5, dt);
+    let x = values(&mut rng, g.steps * g.batch * g.input, 1.0, dt);
+    let w = values(&mut rng, 2 * gh * g.input, 0.5, dt);
+    let r = values(&mut rng, 2 * gh * h, 0.5, dt);
+    let b = values(&mut rng, 2 * gh, 0.5, dt);
+    let p = values(&mut rng, 2 * 3 * h, 0.5, dt);
     let outs = vec![
         OperandDescriptor::new(dt, vec![2, 2, 17]),
         OperandDescriptor::new(dt, vec![2, 2, 17]),
@@ -712,11 +704,11 @@ fn bench_recurrent() {
     let dt = DataType::Float32;
     for &(steps, batch, input, h, dirs) in &[(50usize, 1usize, 256usize, 256usize, 1usize), (50, 1, 256, 256, 2), (20, 16, 512, 512, 1), (100, 1, 64, 128, 2)] {
         let gh = 4 * h;
-        let mut rng = Rng(5);
-        let x = rng.vec(steps * batch * input, 1.0, dt);
-        let w = rng.vec(dirs * gh * input, 0.1, dt);
-        let r = rng.vec(dirs * gh * h, 0.1, dt);
-        let b = rng.vec(dirs * gh, 0.1, dt);
+        let mut rng = Rng::new(5);
+        let x = values(&mut rng, steps * batch * input, 1.0, dt);
+        let w = values(&mut rng, dirs * gh * input, 0.1, dt);
+        let r = values(&mut rng, dirs * gh * h, 0.1, dt);
+        let b = values(&mut rng, dirs * gh, 0.1, dt);
         let inputs = [
             Some(operand(dt, &[steps, batch, input], &x, false)),
             Some(operand(dt, &[dirs, gh, input], &w, true)),

@@ -1,4 +1,4 @@
-//! Test helpers shared by the validator table tests.
+//! Helpers shared by the validator table tests of this crate (compiled for its own tests only).
 
 pub(crate) use crate::builder::{ContextLink, GraphBuilder};
 pub(crate) use crate::error::{ErrorKind, Result};
