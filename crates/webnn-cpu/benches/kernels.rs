@@ -6,7 +6,7 @@
 //! here) sets the pool size.
 //!
 //! The `gemm` cases call `kernels::packed_gemm::gemm` and the `gemm` crate
-//! (`gemm_backend::sgemm`) directly on 1 and 2 threads, alternating them, and print the median
+//! (`sgemm::sgemm`) directly on 1 and 2 threads, alternating them, and print the median
 //! GFLOP/s of each (`-- gemm` runs only those).
 
 use std::sync::atomic::AtomicBool;
@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use webnn_core::backend::{Backend, CompiledGraph};
 use webnn_core::*;
-use webnn_cpu::kernels::gemm_backend::{sgemm, Mat};
+use webnn_cpu::kernels::sgemm::{Mat, sgemm};
 use webnn_cpu::kernels::packed_gemm::{self, Lhs, PackedLhs, PackedRhs, Rhs};
 use webnn_cpu::CpuBackend;
 
@@ -184,7 +184,7 @@ fn winograd_cases(filters: &[String]) {
         let mut out = vec![0f32; c * hw * hw];
         let none = Epilogue::default();
         let ep = none.bind(&[]);
-        let col = webnn_cpu::kernels::gemm_backend::Scratch::default();
+        let col = webnn_cpu::kernels::scratch::Scratch::default();
         let flops = 2.0 * (c * c * 9 * hw * hw) as f64;
         for threads in [1, 2] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");

@@ -1,4 +1,5 @@
-//! Helpers shared by the validator table tests of this crate (compiled for its own tests only).
+//! Helpers shared by the builder and validator tests of this crate (compiled for its own tests
+//! only).
 
 pub(crate) use crate::builder::{ContextLink, GraphBuilder};
 pub(crate) use crate::error::{ErrorKind, Result};
@@ -42,5 +43,39 @@ pub(crate) fn assert_kind<T: std::fmt::Debug>(r: Result<T>, kind: ErrorKind) {
     match r {
         Ok(v) => panic!("expected {kind:?}, got Ok({v:?})"),
         Err(e) => assert_eq!(e.kind, kind, "{e}"),
+    }
+}
+
+/// Checks `r` against `expect` (the output shape, of data type `t`, or a needle of the TypeError
+/// message); `row` names the row in failures.
+#[track_caller]
+pub(crate) fn check<T: std::fmt::Debug>(r: Result<Operand>, t: DataType, expect: Result<&[u32], &str>, row: T) -> Option<Operand> {
+    match (r, expect) {
+        (Ok(o), Ok(shape)) => {
+            assert_eq!(o.descriptor(), &desc(t, shape), "row {row:?}");
+            Some(o)
+        }
+        (Err(e), Err(needle)) => {
+            assert_eq!(e.kind, ErrorKind::Type, "row {row:?}: {e}");
+            assert!(e.message.contains(needle), "row {row:?}: message {:?} should contain {needle:?}", e.message);
+            None
+        }
+        (r, expect) => panic!("row {row:?}: expected {expect:?}, got {r:?}"),
+    }
+}
+
+/// Builds the graph with `outs` as outputs and returns the attributes of the last operation.
+pub(crate) fn built_attrs(b: &mut GraphBuilder, outs: &[&Operand]) -> crate::graph::Operation {
+    let names: Vec<String> = (0..outs.len()).map(|i| format!("out{i}")).collect();
+    let named: Vec<(&str, &Operand)> = names.iter().map(String::as_str).zip(outs.iter().copied()).collect();
+    let g = b.build(&named).unwrap();
+    g.operations.last().unwrap().clone()
+}
+
+/// Asserts that a failing call left the graph unchanged.
+#[track_caller]
+pub(crate) fn assert_nothing_added<T: std::fmt::Debug>(b: &GraphBuilder, before: usize, r: &Result<T>) {
+    if r.is_err() {
+        assert_eq!(b.operation_count(), before, "a throwing call adds nothing");
     }
 }

@@ -33,15 +33,17 @@ pub mod depthwise_blocked;
 mod depthwise_avx512;
 pub mod winograd;
 pub mod epilogue;
-pub mod gemm_backend;
+pub mod constants;
+pub mod float_elem;
+pub mod scratch;
+pub mod sgemm;
+pub mod simd;
 pub mod matmul;
 pub mod normalization;
 pub mod packed_gemm;
 pub mod pool;
 pub mod resample;
 
-#[cfg(test)]
-mod k2_bench_tests;
 #[cfg(test)]
 mod k2_wpt_tests;
 
@@ -136,10 +138,4 @@ pub fn lower_with_epilogue(op: &Operation, graph: &Graph, epilogue: epilogue::Ep
 }
 
 #[cfg(test)]
-mod gather_tests;
-#[cfg(test)]
-mod movement_test_util;
-#[cfg(test)]
 mod movement_wpt_tests;
-#[cfg(test)]
-mod quantize_tests;

@@ -602,7 +602,7 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::matmul::tests::{backend, data, run, time};
+    use crate::testing::{backend, data, run, time};
     use webnn_core::testing::ulp_f32;
     use webnn_core::{
         GruCellOptions, GruOptions, GruWeightLayout, LstmOptions, LstmWeightLayout, RecurrentNetworkActivation as A,

@@ -1,4 +1,4 @@
-//! Tests against the naive f64 reference (`gemm_backend::sgemm_reference`): every operand
+//! Tests against the naive f64 reference (`sgemm::sgemm_reference`): every operand
 //! form (packed, row-major, column-major, gapped views), sizes around the tile and block edges
 //! of each instruction set the CPU has, 1 and 2 threads, and the epilogue's contract.
 //!
@@ -10,7 +10,7 @@
 
 use super::kernel::{Blocking, Kernel};
 use super::*;
-use crate::kernels::gemm_backend::sgemm_reference;
+use crate::kernels::sgemm::sgemm_reference;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Deterministic values in [-1, 1).

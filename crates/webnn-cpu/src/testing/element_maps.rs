@@ -1,6 +1,7 @@
-//! Test helpers for the data-movement kernels: references are written as maps "output element
-//! ← input element (or a fixed value)" computed by naive multi-index loops, then applied to
-//! random bytes of every data type, so one reference checks all element sizes.
+//! Element maps, the references of the data-movement, gather/scatter and quantize tests:
+//! written as maps "output element ← input element (or a fixed value)" computed by naive
+//! multi-index loops, then applied to random bytes of every data type, so one reference
+//! checks all element sizes.
 
 use crate::testing::run_op;
 use webnn_core::graph::Attrs;

@@ -3,6 +3,8 @@
 //! implementations written in the tests themselves), and move values between f64 and the
 //! bytes of any data type. Random data and ULP distances: `webnn_core::testing`.
 
+pub mod element_maps;
+
 use crate::plan::{CompiledPlan, Plan};
 use half::f16;
 use std::sync::Arc;
