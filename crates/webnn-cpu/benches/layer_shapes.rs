@@ -11,7 +11,9 @@ use std::time::Instant;
 use webnn_core::backend::{Backend, CompiledGraph};
 use webnn_core::graph::{Constant, OperandNode, OperandSource, Operation};
 use webnn_core::testing::Rng;
-use webnn_core::types::{Conv2dFilterOperandLayout, ConvTranspose2dFilterOperandLayout, InputOperandLayout, InterpolationMode};
+use webnn_core::types::{
+    Conv2dFilterOperandLayout, ConvTranspose2dFilterOperandLayout, InputOperandLayout, InterpolationMode,
+};
 use webnn_core::{
     Attrs, DataType, Graph, LstmWeightLayout, OpKind, OperandDescriptor, OperandId, RecurrentNetworkActivation,
     RecurrentNetworkDirection, SharedBytes,
@@ -31,7 +33,16 @@ impl Bench {
     /// Builds a one-op graph with inputs in [-1, 1) (constants scaled by `constant_scale`),
     /// times its dispatch and prints the fastest time (and GFLOP/s when `flops > 0`).
     #[allow(clippy::too_many_arguments)]
-    fn run(&self, name: &str, kind: OpKind, inputs: &[Slot], attrs: Attrs, outs: &[&[u32]], flops: f64, constant_scale: f32) {
+    fn run(
+        &self,
+        name: &str,
+        kind: OpKind,
+        inputs: &[Slot],
+        attrs: Attrs,
+        outs: &[&[u32]],
+        flops: f64,
+        constant_scale: f32,
+    ) {
         if !self.filters.is_empty() && !self.filters.iter().any(|f| name.contains(f.as_str())) {
             return;
         }
@@ -49,7 +60,9 @@ impl Bench {
             if *constant {
                 values.iter_mut().for_each(|v| *v *= constant_scale);
                 let bytes = SharedBytes::try_copy_from(bytemuck::cast_slice(&values)).expect("constant");
-                graph.operands.push(OperandNode { descriptor: desc, source: OperandSource::Constant(graph.constants.len()) });
+                graph
+                    .operands
+                    .push(OperandNode { descriptor: desc, source: OperandSource::Constant(graph.constants.len()) });
                 graph.constants.push(Constant { operand: id, bytes, tensor_destroyed: None });
             } else {
                 let n = format!("in{i}");
@@ -65,7 +78,9 @@ impl Bench {
             let desc = OperandDescriptor::new(DataType::Float32, shape.to_vec());
             let id = OperandId(graph.operands.len() as u32);
             out_bufs.push(vec![0.0; desc.len()]);
-            graph.operands.push(OperandNode { descriptor: desc, source: OperandSource::Operation { op: 0, output: k } });
+            graph
+                .operands
+                .push(OperandNode { descriptor: desc, source: OperandSource::Operation { op: 0, output: k } });
             graph.outputs.push((format!("out{k}"), id));
             out_ids.push(id);
         }
@@ -115,7 +130,13 @@ fn conv(pad: u32, stride: u32, groups: u32, nhwc: bool) -> Attrs {
 }
 
 fn pool(window: u32, pad: u32, stride: u32, nhwc: bool) -> Attrs {
-    Attrs::Pool2d { window: [window; 2], padding: [pad; 4], strides: [stride; 2], dilations: [1, 1], layout: layout(nhwc) }
+    Attrs::Pool2d {
+        window: [window; 2],
+        padding: [pad; 4],
+        strides: [stride; 2],
+        dilations: [1, 1],
+        layout: layout(nhwc),
+    }
 }
 
 /// `2·m·k·n`.
@@ -125,9 +146,33 @@ fn mm(m: f64, k: f64, n: f64) -> f64 {
 
 fn products(b: &Bench) {
     let c = 1.0;
-    b.run("matmul 1024^3", OpKind::Matmul, &[Some((&[1024, 1024], false)), Some((&[1024, 1024], true))], Attrs::None, &[&[1024, 1024]], mm(1024.0, 1024.0, 1024.0), c);
-    b.run("matmul [1,128,768]x[768,3072]", OpKind::Matmul, &[Some((&[1, 128, 768], false)), Some((&[768, 3072], true))], Attrs::None, &[&[1, 128, 3072]], mm(128.0, 768.0, 3072.0), c);
-    b.run("matmul [12,128,64]x[12,64,128]", OpKind::Matmul, &[Some((&[12, 128, 64], false)), Some((&[12, 64, 128], false))], Attrs::None, &[&[12, 128, 128]], 12.0 * mm(128.0, 64.0, 128.0), c);
+    b.run(
+        "matmul 1024^3",
+        OpKind::Matmul,
+        &[Some((&[1024, 1024], false)), Some((&[1024, 1024], true))],
+        Attrs::None,
+        &[&[1024, 1024]],
+        mm(1024.0, 1024.0, 1024.0),
+        c,
+    );
+    b.run(
+        "matmul [1,128,768]x[768,3072]",
+        OpKind::Matmul,
+        &[Some((&[1, 128, 768], false)), Some((&[768, 3072], true))],
+        Attrs::None,
+        &[&[1, 128, 3072]],
+        mm(128.0, 768.0, 3072.0),
+        c,
+    );
+    b.run(
+        "matmul [12,128,64]x[12,64,128]",
+        OpKind::Matmul,
+        &[Some((&[12, 128, 64], false)), Some((&[12, 64, 128], false))],
+        Attrs::None,
+        &[&[12, 128, 128]],
+        12.0 * mm(128.0, 64.0, 128.0),
+        c,
+    );
     b.run(
         "gemm [1,2048]x[1000,2048]^T+c",
         OpKind::Gemm,
@@ -146,31 +191,98 @@ fn cnn_layers(b: &Bench, nhwc: bool) {
     let fsh = |o: u32, i: u32, kh: u32, kw: u32| if nhwc { [o, kh, kw, i] } else { [o, i, kh, kw] };
     let conv_case = |name: String, x: [u32; 4], f: [u32; 4], attrs: Attrs, y: [u32; 4], flops: f64| {
         let bias = [f[0]];
-        b.run(&name, OpKind::Conv2d, &[Some((&x, false)), Some((&f, true)), Some((&bias, true))], attrs, &[&y], flops, c);
+        b.run(
+            &name,
+            OpKind::Conv2d,
+            &[Some((&x, false)), Some((&f, true)), Some((&bias, true))],
+            attrs,
+            &[&y],
+            flops,
+            c,
+        );
     };
-    conv_case(format!("conv 64x56x56 3x3 64 {l}"), sh(1, 64, 56, 56), fsh(64, 64, 3, 3), conv(1, 1, 1, nhwc), sh(1, 64, 56, 56), mm(64.0, 576.0, 3136.0));
-    conv_case(format!("conv 64x56x56 1x1 256 {l}"), sh(1, 64, 56, 56), fsh(256, 64, 1, 1), conv(0, 1, 1, nhwc), sh(1, 256, 56, 56), mm(256.0, 64.0, 3136.0));
-    conv_case(format!("conv 3x224x224 7x7/2 64 {l}"), sh(1, 3, 224, 224), fsh(64, 3, 7, 7), conv(3, 2, 1, nhwc), sh(1, 64, 112, 112), mm(64.0, 147.0, 12544.0));
-    conv_case(format!("conv dw 144x56x56 3x3 {l}"), sh(1, 144, 56, 56), fsh(144, 1, 3, 3), conv(1, 1, 144, nhwc), sh(1, 144, 56, 56), 2.0 * 144.0 * 9.0 * 3136.0);
-    conv_case(format!("conv 256x14x14 3x3 256 {l}"), sh(1, 256, 14, 14), fsh(256, 256, 3, 3), conv(1, 1, 1, nhwc), sh(1, 256, 14, 14), mm(256.0, 2304.0, 196.0));
+    conv_case(
+        format!("conv 64x56x56 3x3 64 {l}"),
+        sh(1, 64, 56, 56),
+        fsh(64, 64, 3, 3),
+        conv(1, 1, 1, nhwc),
+        sh(1, 64, 56, 56),
+        mm(64.0, 576.0, 3136.0),
+    );
+    conv_case(
+        format!("conv 64x56x56 1x1 256 {l}"),
+        sh(1, 64, 56, 56),
+        fsh(256, 64, 1, 1),
+        conv(0, 1, 1, nhwc),
+        sh(1, 256, 56, 56),
+        mm(256.0, 64.0, 3136.0),
+    );
+    conv_case(
+        format!("conv 3x224x224 7x7/2 64 {l}"),
+        sh(1, 3, 224, 224),
+        fsh(64, 3, 7, 7),
+        conv(3, 2, 1, nhwc),
+        sh(1, 64, 112, 112),
+        mm(64.0, 147.0, 12544.0),
+    );
+    conv_case(
+        format!("conv dw 144x56x56 3x3 {l}"),
+        sh(1, 144, 56, 56),
+        fsh(144, 1, 3, 3),
+        conv(1, 1, 144, nhwc),
+        sh(1, 144, 56, 56),
+        2.0 * 144.0 * 9.0 * 3136.0,
+    );
+    conv_case(
+        format!("conv 256x14x14 3x3 256 {l}"),
+        sh(1, 256, 14, 14),
+        fsh(256, 256, 3, 3),
+        conv(1, 1, 1, nhwc),
+        sh(1, 256, 14, 14),
+        mm(256.0, 2304.0, 196.0),
+    );
     b.run(
         &format!("convT 64x32x32 4x4/2 32 {l}"),
         OpKind::ConvTranspose2d,
-        &[Some((&sh(1, 64, 32, 32), false)), Some((&if nhwc { [32, 4, 4, 64] } else { [64, 32, 4, 4] }, true)), Some((&[32], true))],
+        &[
+            Some((&sh(1, 64, 32, 32), false)),
+            Some((&if nhwc { [32, 4, 4, 64] } else { [64, 32, 4, 4] }, true)),
+            Some((&[32], true)),
+        ],
         Attrs::ConvTranspose2d {
             padding: [1; 4],
             strides: [2, 2],
             dilations: [1, 1],
             groups: 1,
             input_layout: layout(nhwc),
-            filter_layout: if nhwc { ConvTranspose2dFilterOperandLayout::Ohwi } else { ConvTranspose2dFilterOperandLayout::Iohw },
+            filter_layout: if nhwc {
+                ConvTranspose2dFilterOperandLayout::Ohwi
+            } else {
+                ConvTranspose2dFilterOperandLayout::Iohw
+            },
         },
         &[&sh(1, 32, 64, 64)],
         mm(32.0 * 16.0, 64.0, 1024.0),
         c,
     );
-    b.run(&format!("maxPool 64x112x112 3x3/2 {l}"), OpKind::MaxPool2d, &[Some((&sh(1, 64, 112, 112), false))], pool(3, 1, 2, nhwc), &[&sh(1, 64, 56, 56)], 0.0, c);
-    b.run(&format!("avgPool global 2048x7x7 {l}"), OpKind::AveragePool2d, &[Some((&sh(1, 2048, 7, 7), false))], pool(7, 0, 1, nhwc), &[&sh(1, 2048, 1, 1)], 0.0, c);
+    b.run(
+        &format!("maxPool 64x112x112 3x3/2 {l}"),
+        OpKind::MaxPool2d,
+        &[Some((&sh(1, 64, 112, 112), false))],
+        pool(3, 1, 2, nhwc),
+        &[&sh(1, 64, 56, 56)],
+        0.0,
+        c,
+    );
+    b.run(
+        &format!("avgPool global 2048x7x7 {l}"),
+        OpKind::AveragePool2d,
+        &[Some((&sh(1, 2048, 7, 7), false))],
+        pool(7, 0, 1, nhwc),
+        &[&sh(1, 2048, 1, 1)],
+        0.0,
+        c,
+    );
     b.run(
         &format!("instanceNorm 64x56x56 {l}"),
         OpKind::InstanceNormalization,
@@ -196,7 +308,13 @@ fn other_layers(b: &Bench) {
     b.run(
         "batchNorm 64x112x112",
         OpKind::BatchNormalization,
-        &[Some((&[1, 64, 112, 112], false)), Some((&[64], true)), Some((&[64], true)), Some((&[64], true)), Some((&[64], true))],
+        &[
+            Some((&[1, 64, 112, 112], false)),
+            Some((&[64], true)),
+            Some((&[64], true)),
+            Some((&[64], true)),
+            Some((&[64], true)),
+        ],
         Attrs::BatchNormalization { axis: 1, epsilon: 1e-5 },
         &[&[1, 64, 112, 112]],
         0.0,
@@ -216,7 +334,9 @@ fn other_layers(b: &Bench) {
 /// lstm (iofg, sigmoid/tanh/tanh, the whole sequence returned) over (steps, batch, input,
 /// hidden, directions); weights and bias in [-0.1, 0.1).
 fn recurrent(b: &Bench) {
-    for &(steps, batch, input, h, dirs) in &[(50u32, 1u32, 256u32, 256u32, 1u32), (50, 1, 256, 256, 2), (20, 16, 512, 512, 1), (100, 1, 64, 128, 2)] {
+    for &(steps, batch, input, h, dirs) in
+        &[(50u32, 1u32, 256u32, 256u32, 1u32), (50, 1, 256, 256, 2), (20, 16, 512, 512, 1), (100, 1, 64, 128, 2)]
+    {
         let gh = 4 * h;
         let attrs = Attrs::Lstm {
             steps,
@@ -224,7 +344,11 @@ fn recurrent(b: &Bench) {
             return_sequence: true,
             direction: if dirs == 2 { RecurrentNetworkDirection::Both } else { RecurrentNetworkDirection::Forward },
             layout: LstmWeightLayout::Iofg,
-            activations: [RecurrentNetworkActivation::Sigmoid, RecurrentNetworkActivation::Tanh, RecurrentNetworkActivation::Tanh],
+            activations: [
+                RecurrentNetworkActivation::Sigmoid,
+                RecurrentNetworkActivation::Tanh,
+                RecurrentNetworkActivation::Tanh,
+            ],
         };
         let inputs: [Slot; 8] = [
             Some((&[steps, batch, input], false)),

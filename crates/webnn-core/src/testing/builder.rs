@@ -49,7 +49,12 @@ pub(crate) fn assert_kind<T: std::fmt::Debug>(r: Result<T>, kind: ErrorKind) {
 /// Checks `r` against `expect` (the output shape, of data type `t`, or a needle of the TypeError
 /// message); `row` names the row in failures.
 #[track_caller]
-pub(crate) fn check<T: std::fmt::Debug>(r: Result<Operand>, t: DataType, expect: Result<&[u32], &str>, row: T) -> Option<Operand> {
+pub(crate) fn check<T: std::fmt::Debug>(
+    r: Result<Operand>,
+    t: DataType,
+    expect: Result<&[u32], &str>,
+    row: T,
+) -> Option<Operand> {
     match (r, expect) {
         (Ok(o), Ok(shape)) => {
             assert_eq!(o.descriptor(), &desc(t, shape), "row {row:?}");
