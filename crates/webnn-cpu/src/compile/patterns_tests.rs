@@ -1,7 +1,7 @@
 //! Tests of the pattern rewrites: what fuses, what must not, and the fused results against the
 //! unfused steps and against f64 references.
 
-use super::super::test_util::*;
+use crate::testing::graphs::*;
 use super::super::{NodeKind, Program};
 use crate::kernels::activation::Activation;
 use half::f16;

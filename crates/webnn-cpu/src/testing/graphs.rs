@@ -1,5 +1,5 @@
-//! Shared helpers of the compile passes' tests: building small graphs and running them
-//! through the whole CPU backend.
+//! Small graphs made with the core builder and run through the whole CPU backend: the helpers
+//! of the compile passes' and the plan's tests.
 
 use crate::plan::{CompiledPlan, Plan};
 use std::sync::atomic::AtomicBool;
