@@ -9,15 +9,17 @@
 
 use half::f16;
 use webnn::{DataType, OperandDescriptor};
+use webnn_core::testing::Rng;
 
-/// xorshift64* (Vigna 2016): small, fast and good enough for test data.
+/// The fill generator: xorshift64* (Vigna 2016), the workspace's test generator
+/// (`webnn_core::testing::Rng`) seeded with its raw state.
 #[derive(Debug, Clone)]
-pub struct XorShift(u64);
+pub struct XorShift(Rng);
 
 impl XorShift {
     /// A generator with the given seed (0 is replaced by a fixed non-zero value).
     pub fn new(seed: u64) -> Self {
-        XorShift(if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed })
+        XorShift(Rng::from_state(seed))
     }
 
     /// A generator seeded by the FNV-1a hash of `name`.
@@ -27,17 +29,12 @@ impl XorShift {
 
     /// The next 64-bit value.
     pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        self.0.next_u64()
     }
 
     /// Uniform in [-1, 1), with 24 bits of resolution (exact in f32).
     pub fn next_signed_unit(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+        self.0.uniform_f32(-1.0, 1.0)
     }
 }
 
@@ -97,6 +94,33 @@ mod tests {
         }
     }
 
+    /// The documented rule, written out independently of the shared generator: `input_bytes`
+    /// must keep producing exactly these bytes.
+    #[test]
+    fn input_bytes_follow_the_documented_rule() {
+        for (name, dt) in [("x", DataType::Float32), ("input_ids", DataType::Int64), ("h", DataType::Float16)] {
+            let desc = OperandDescriptor::new(dt, [3, 1000]);
+            let mut state = match fnv1a(name.as_bytes()) {
+                0 => 0x9E37_79B9_7F4A_7C15,
+                h => h,
+            };
+            let mut expected = Vec::new();
+            for _ in 0..3000 {
+                state ^= state >> 12;
+                state ^= state << 25;
+                state ^= state >> 27;
+                let x = state.wrapping_mul(0x2545_F491_4F6C_DD1D);
+                let unit = (x >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
+                match dt {
+                    DataType::Float32 => expected.extend_from_slice(&unit.to_le_bytes()),
+                    DataType::Float16 => expected.extend_from_slice(&f16::from_f32(unit).to_le_bytes()),
+                    _ => expected.extend_from_slice(&(x % 10).to_le_bytes()[..dt.byte_size()]),
+                }
+            }
+            assert_eq!(input_bytes(name, &desc), expected, "{name}");
+        }
+    }
+
     #[test]
     fn known_values() {
         // FNV-1a test vectors.
@@ -105,5 +129,6 @@ mod tests {
         // Pinned so that the documented rule does not drift.
         let mut r = XorShift::new(1);
         assert_eq!(r.next_u64(), 0x47E4_CE4B_896C_DD1D);
+        assert_eq!(XorShift::new(0).next_u64(), XorShift::new(0x9E37_79B9_7F4A_7C15).next_u64());
     }
 }

@@ -488,7 +488,7 @@ mod tests {
         assert_eq!(maps(&i, "com.microsoft", "FusedConv"), "no");
         assert_eq!(maps(&i, "com.microsoft", "Reshape"), "yes");
         let (g, s) = {
-            let (_, g) = crate::builtin::tests::build_graph("axpy", &[]);
+            let (_, g) = crate::testing::build_graph("axpy", &[]);
             let s = graph_stats(&g);
             (g, s)
         };

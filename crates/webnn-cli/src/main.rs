@@ -18,6 +18,8 @@ mod onnx_import;
 mod progress;
 mod run;
 mod stats;
+#[cfg(test)]
+mod testing;
 
 use clap::{Args, Parser, Subcommand};
 use webnn_cli::npy;

@@ -96,7 +96,7 @@ fn macs(graph: &Graph, op: &Operation) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::builtin::tests::build_graph;
+    use crate::testing::build_graph;
 
     #[test]
     fn builtin_model_flops_match_the_literature() {

@@ -6,7 +6,8 @@
 //! backend): the first successful dispatch of every compiled graph appends one line
 //! `op member dataType` per operand slot of each of its operations to FILE (the member names
 //! are those of the op's `MLOpSupportLimits` dictionary). Without the variable nothing is
-//! recorded and nothing is computed. Backends call [`Coverage::new`] at compile and
+//! recorded and nothing is computed: the variable is read once per process, and a dispatch of a
+//! graph compiled without it pays one test. Backends call [`Coverage::new`] at compile and
 //! [`Coverage::executed`] after a dispatch.
 
 use std::io::Write;
@@ -72,10 +73,12 @@ impl Coverage {
     /// Appends the record to the file once (after a dispatch succeeded). Failures to write are
     /// ignored: coverage is a test aid and must never fail a dispatch.
     pub fn executed(&self) {
-        let (Some(lines), Some(path)) = (&self.lines, target(self.record)) else { return };
-        if self.written.swap(true, Ordering::Relaxed) {
+        // Without the variable `lines` is None (decided at compile): a dispatch pays one test.
+        let Some(lines) = &self.lines else { return };
+        if self.written.load(Ordering::Relaxed) || self.written.swap(true, Ordering::Relaxed) {
             return;
         }
+        let Some(path) = target(self.record) else { return };
         // One write call per graph, in append mode, so records of concurrent processes do not
         // interleave within a line.
         if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(path) {

@@ -19,8 +19,8 @@ pub mod ops;
 pub mod types;
 pub mod validate;
 
-#[cfg(test)]
-pub(crate) mod testing;
+#[doc(hidden)]
+pub mod testing;
 
 pub use bytes::SharedBytes;
 pub use builder::{ConstantTensorSource, ContextLink, GraphBuilder, NumberParam, OpParams};

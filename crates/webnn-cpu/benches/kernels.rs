@@ -6,7 +6,7 @@
 //! here) sets the pool size.
 //!
 //! The `gemm` cases call `kernels::packed_gemm::gemm` and the `gemm` crate
-//! (`gemm_backend::sgemm`) directly on 1 and 2 threads, alternating them, and print the median
+//! (`sgemm::sgemm`) directly on 1 and 2 threads, alternating them, and print the median
 //! GFLOP/s of each (`-- gemm` runs only those).
 
 use std::sync::atomic::AtomicBool;
@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use webnn_core::backend::{Backend, CompiledGraph};
 use webnn_core::*;
-use webnn_cpu::kernels::gemm_backend::{sgemm, Mat};
+use webnn_cpu::kernels::sgemm::{Mat, sgemm};
 use webnn_cpu::kernels::packed_gemm::{self, Lhs, PackedLhs, PackedRhs, Rhs};
 use webnn_cpu::CpuBackend;
 
@@ -28,15 +28,7 @@ fn f32_desc(shape: &[u32]) -> OperandDescriptor {
 
 /// Deterministic values in [-4, 4).
 fn values(n: usize) -> Vec<f32> {
-    let mut s = 0x2545_F491_4F6C_DD1Du64;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 40) as f32 / (1u64 << 24) as f32 * 8.0 - 4.0
-        })
-        .collect()
+    webnn_core::testing::Rng::new(1).vec_f32(n, -4.0, 4.0)
 }
 
 fn constant(b: &mut GraphBuilder, shape: &[u32]) -> Operand {
@@ -192,7 +184,7 @@ fn winograd_cases(filters: &[String]) {
         let mut out = vec![0f32; c * hw * hw];
         let none = Epilogue::default();
         let ep = none.bind(&[]);
-        let col = webnn_cpu::kernels::gemm_backend::Scratch::default();
+        let col = webnn_cpu::kernels::scratch::Scratch::default();
         let flops = 2.0 * (c * c * 9 * hw * hw) as f64;
         for threads in [1, 2] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");

@@ -274,13 +274,8 @@ mod tests {
     }
 
     fn random_lifetimes(n: usize, steps: usize, seed: u64) -> Vec<Lifetime> {
-        let mut state = seed;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = webnn_core::testing::Rng::from_state(seed);
+        let mut next = move || rng.next_u64();
         (0..n)
             .map(|_| {
                 let first = (next() % steps as u64) as usize;

@@ -352,7 +352,7 @@ impl CompiledGraph for CompiledPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compile::test_util::*;
+    use crate::testing::graphs::*;
 
     /// relu on a small input, then an add on a large one (its loop splits), then a small neg.
     fn small_large_small() -> Graph {

@@ -3,13 +3,37 @@
 //! Set `WEBNN_PROFILE=1` in the environment: every compiled graph then times each step of
 //! every dispatch, and when the graph is dropped it prints to stderr the mean time per
 //! dispatch of each op kind and of the slowest steps (`WEBNN_PROFILE=all`: of every step).
-//! Without the variable nothing is timed.
+//! Without the variable nothing is timed. The variable is read once per process, when the first
+//! graph is compiled; a compile then pays one load to know, and a dispatch of an unprofiled
+//! graph one test of its `Option`.
 
+use std::sync::OnceLock;
 use std::time::Duration;
+
+/// What `WEBNN_PROFILE` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Unset, empty or `0`.
+    Off,
+    /// Any other value: per op kind and the 15 slowest steps.
+    Slowest,
+    /// `all`: per op kind and every step.
+    Every,
+}
+
+/// The mode, read from the environment once.
+fn mode() -> Mode {
+    static MODE: OnceLock<Mode> = OnceLock::new();
+    *MODE.get_or_init(|| match std::env::var("WEBNN_PROFILE") {
+        Ok(v) if v == "all" => Mode::Every,
+        Ok(v) if !v.is_empty() && v != "0" => Mode::Slowest,
+        _ => Mode::Off,
+    })
+}
 
 /// Whether `WEBNN_PROFILE` asks for profiling (any value but empty or `0`).
 pub fn enabled() -> bool {
-    std::env::var("WEBNN_PROFILE").map(|v| !v.is_empty() && v != "0").unwrap_or(false)
+    mode() != Mode::Off
 }
 
 /// Accumulated step times of one compiled graph.
@@ -64,7 +88,7 @@ impl Profile {
         }
         let mut order: Vec<usize> = (0..self.steps.len()).collect();
         order.sort_by(|&a, &b| self.totals[b].cmp(&self.totals[a]));
-        let every = std::env::var("WEBNN_PROFILE").is_ok_and(|v| v == "all");
+        let every = mode() == Mode::Every;
         let _ = writeln!(out, "{}", if every { "steps, slowest first:" } else { "slowest steps:" });
         for &i in order.iter().take(if every { usize::MAX } else { 15 }) {
             let (kind, what) = &self.steps[i];

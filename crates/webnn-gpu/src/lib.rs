@@ -22,6 +22,8 @@ pub mod interop;
 mod kernels;
 mod memory;
 mod program;
+#[cfg(test)]
+mod testing;
 mod wgsl;
 
 pub use device::{find_adapter, AdapterChoice};

@@ -8,63 +8,54 @@ mod common;
 use build::*;
 use common::builder;
 use webnn_onnx::proto::{attribute_type as at, data_type as dt, AttributeProto, TensorProto};
+use webnn_core::testing::Rng;
 use webnn_onnx::{import, supported_operators, ImportOptions, OnnxModel};
 
 static LOCATIONS: std::sync::Mutex<std::collections::BTreeSet<String>> =
     std::sync::Mutex::new(std::collections::BTreeSet::new());
 
-struct Rng(u64);
+/// Mostly small integers, sometimes extreme ones.
+fn int(rng: &mut Rng) -> i64 {
+    if rng.below(10) < 7 {
+        return rng.below(7) as i64 - 2;
+    }
+    const INTERESTING: &[i64] = &[
+        0,
+        1,
+        -1,
+        2,
+        3,
+        4,
+        -2,
+        7,
+        1 << 31,
+        -(1 << 31),
+        i64::MAX,
+        i64::MIN,
+        1 << 40,
+    ];
+    if rng.below(4) == 0 {
+        rng.next_u64() as i64
+    } else {
+        INTERESTING[rng.below(INTERESTING.len() as u64) as usize]
+    }
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn int(&mut self) -> i64 {
-        if self.below(10) < 7 {
-            return self.below(7) as i64 - 2;
-        }
-        const INTERESTING: &[i64] = &[
-            0,
-            1,
-            -1,
-            2,
-            3,
-            4,
-            -2,
-            7,
-            1 << 31,
-            -(1 << 31),
-            i64::MAX,
-            i64::MIN,
-            1 << 40,
-        ];
-        if self.below(4) == 0 {
-            self.next() as i64
-        } else {
-            INTERESTING[self.below(INTERESTING.len() as u64) as usize]
-        }
-    }
-    fn float(&mut self) -> f32 {
-        const INTERESTING: &[f32] = &[
-            0.0,
-            1.0,
-            -1.0,
-            0.5,
-            2.0,
-            1e-5,
-            1e30,
-            -1e30,
-            f32::NAN,
-            f32::INFINITY,
-        ];
-        INTERESTING[self.below(INTERESTING.len() as u64) as usize]
-    }
+/// A float from a list of interesting values.
+fn float(rng: &mut Rng) -> f32 {
+    const INTERESTING: &[f32] = &[
+        0.0,
+        1.0,
+        -1.0,
+        0.5,
+        2.0,
+        1e-5,
+        1e30,
+        -1e30,
+        f32::NAN,
+        f32::INFINITY,
+    ];
+    INTERESTING[rng.below(INTERESTING.len() as u64) as usize]
 }
 
 fn random_attr(rng: &mut Rng, name: &str) -> AttributeProto {
@@ -141,15 +132,15 @@ fn random_attr(rng: &mut Rng, name: &str) -> AttributeProto {
     match kind {
         0 => {
             a.r#type = Some(at::INT);
-            a.i = Some(rng.int());
+            a.i = Some(int(rng));
         }
         1 => {
             a.r#type = Some(at::INTS);
-            a.ints = (0..rng.below(6)).map(|_| rng.int()).collect();
+            a.ints = (0..rng.below(6)).map(|_| int(rng)).collect();
         }
         2 => {
             a.r#type = Some(at::FLOAT);
-            a.f = Some(rng.float());
+            a.f = Some(float(rng));
         }
         3 => {
             a.r#type = Some(at::STRING);
@@ -181,7 +172,7 @@ fn random_attr(rng: &mut Rng, name: &str) -> AttributeProto {
         }
         _ => {
             a.r#type = Some(at::FLOATS);
-            a.floats = (0..rng.below(5)).map(|_| rng.float()).collect();
+            a.floats = (0..rng.below(5)).map(|_| float(rng)).collect();
         }
     }
     a
@@ -202,9 +193,9 @@ fn random_tensor(rng: &mut Rng, name: &str, shape: &[i64], elem: i32) -> TensorP
         ..Default::default()
     };
     match elem {
-        dt::FLOAT => t.float_data = (0..n).map(|_| rng.float()).collect(),
-        dt::INT64 => t.int64_data = (0..n).map(|_| rng.int() % 5).collect(),
-        _ => t.int32_data = (0..n).map(|_| (rng.next() % 3) as i32).collect(),
+        dt::FLOAT => t.float_data = (0..n).map(|_| float(rng)).collect(),
+        dt::INT64 => t.int64_data = (0..n).map(|_| int(rng) % 5).collect(),
+        _ => t.int32_data = (0..n).map(|_| (rng.next_u64() % 3) as i32).collect(),
     }
     t
 }
@@ -216,7 +207,7 @@ fn random_single_node_models_never_panic() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0x5eed_1234_abcd_ef01u64);
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::from_state(seed | 1);
     let iterations = std::env::var("FUZZ_ITERS")
         .ok()
         .and_then(|s| s.parse().ok())

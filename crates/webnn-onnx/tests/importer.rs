@@ -6,6 +6,7 @@ mod common;
 
 use build::*;
 use common::{builder, run_model, value};
+use webnn_core::testing::Rng;
 use webnn_core::{DataType, ErrorKind};
 use webnn_onnx::proto::data_type as dt;
 use webnn_onnx::{
@@ -552,23 +553,15 @@ fn legacy_opset_forms() {
     assert!((values(&out[2])[0] - 0.1).abs() < 1e-6);
 }
 
-/// A deterministic pseudo-random value in [-1, 1).
-fn noise(i: usize) -> f32 {
-    let x = (i as u64)
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        .rotate_left(17);
-    (x >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-}
-
 #[test]
 fn conv3d_matches_a_direct_convolution() {
     // x [1, 4, 5, 4, 3], w [4, 2, 2, 3, 2] (groups 2), pads (1,1,0 | 0,1,1), strides (2,1,1),
     // dilations (2,1,1).
     let (xs, ws) = ([1usize, 4, 5, 4, 3], [4usize, 2, 2, 3, 2]);
     let (pads, strides, dil) = ([1usize, 1, 0, 0, 1, 1], [2usize, 1, 1], [2usize, 1, 1]);
-    let x: Vec<f32> = (0..xs.iter().product()).map(noise).collect();
-    let w: Vec<f32> = (0..ws.iter().product()).map(|i| noise(i + 1000)).collect();
-    let b: Vec<f32> = (0..4).map(|i| noise(i + 5000)).collect();
+    let x = Rng::new(1).vec_f32(xs.iter().product(), -1.0, 1.0);
+    let w = Rng::new(2).vec_f32(ws.iter().product(), -1.0, 1.0);
+    let b = Rng::new(3).vec_f32(4, -1.0, 1.0);
     let out_dim = |i: usize| {
         (xs[2 + i] + pads[i] + pads[i + 3] - ((ws[2 + i] - 1) * dil[i] + 1)) / strides[i] + 1
     };

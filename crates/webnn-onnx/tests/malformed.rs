@@ -8,19 +8,8 @@ mod common;
 use build::*;
 use common::builder;
 use webnn_onnx::proto::data_type as dt;
+use webnn_core::testing::Rng;
 use webnn_onnx::{import, ImportOptions, OnnxError, OnnxModel, TensorData};
-
-/// A deterministic xorshift generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 /// A small valid model exercising initializers, attributes and folding.
 fn sample() -> Vec<u8> {
@@ -110,10 +99,10 @@ fn truncated_files_are_errors() {
 
 #[test]
 fn random_bytes_are_errors() {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::from_state(0x9e37_79b9_7f4a_7c15);
     for size in [0usize, 1, 2, 7, 64, 1000, 10_000] {
         for _ in 0..50 {
-            let bytes: Vec<u8> = (0..size).map(|_| rng.next() as u8).collect();
+            let bytes: Vec<u8> = (0..size).map(|_| rng.next_u64() as u8).collect();
             let _ = try_import(&bytes);
         }
     }
@@ -127,12 +116,12 @@ fn random_bytes_are_errors() {
 #[test]
 fn bit_flips_never_panic() {
     let full = sample();
-    let mut rng = Rng(12345);
+    let mut rng = Rng::from_state(12345);
     for _ in 0..3000 {
         let mut bytes = full.clone();
-        for _ in 0..1 + rng.next() % 3 {
-            let i = (rng.next() as usize) % bytes.len();
-            bytes[i] ^= 1 << (rng.next() % 8);
+        for _ in 0..1 + rng.next_u64() % 3 {
+            let i = (rng.next_u64() as usize) % bytes.len();
+            bytes[i] ^= 1 << (rng.next_u64() % 8);
         }
         let _ = try_import(&bytes);
     }
@@ -142,11 +131,11 @@ fn bit_flips_never_panic() {
 fn byte_substitutions_never_panic() {
     // Replace bytes with extreme varint-ish values (huge lengths, dims, counts).
     let full = sample();
-    let mut rng = Rng(777);
+    let mut rng = Rng::from_state(777);
     for _ in 0..3000 {
         let mut bytes = full.clone();
-        let i = (rng.next() as usize) % bytes.len();
-        bytes[i] = [0x00, 0x7f, 0x80, 0xff, 0x01][(rng.next() % 5) as usize];
+        let i = (rng.next_u64() as usize) % bytes.len();
+        bytes[i] = [0x00, 0x7f, 0x80, 0xff, 0x01][(rng.next_u64() % 5) as usize];
         let _ = try_import(&bytes);
     }
 }

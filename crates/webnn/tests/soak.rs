@@ -11,21 +11,7 @@ use common::*;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 use webnn::*;
-
-/// A small xorshift generator: the test's own, seeded per thread.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use webnn_core::testing::Rng;
 
 /// The graphs every thread uses: `sum = a + b` and `diff = a - b`, `twice = a + a` (two
 /// outputs), built once and shared by all threads.
@@ -99,7 +85,7 @@ fn settle(check: PendingCheck, destroyed: bool, counts: &mut Counts) {
 /// One thread's work until `deadline`; returns its pending reads at the end (still untaken)
 /// for the final context destroy.
 fn worker(context: &Context, graphs: &Graphs, seed: u64, len: u32, deadline: Instant) -> (Counts, Vec<PendingCheck>) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::from_state(seed);
     let mut counts = Counts::default();
     let mut slots: Vec<Slot> = (0..4).map(|_| fresh_slot(context, &mut rng, len)).collect();
     let mut pending: Vec<PendingCheck> = Vec::new();

@@ -99,23 +99,11 @@ fn axpy(b: &mut GraphBuilder, shapes: &mut Shapes) -> Result<LoadedModel> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use webnn::webnn_core::{ContextLink, Graph};
+    use crate::testing::{build_graph, core_builder};
+    use webnn::webnn_core::Graph;
     use webnn::{DataType, OperandDescriptor};
-
-    pub fn core_builder() -> GraphBuilder {
-        GraphBuilder::new(ContextLink { id: 1, lost: Default::default(), limits: None }).unwrap()
-    }
-
-    /// Builds a built-in into a bare core builder and returns the validated graph (no backend).
-    pub fn build_graph(name: &str, shapes: &[(String, Vec<u32>)]) -> (LoadedModel, Graph) {
-        let mut b = core_builder();
-        let model = build(name, &mut b, shapes).unwrap();
-        let outputs: Vec<(&str, &webnn::Operand)> = model.outputs.iter().map(|(n, o)| (n.as_str(), o)).collect();
-        let graph = b.build(&outputs).unwrap();
-        (model, graph)
-    }
 
     fn count(graph: &Graph, kind: webnn::OpKind) -> usize {
         graph.operations.iter().filter(|o| o.kind == kind).count()

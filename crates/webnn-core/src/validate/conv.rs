@@ -515,8 +515,8 @@ pub(crate) fn matmul(call: &OpCall, a: &OperandDescriptor, b: &OperandDescriptor
 #[path = "conv_tests.rs"]
 mod tests;
 #[cfg(test)]
-#[path = "pool_tests.rs"]
+#[path = "conv_pool_tests.rs"]
 mod pool_tests;
 #[cfg(test)]
-#[path = "gemm_tests.rs"]
+#[path = "conv_gemm_tests.rs"]
 mod gemm_tests;

@@ -1,5 +1,5 @@
-//! Table tests of conv2d and convTranspose2d, and the helpers shared with `pool_tests.rs`
-//! (pooling, resample2d) and `gemm_tests.rs` (gemm, matmul).
+//! Table tests of conv2d and convTranspose2d, and the helpers shared with `conv_pool_tests.rs`
+//! (pooling, resample2d) and `conv_gemm_tests.rs` (gemm, matmul), the other tests of `conv.rs`.
 //!
 //! Shapes in the conv / pool tables are written in nchw (input, output) and oihw / iohw
 //! (filter); every row runs under every input layout and filter layout with the shapes

@@ -3,7 +3,6 @@
 
 #![allow(clippy::type_complexity)] // table rows are tuples of slices
 
-use crate::validate::shape::tests::{assert_nothing_added, built_attrs, check};
 use crate::graph::Attrs;
 use crate::testing::*;
 use crate::DataType::*;

@@ -11,6 +11,10 @@ pub(crate) mod recurrent;
 pub(crate) mod reduction;
 pub(crate) mod shape;
 
+/// Tests common to the data-movement ops of `shape.rs` and `gather.rs`.
+#[cfg(test)]
+mod movement_tests;
+
 /// *unidirectionally broadcast the shapes* (§9.1): `from` broadcast to `to`, or `None`.
 pub fn broadcast_unidirectional(from: &[u32], to: &[u32]) -> Option<Vec<u32>> {
     if from.len() > to.len() {

@@ -401,8 +401,4 @@ pub(crate) fn where_(
 
 #[cfg(test)]
 #[path = "shape_tests.rs"]
-pub(crate) mod tests;
-
-#[cfg(test)]
-#[path = "movement_tests.rs"]
-mod movement_tests;
+mod tests;

@@ -15,39 +15,6 @@ type Expect<'a> = Result<&'a [u32], &'a str>;
 
 const MAXD: u32 = i32::MAX as u32;
 
-/// Checks `r` against `expect` (data type `t`); `row` names the row in failures.
-#[track_caller]
-pub(crate) fn check<T: std::fmt::Debug>(r: Result<Operand>, t: DataType, expect: Expect, row: T) -> Option<Operand> {
-    match (r, expect) {
-        (Ok(o), Ok(shape)) => {
-            assert_eq!(o.descriptor(), &desc(t, shape), "row {row:?}");
-            Some(o)
-        }
-        (Err(e), Err(needle)) => {
-            assert_eq!(e.kind, ErrorKind::Type, "row {row:?}: {e}");
-            assert!(e.message.contains(needle), "row {row:?}: message {:?} should contain {needle:?}", e.message);
-            None
-        }
-        (r, expect) => panic!("row {row:?}: expected {expect:?}, got {r:?}"),
-    }
-}
-
-/// Builds the graph with `outs` as outputs and returns the attributes of the last operation.
-pub(crate) fn built_attrs(b: &mut GraphBuilder, outs: &[&Operand]) -> crate::graph::Operation {
-    let names: Vec<String> = (0..outs.len()).map(|i| format!("out{i}")).collect();
-    let named: Vec<(&str, &Operand)> = names.iter().map(String::as_str).zip(outs.iter().copied()).collect();
-    let g = b.build(&named).unwrap();
-    g.operations.last().unwrap().clone()
-}
-
-/// Asserts that a failing call left the graph unchanged.
-#[track_caller]
-pub(crate) fn assert_nothing_added<T: std::fmt::Debug>(b: &GraphBuilder, before: usize, r: &Result<T>) {
-    if r.is_err() {
-        assert_eq!(b.operation_count(), before, "a throwing call adds nothing");
-    }
-}
-
 #[test]
 fn concat_table() {
     let big = 0x4000_0000u32;

@@ -26,7 +26,7 @@ pub fn run(graph: &Graph, program: &mut Program) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::*;
+    use crate::testing::graphs::*;
     use super::*;
 
     #[test]

@@ -1,7 +1,7 @@
 //! Tests of epilogue fusion: which chains fuse, and fused results equal to the unfused steps
 //! bit for bit (the same f32 operations in the same order) on every conv / matmul / gemm path.
 
-use super::super::test_util::*;
+use crate::testing::graphs::*;
 use super::super::{NodeKind, Program};
 use super::*;
 use crate::kernels::activation::Activation;

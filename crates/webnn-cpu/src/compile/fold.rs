@@ -81,7 +81,7 @@ fn evaluate(graph: &Graph, i: usize) -> Option<Vec<SharedBytes>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::*;
+    use crate::testing::graphs::*;
     use super::super::Program;
     use super::*;
     use webnn_core::{DataType, OperandDescriptor};

@@ -128,6 +128,3 @@ impl Program {
         s
     }
 }
-
-#[cfg(test)]
-pub(crate) mod test_util;

@@ -11,7 +11,7 @@
 use super::uses::Uses;
 use super::{NodeKind, Program};
 use crate::kernels::activation::Activation;
-use crate::kernels::gemm_backend::constant_bytes;
+use crate::kernels::constants::constant_bytes;
 use webnn_core::graph::OperandSource;
 use webnn_core::{DataType, Graph, OpKind, OperandId};
 

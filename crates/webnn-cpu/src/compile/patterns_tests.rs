@@ -1,10 +1,11 @@
 //! Tests of the pattern rewrites: what fuses, what must not, and the fused results against the
 //! unfused steps and against f64 references.
 
-use super::super::test_util::*;
+use crate::testing::graphs::*;
 use super::super::{NodeKind, Program};
 use crate::kernels::activation::Activation;
 use half::f16;
+use webnn_core::testing::ulp_f32;
 use webnn_core::{DataType, GraphBuilder, Operand, OperandDescriptor};
 
 fn kinds(program: &Program) -> Vec<NodeKind> {
@@ -13,11 +14,6 @@ fn kinds(program: &Program) -> Vec<NodeKind> {
 
 fn scalar(b: &mut GraphBuilder, v: f32) -> Operand {
     b.constant(&f32_desc(&[]), &f32_bytes(&[v])).unwrap()
-}
-
-/// ULP distance of two finite f32 values of the same sign (or both zero).
-fn ulps(a: f32, b: f32) -> i64 {
-    (a.to_bits() as i32 as i64 - b.to_bits() as i32 as i64).abs()
 }
 
 /// Values covering both sigmoid branches, large magnitudes, ±0, ±∞ and NaN.
@@ -61,7 +57,7 @@ fn silu_becomes_swish_and_matches_the_unfused_steps_bit_for_bit() {
             if data_type == DataType::Float32 {
                 for (&x, &g) in xs.iter().zip(&f32_values(&a[0])) {
                     let want = (x as f64 * (1.0 / (1.0 + (-(x as f64)).exp()))) as f32;
-                    let ok = if want.is_nan() { g.is_nan() } else { g == want || ulps(g, want) <= 34 };
+                    let ok = if want.is_nan() { g.is_nan() } else { g == want || ulp_f32(g, want) <= 34 };
                     assert!(ok, "x={x}: got {g}, want {want}");
                 }
             }
@@ -142,7 +138,7 @@ fn the_erf_formula_becomes_gelu_within_its_tolerance() {
                 let xd = x as f64;
                 let want = (0.5 * xd * (1.0 + libm::erf(xd / std::f64::consts::SQRT_2))) as f32;
                 // gelu's WPT tolerance: 18 ULP.
-                assert!(g == want || ulps(g, want) <= 18, "form {form}: gelu({x}) = {g}, want {want}");
+                assert!(g == want || ulp_f32(g, want) <= 18, "form {form}: gelu({x}) = {g}, want {want}");
             }
         }
     }

@@ -13,7 +13,7 @@
 
 use super::fast_math::{exp_f32, expm1_f32, gelu_f32, sigmoid_f32, tanh_f32};
 use super::epilogue::TileBias;
-use super::gemm_backend::simd;
+use super::simd::simd;
 use super::packed_gemm::TileOut;
 use super::logical::Broadcast;
 use super::vector_activation::VectorActivation;
@@ -536,7 +536,7 @@ fn softmax<T: Copy + Send + Sync>(
     let blocks = |o: &mut [T], xi: &[T]| {
         SOFTMAX_SCRATCH.with(|cell| {
             let mut scratch = cell.borrow_mut();
-            super::gemm_backend::grow(&mut scratch, scratch_len)?;
+            super::scratch::grow(&mut scratch, scratch_len)?;
             for (ob, xb) in o.chunks_mut(block).zip(xi.chunks(block)) {
                 simd(#[inline(always)] || softmax_block(xb, ob, g.n, g.inner, &mut scratch[..scratch_len], &to, &from));
             }

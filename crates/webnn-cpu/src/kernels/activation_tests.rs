@@ -1,7 +1,8 @@
 //! Tests of the activation kernels against f64 references written from the spec formulas.
 
 use super::*;
-use crate::kernels::unary::tests::{assert_close, decode, encode, round_to, run_unary, Rng};
+use crate::testing::{assert_close, decode, encode, round_to, run_unary};
+use webnn_core::testing::Rng;
 use crate::testing::{bytes_of, from_bytes, run_op};
 use webnn_core::types::MLNumber;
 use webnn_core::OperandDescriptor;

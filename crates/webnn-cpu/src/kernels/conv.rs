@@ -11,7 +11,11 @@
 //! size comes from the output descriptor (outputPadding/outputSizes may make it larger than
 //! the computed size: positions no input reaches hold the bias).
 
-use super::gemm_backend::{try_zeroed, constant_f32, sgemm, simd, widen, FloatElem, Mat, Scratch};
+use super::constants::constant_f32;
+use super::float_elem::{FloatElem, widen};
+use super::scratch::{Scratch, try_zeroed};
+use super::sgemm::{Mat, sgemm};
+use super::simd::simd;
 use super::epilogue::{BoundEpilogue, Epilogue, TileBias};
 use super::packed_gemm::{gemm, Lhs, PackedLhs, PackedRhs, PerTile, Rhs, TileOut};
 use super::winograd::{self, WinogradFilter};

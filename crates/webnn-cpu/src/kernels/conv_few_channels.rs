@@ -16,7 +16,7 @@
 use super::conv::Geom;
 use super::depthwise::{fill_padded, plane_fits, PhaseLayout};
 use super::epilogue::BoundEpilogue;
-use super::gemm_backend::Scratch;
+use super::scratch::Scratch;
 use std::arch::x86_64::*;
 
 /// Whether `g` takes this kernel on this CPU.

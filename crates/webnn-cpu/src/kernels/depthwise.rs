@@ -6,7 +6,8 @@
 use super::conv::{span, Geom};
 use super::depthwise_blocked;
 use super::epilogue::BoundEpilogue;
-use super::gemm_backend::{grow, simd};
+use super::scratch::grow;
+use super::simd::simd;
 
 /// Whether the nchw depthwise kernel's zero-padded (and, with a horizontal stride,
 /// phase-split) input plane stays near the size of the work: its length follows padding and

@@ -14,7 +14,8 @@
 
 use super::conv::Geom;
 use super::epilogue::BoundEpilogue;
-use super::gemm_backend::{grow, simd};
+use super::scratch::grow;
+use super::simd::simd;
 
 /// Channels per block: one AVX-512 vector of f32 (two AVX2 vectors).
 const LANES: usize = 16;

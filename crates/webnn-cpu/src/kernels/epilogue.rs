@@ -179,7 +179,7 @@ fn binary(op: EpilogueBinary, first: usize, values: &mut [f32], other: &[f32], i
         if inner == 1 {
             let run = (len - at).min(values.len() - k);
             let (v, o) = (&mut values[k..k + run], &other[at..at + run]);
-            super::gemm_backend::simd(
+            super::simd::simd(
                 #[inline(always)]
                 || match op {
                     EpilogueBinary::Add => v.iter_mut().zip(o).for_each(|(y, &b)| *y += b),
@@ -190,7 +190,7 @@ fn binary(op: EpilogueBinary, first: usize, values: &mut [f32], other: &[f32], i
         } else {
             let run = (inner - i % inner).min(values.len() - k);
             let (v, b) = (&mut values[k..k + run], other[at]);
-            super::gemm_backend::simd(
+            super::simd::simd(
                 #[inline(always)]
                 || match op {
                     EpilogueBinary::Add => v.iter_mut().for_each(|y| *y += b),

@@ -209,16 +209,7 @@ pub fn gelu_f32(x: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Sign-magnitude ULP distance between an f32 result and the f64 truth rounded to f32.
-    fn ulp(got: f32, want: f64) -> u64 {
-        let w = want as f32;
-        if got.is_nan() && w.is_nan() || got == w {
-            return 0;
-        }
-        let key = |v: f32| if v < 0.0 { -(v.abs().to_bits() as i64) } else { v.to_bits() as i64 };
-        (key(got) - key(w)).unsigned_abs()
-    }
+    use webnn_core::testing::ulp_f32;
 
     /// Every 97th f32 bit pattern (~44 million values over the whole range, both signs) in
     /// release builds, every 4099th in debug builds.
@@ -234,7 +225,7 @@ mod tests {
     fn check(name: &str, fast: fn(f32) -> f32, exact: fn(f64) -> f64, tol: u64) {
         let mut worst = (0u64, 0.0f32);
         sweep(|x| {
-            let d = ulp(fast(x), exact(x as f64));
+            let d = ulp_f32(fast(x), exact(x as f64));
             if d > worst.0 {
                 worst = (d, x);
             }
@@ -284,7 +275,7 @@ mod tests {
         assert_eq!(exp_f32(f32::NEG_INFINITY), 0.0);
         assert_eq!(exp_f32(0.0), 1.0);
         assert_eq!(exp_f32(88.8), f32::INFINITY);
-        assert!(ulp(exp_f32(88.72), (88.72f32 as f64).exp()) <= 1);
+        assert!(ulp_f32(exp_f32(88.72), (88.72f32 as f64).exp()) <= 1);
         assert!(exp_f32(f32::NAN).is_nan());
         assert_eq!(expm1_f32(f32::NEG_INFINITY), -1.0);
         assert_eq!(expm1_f32(f32::INFINITY), f32::INFINITY);
@@ -297,56 +288,5 @@ mod tests {
         assert_eq!(sigmoid_f32(f32::NEG_INFINITY), 0.0);
         assert_eq!(sigmoid_f32(f32::INFINITY), 1.0);
         assert!(sigmoid_f32(f32::NAN).is_nan());
-    }
-}
-
-#[cfg(test)]
-mod bench {
-    use super::*;
-
-    /// Single-thread comparison with libm (run with `cargo test --release -p webnn-cpu
-    /// fast_math_bench -- --ignored --nocapture`).
-    #[test]
-    #[ignore]
-    fn fast_math_bench() {
-        let x: Vec<f32> = (0..1 << 20).map(|i| ((i % 2000) as f32 - 1000.0) / 100.0).collect();
-        let mut y = vec![0.0f32; x.len()];
-        let mut time = |name: &str, f: &dyn Fn(&[f32], &mut [f32])| {
-            f(&x, &mut y);
-            let t = std::time::Instant::now();
-            for _ in 0..20 {
-                f(&x, &mut y);
-            }
-            println!("{name}: {:.3} ns/elem", t.elapsed().as_nanos() as f64 / 20.0 / x.len() as f64);
-        };
-        for _ in 0..2 {
-            time("libm exp", &|x, y| y.iter_mut().zip(x).for_each(|(o, &v)| *o = v.exp()));
-            time("exp_f32", &|x, y| y.iter_mut().zip(x).for_each(|(o, &v)| *o = exp_f32(v)));
-            time("libm tanh", &|x, y| y.iter_mut().zip(x).for_each(|(o, &v)| *o = v.tanh()));
-            time("tanh_f32", &|x, y| y.iter_mut().zip(x).for_each(|(o, &v)| *o = tanh_f32(v)));
-            time("libm expm1", &|x, y| y.iter_mut().zip(x).for_each(|(o, &v)| *o = v.exp_m1()));
-            time("expm1_f32", &|x, y| y.iter_mut().zip(x).for_each(|(o, &v)| *o = expm1_f32(v)));
-            time("sigmoid_f32", &|x, y| y.iter_mut().zip(x).for_each(|(o, &v)| *o = sigmoid_f32(v)));
-            time("libm erf", &|x, y| y.iter_mut().zip(x).for_each(|(o, &v)| *o = libm::erff(v)));
-            time("erf_f32", &|x, y| y.iter_mut().zip(x).for_each(|(o, &v)| *o = erf_f32(v)));
-            time("gelu_f32", &|x, y| y.iter_mut().zip(x).for_each(|(o, &v)| *o = gelu_f32(v)));
-            // Not vectorized (what happens when LLVM's cost model declines, e.g. for gelu in
-            // some contexts).
-            time("gelu_f32 scalar", &|x, y| {
-                y.iter_mut().zip(x).for_each(|(o, &v)| *o = std::hint::black_box(gelu_f32(std::hint::black_box(v))))
-            });
-            #[cfg(target_arch = "x86_64")]
-            if crate::kernels::unary::has_avx2() {
-                use crate::kernels::unary::map_avx2;
-                // SAFETY: checked just above.
-                time("avx2 erf_f32", &|x, y| unsafe { map_avx2(x, y, &erf_f32) });
-                // SAFETY: checked just above.
-                time("avx2 gelu_f32", &|x, y| unsafe { map_avx2(x, y, &gelu_f32) });
-                // SAFETY: checked just above.
-                time("avx2 exp_f32", &|x, y| unsafe { map_avx2(x, y, &exp_f32) });
-
-            }
-            time("copy", &|x, y| y.copy_from_slice(x));
-        }
     }
 }

@@ -193,3 +193,7 @@ impl Kernel for GatherKernel {
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[path = "gather_tests.rs"]
+mod tests;

@@ -2,8 +2,8 @@
 //! for every data type and index type, with negative and out-of-range indices
 //! (decisions.md D10) and duplicate scatter indices (decisions.md D19).
 
-use super::gather::resolve;
-use super::movement_test_util::*;
+use super::resolve;
+use crate::testing::element_maps::*;
 use crate::testing::{bytes_of, from_bytes, run_op};
 use webnn_core::graph::Attrs;
 use webnn_core::{DataType, OpKind, OperandDescriptor};
@@ -268,7 +268,7 @@ fn spec_examples() {
 
 #[test]
 fn lowering_rejects_inconsistent_operations_instead_of_panicking() {
-    use super::movement_test_util::lowers;
+    use crate::testing::element_maps::lowers;
     let f = |s: &[u32]| OperandDescriptor::new(DataType::Float32, s.to_vec());
     let i = |s: &[u32]| OperandDescriptor::new(DataType::Int32, s.to_vec());
     let t = |p: Vec<u32>| Attrs::Transpose { permutation: p };

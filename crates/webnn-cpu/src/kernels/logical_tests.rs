@@ -2,7 +2,8 @@
 //! here (multi-index arithmetic, no strides), for every data type.
 
 use super::*;
-use crate::kernels::unary::tests::{decode, encode, Rng};
+use crate::testing::{decode, encode};
+use webnn_core::testing::Rng;
 use crate::testing::{bytes_of, from_bytes, run_op};
 use webnn_core::graph::Attrs;
 use webnn_core::OperandDescriptor;

@@ -4,7 +4,10 @@
 //! widened to f32 (and for gemm transposed to row-major) once in `lower`; float16 is computed
 //! in f32 and rounded once.
 
-use super::gemm_backend::{try_zeroed, constant_f32, sgemm, FloatElem, Mat, Scratch};
+use super::constants::constant_f32;
+use super::float_elem::FloatElem;
+use super::scratch::{Scratch, try_zeroed};
+use super::sgemm::{Mat, sgemm};
 use super::util::{broadcast_strides, strides};
 use super::epilogue::{BoundEpilogue, Epilogue, TileBias};
 use super::packed_gemm::{gemm, Lhs, PackedRhs, PerTile, Rhs, TileOut};

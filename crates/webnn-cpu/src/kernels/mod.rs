@@ -31,15 +31,17 @@ pub mod depthwise_blocked;
 mod depthwise_avx512;
 pub mod winograd;
 pub mod epilogue;
-pub mod gemm_backend;
+pub mod constants;
+pub mod float_elem;
+pub mod scratch;
+pub mod sgemm;
+pub mod simd;
 pub mod matmul;
 pub mod normalization;
 pub mod packed_gemm;
 pub mod pool;
 pub mod resample;
 
-#[cfg(test)]
-mod k2_bench_tests;
 #[cfg(test)]
 mod k2_wpt_tests;
 
@@ -132,10 +134,3 @@ pub fn lower_with_epilogue(op: &Operation, graph: &Graph, epilogue: epilogue::Ep
         kind => Err(webnn_core::Error::operation(format!("{kind} takes no epilogue"))),
     }
 }
-
-#[cfg(test)]
-mod gather_tests;
-#[cfg(test)]
-mod movement_test_util;
-#[cfg(test)]
-mod quantize_tests;

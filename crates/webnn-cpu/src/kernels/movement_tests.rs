@@ -1,7 +1,7 @@
 //! Tests of the data-movement kernels against naive multi-index references, for every data
 //! type, odd shapes, size-1 dimensions, every option; big cases exercise the thread pool.
 
-use super::super::movement_test_util::*;
+use crate::testing::element_maps::*;
 use webnn_core::graph::Attrs;
 use webnn_core::types::{MLNumber, PaddingMode};
 use webnn_core::{DataType, OpKind};

@@ -7,7 +7,10 @@
 //! `scale / sqrt(variance + epsilon)` formed in f64. float16 is read as f32 and rounded once.
 //! Constant parameters are widened to f32 in `lower`.
 
-use super::gemm_backend::{constant_f32, simd, FloatElem, Scratch};
+use super::constants::constant_f32;
+use super::float_elem::FloatElem;
+use super::scratch::Scratch;
+use super::simd::simd;
 use super::util::strides;
 use super::{In, Kernel, Out};
 use half::f16;

@@ -9,7 +9,8 @@
 //! any data type, propagating NaN.
 
 use super::conv::span;
-use super::gemm_backend::{simd, FloatElem};
+use super::float_elem::FloatElem;
+use super::simd::simd;
 use super::{In, Kernel, Out};
 use half::f16;
 use webnn_core::graph::{Attrs, Operation};

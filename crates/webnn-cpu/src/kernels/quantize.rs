@@ -279,17 +279,5 @@ impl Kernel for QuantizeKernel {
 }
 
 #[cfg(test)]
-mod round_tests {
-    use super::round_half_even;
-
-    #[test]
-    fn round_half_even_matches_std() {
-        let mut v: Vec<f32> = vec![0.0, -0.0, 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, 8388607.5, 8388608.0, 8388609.0,
-            -8388607.5, 1e30, -1e30, f32::INFINITY, f32::NEG_INFINITY, f32::MIN_POSITIVE, 4194303.5, 4194304.5];
-        v.extend((0..100_000).map(|i| (i as f32 - 50_000.0) * 0.25 + 0.125 * (i % 3) as f32));
-        for x in v {
-            assert_eq!(round_half_even(x).to_bits(), x.round_ties_even().to_bits(), "{x}");
-        }
-        assert!(round_half_even(f32::NAN).is_nan());
-    }
-}
+#[path = "quantize_tests.rs"]
+mod tests;

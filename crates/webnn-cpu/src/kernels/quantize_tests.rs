@@ -1,8 +1,8 @@
 //! quantizeLinear / dequantizeLinear against a naive reference: per-tensor, per-axis, blockwise
 //! and per-element scales, every float and quantized type, ties, saturation, NaN and ±∞.
 
-use super::movement_test_util::{numel, random_bytes, u32s, unravel};
-use super::quantize::Blockwise;
+use super::{round_half_even, Blockwise};
+use crate::testing::element_maps::{numel, random_bytes, u32s, unravel};
 use crate::testing::{bytes_of, from_bytes, run_op};
 use half::f16;
 use webnn_core::graph::Attrs;
@@ -188,4 +188,15 @@ fn blockwise_merging_keeps_the_scale_map() {
     assert_eq!((b.x, b.b), (vec![2, 60], vec![2, 20]));
     let b = Blockwise::new(&[4, 6], &[4, 6]);
     assert_eq!((b.x, b.b), (vec![24], vec![1]));
+}
+
+#[test]
+fn round_half_even_matches_std() {
+    let mut v: Vec<f32> = vec![0.0, -0.0, 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, 8388607.5, 8388608.0, 8388609.0,
+        -8388607.5, 1e30, -1e30, f32::INFINITY, f32::NEG_INFINITY, f32::MIN_POSITIVE, 4194303.5, 4194304.5];
+    v.extend((0..100_000).map(|i| (i as f32 - 50_000.0) * 0.25 + 0.125 * (i % 3) as f32));
+    for x in v {
+        assert_eq!(round_half_even(x).to_bits(), x.round_ties_even().to_bits(), "{x}");
+    }
+    assert!(round_half_even(f32::NAN).is_nan());
 }

@@ -18,7 +18,7 @@
 //! output is indexed by input time step for both directions (the backward sequence is
 //! prepended in the 2026 emulation).
 
-mod linalg;
+pub mod linalg;
 #[cfg(test)]
 mod tests;
 
@@ -338,7 +338,7 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
 
     // Constant weights: pack now.
     let constant = |id: OperandId| match graph.operands[id.index()].source {
-        OperandSource::Constant(k) => graph.constants.get(k).and_then(|c| super::gemm_backend::bytes_to_f32(data_type, &c.bytes)),
+        OperandSource::Constant(k) => graph.constants.get(k).and_then(|c| super::float_elem::bytes_to_f32(data_type, &c.bytes)),
         _ => None,
     };
     let mut values: [Option<Vec<f32>>; 5] = Default::default();
@@ -351,7 +351,7 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     }
     let total_pack = elems(&[pack.stride, dirs])?;
     if all_constant {
-        let mut packed = super::gemm_backend::try_zeroed::<f32>(total_pack).ok_or_else(|| {
+        let mut packed = super::scratch::try_zeroed::<f32>(total_pack).ok_or_else(|| {
             Error::operation(format!("{}: cannot allocate {} bytes for the packed weights", op.kind, total_pack.saturating_mul(4)))
         })?;
         let [w, r, b, rb, p] = &values;
@@ -390,7 +390,7 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         .checked_add(kernel.pack_area)
         .and_then(|v| v.checked_add(kernel.x_area))
         .ok_or_else(|| Error::not_supported("recurrent network too large"))?;
-    let scratch = super::gemm_backend::try_zeroed::<f32>(total).ok_or_else(|| {
+    let scratch = super::scratch::try_zeroed::<f32>(total).ok_or_else(|| {
         Error::operation(format!("{}: cannot allocate {} bytes of scratch", op.kind, total.saturating_mul(4)))
     })?;
     kernel.scratch = Mutex::new(scratch);

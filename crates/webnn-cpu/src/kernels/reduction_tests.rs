@@ -3,7 +3,8 @@
 //! reduction is applied to each bucket in f64 (floats) or i128 with wrapping (integers).
 
 use super::*;
-use crate::kernels::unary::tests::{assert_close, decode, encode, round_to, Rng};
+use crate::testing::{assert_close, decode, encode, round_to};
+use webnn_core::testing::Rng;
 use crate::testing::{bytes_of, from_bytes, run_op};
 use webnn_core::OperandDescriptor;
 

@@ -10,7 +10,7 @@
 //! Linear on float16 computes in f32 and rounds once; on int8/uint8 it computes in f32,
 //! rounds half to even and saturates (decisions.md D17).
 
-use super::gemm_backend::simd;
+use super::simd::simd;
 use super::util::strides;
 use super::{In, Kernel, Out};
 use half::f16;

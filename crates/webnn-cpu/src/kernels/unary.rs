@@ -47,7 +47,7 @@ pub(crate) fn map_portable<T: Copy, U, F: Fn(T) -> U>(inp: &[T], out: &mut [U], 
 /// The CPU must support AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-pub(crate) unsafe fn map_avx2<T: Copy, U, F: Fn(T) -> U>(inp: &[T], out: &mut [U], f: &F) {
+pub unsafe fn map_avx2<T: Copy, U, F: Fn(T) -> U>(inp: &[T], out: &mut [U], f: &F) {
     map_portable(inp, out, f)
 }
 
@@ -71,7 +71,7 @@ pub(crate) fn has_avx512() -> bool {
 /// True if the AVX2 loops may run (detected once, cached by std).
 #[cfg(target_arch = "x86_64")]
 #[inline]
-pub(crate) fn has_avx2() -> bool {
+pub fn has_avx2() -> bool {
     std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
 }
 
@@ -330,4 +330,4 @@ impl Kernel for UnaryKernel {
 
 #[cfg(test)]
 #[path = "unary_tests.rs"]
-pub(crate) mod tests;
+mod tests;

@@ -245,22 +245,7 @@ mod avx512 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Sign-magnitude ULP distance between an f32 result and the f64 truth rounded to f32.
-    fn ulp(got: f32, want: f64) -> u64 {
-        let w = want as f32;
-        if got.is_nan() && w.is_nan() || got == w {
-            return 0;
-        }
-        let key = |v: f32| {
-            if v.is_sign_negative() {
-                -(v.abs().to_bits() as i64)
-            } else {
-                v.to_bits() as i64
-            }
-        };
-        (key(got) - key(w)).unsigned_abs()
-    }
+    use webnn_core::testing::ulp_f32;
 
     fn sigmoid64(x: f64) -> f64 {
         1.0 / (1.0 + (-x).exp())
@@ -281,7 +266,7 @@ mod tests {
                 if want.is_nan() && !x.is_nan() {
                     continue; // outside the checked range
                 }
-                let d = ulp(y, want);
+                let d = ulp_f32(y, want);
                 if d > worst.0 {
                     *worst = (d, x);
                 }
@@ -354,7 +339,7 @@ mod tests {
         assert_eq!(&y[1..5], &[1.0, 0.0, 0.5, 0.5]);
         assert_eq!(y[5], 1.0);
         assert!(
-            ulp(y[6], sigmoid64(-88.0)) <= 2 && y[6] > 0.0,
+            ulp_f32(y[6], sigmoid64(-88.0)) <= 2 && y[6] > 0.0,
             "subnormal result kept: {:e}",
             y[6]
         );
@@ -370,10 +355,10 @@ mod tests {
             swish.bias_tile(&mut tile, TileBias::Cols(&bias));
             for i in 0..n {
                 let want = x[i] as f64 * sigmoid64(x[i] as f64) as f32 as f64;
-                assert!(ulp(y[i], want) <= 3, "n {n} i {i}: {} vs {want}", y[i]);
+                assert!(ulp_f32(y[i], want) <= 3, "n {n} i {i}: {} vs {want}", y[i]);
                 let xb = x[i] + bias[i];
                 assert!(
-                    ulp(z[i], xb as f64 * sigmoid64(xb as f64) as f32 as f64) <= 3,
+                    ulp_f32(z[i], xb as f64 * sigmoid64(xb as f64) as f32 as f64) <= 3,
                     "bias n {n} i {i}"
                 );
             }

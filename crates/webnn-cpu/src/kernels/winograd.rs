@@ -26,7 +26,9 @@
 
 use super::conv::Geom;
 use super::epilogue::BoundEpilogue;
-use super::gemm_backend::{grow, simd, try_zeroed, Mat};
+use super::scratch::{grow, try_zeroed};
+use super::sgemm::Mat;
+use super::simd::simd;
 use super::packed_gemm::{gemm, no_epilogue, Lhs, PackedLhs, Rhs};
 use std::ops::{Add, Mul, Sub};
 use webnn_core::{Error, Result};

@@ -356,7 +356,7 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::matmul::tests::{backend, check_within, data, run_typed, time};
+    use crate::testing::{backend, check_within, data, run_typed, time};
     use super::*;
     use webnn_core::backend::Backend;
     use webnn_core::{Conv2dOptions, ConvTranspose2dOptions};

@@ -602,23 +602,12 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::matmul::tests::{backend, data, run, time};
+    use crate::testing::{backend, data, run, time};
+    use webnn_core::testing::ulp_f32;
     use webnn_core::{
         GruCellOptions, GruOptions, GruWeightLayout, LstmOptions, LstmWeightLayout, RecurrentNetworkActivation as A,
         RecurrentNetworkDirection as Dir,
     };
-
-    fn ulps(got: f32, want: f64) -> u64 {
-        let key = |v: f32| {
-            let b = v.to_bits() as i64;
-            if b < 0x8000_0000 {
-                b
-            } else {
-                0x8000_0000 - b
-            }
-        };
-        key(got).abs_diff(key(want as f32))
-    }
 
     /// gruCell with z ≡ relu(0) = 0, unit input weights and no recurrence: h = act(x).
     fn activation(act: A, xs: &[f32]) -> Vec<f32> {
@@ -645,7 +634,7 @@ mod tests {
         ] {
             let got = activation(act, &xs);
             // Subnormal results (sigmoid below -87) may be flushed to zero.
-            let err = |g: f32, w: f64| if w.abs() < f32::MIN_POSITIVE as f64 { (g.abs() > f32::MIN_POSITIVE) as u64 * 999 } else { ulps(g, w) };
+            let err = |g: f32, w: f64| if w.abs() < f32::MIN_POSITIVE as f64 { (g.abs() > f32::MIN_POSITIVE) as u64 * 999 } else { ulp_f32(g, w) };
             let worst = xs.iter().zip(&got).map(|(&x, &g)| (err(g, f(x as f64)), x)).max_by_key(|p| p.0).unwrap();
             eprintln!("{act:?}: worst {} ULP at x = {}", worst.0, worst.1);
             assert!(worst.0 <= bound, "{act:?}: {} ULP at x = {}", worst.0, worst.1);

@@ -560,7 +560,7 @@ fn lp_pool(
         vec![1, 1, k[0] as usize, k[1] as usize],
         &vec![1.0; (k[0] * k[1]) as usize],
     );
-    let filter = imp.operand(&Value::konst(ones))?;
+    let filter = imp.operand(&Value::constant(ones))?;
     let options = Conv2dOptions {
         label: c.label.clone(),
         padding: Some(pads_2d(&pads, one_d)),

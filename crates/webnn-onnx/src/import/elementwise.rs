@@ -185,7 +185,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             }
             let mut outs = vec![x.clone()];
             if c.wants(1) {
-                outs.push(Value::konst(Const::splat(
+                outs.push(Value::constant(Const::splat(
                     ElemType::Bool,
                     x.shape(),
                     vec![1],

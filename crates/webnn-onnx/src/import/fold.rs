@@ -3,9 +3,8 @@
 //! int64 vectors...), so that ops needing static parameters get them. `Shape`, `Size`,
 //! `ConstantOfShape`, `Range`, `EyeLike` and `Constant` always produce constants.
 
-use super::konst::{
-    broadcast_indices, broadcast_shapes, count, dims_to_shape, for_each_index, strides, Const,
-    Vals,
+use super::constant::{
+    broadcast_indices, broadcast_shapes, count, dims_to_shape, for_each_index, strides, Const, Vals,
 };
 use super::shape_ops::{
     flatten_shape, reshape_shape, slice_params, split_sizes, squeeze_shape, transpose_perm,
@@ -20,7 +19,7 @@ use crate::tensor::{decode_tensor, ElemType};
 /// Folds the node if it is a constant-producing op or all its inputs are constants and the
 /// op is one the folder computes. `None`: build it with WebNN ops instead.
 pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
-    let single = |k: Const| Ok(Some(vec![Value::konst(k)]));
+    let single = |k: Const| Ok(Some(vec![Value::constant(k)]));
     // Ops that only make constants cannot fall back to WebNN ops once the budget is spent.
     if imp.fold_budget == 0
         && matches!(
@@ -369,7 +368,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
                             .sum(),
                     )
                 });
-                outs.push(Value::konst(x.pick(shape, idx.into_iter())));
+                outs.push(Value::constant(x.pick(shape, idx.into_iter())));
                 start += size;
             }
             return Ok(Some(outs));
@@ -476,7 +475,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
         }
         _ => return Ok(None),
     };
-    Ok(Some(vec![Value::konst(out)]))
+    Ok(Some(vec![Value::constant(out)]))
 }
 
 /// `Constant`: one of its value attributes.

@@ -12,7 +12,7 @@ mod attrs;
 mod conv;
 mod elementwise;
 mod fold;
-mod konst;
+mod constant;
 mod nn;
 mod order;
 mod quant;
@@ -25,7 +25,7 @@ mod support;
 pub use support::supported_operators;
 
 pub(crate) use attrs::Attrs;
-pub(crate) use konst::{Const, ConstData};
+pub(crate) use constant::{Const, ConstData};
 
 use crate::error::{NodeError, NodeErrorKind, OnnxError, Result};
 use crate::model::{input_info, OnnxModel};
@@ -143,7 +143,7 @@ pub(crate) enum Value {
 }
 
 impl Value {
-    pub fn konst(c: Const) -> Value {
+    pub fn constant(c: Const) -> Value {
         Value::Const(Rc::new(c))
     }
     pub fn dynamic(op: Operand, ty: ElemType) -> Value {
@@ -356,7 +356,7 @@ pub fn import(
             }
             let mut k = Const::from_tensor(data.clone());
             k.ty = declared.unwrap_or(data.elem_type);
-            imp.values.insert(info.name.clone(), Value::konst(k));
+            imp.values.insert(info.name.clone(), Value::constant(k));
             continue;
         }
         let code = info.elem_type.ok_or_else(|| {
@@ -493,7 +493,7 @@ pub fn import(
                     match decode_tensor(t, model.base_dir()) {
                         Ok(data) => {
                             imp.values
-                                .insert(name.clone(), Value::konst(Const::from_tensor(data)));
+                                .insert(name.clone(), Value::constant(Const::from_tensor(data)));
                         }
                         // A tensor the importer cannot hold (data type, size) fails the node;
                         // a malformed or unreadable one, or a bad external path, the model.
@@ -585,7 +585,7 @@ pub fn import(
             if let Some(t) = initializers.get(name.as_str()) {
                 imp.values.insert(
                     name.clone(),
-                    Value::konst(Const::from_tensor(decode_tensor(t, model.base_dir())?)),
+                    Value::constant(Const::from_tensor(decode_tensor(t, model.base_dir())?)),
                 );
             }
         }

@@ -334,7 +334,7 @@ fn group_norm(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
                 .ok_or_else(|| unsupported("per-group scale computed at run time"))?;
             let vals = k.f64s()?;
             let rep: Vec<f64> = (0..ch).map(|i| vals[i / (ch / g)]).collect();
-            Value::konst(Const::from_f64s(k.ty, vec![ch], &rep))
+            Value::constant(Const::from_f64s(k.ty, vec![ch], &rep))
         } else {
             v.clone()
         };
@@ -381,7 +381,7 @@ fn lrn(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
     let rest: usize = shape[2..].iter().product();
     let sq = imp.reshape_op(&sq, &[shape[0], 1, shape[1], rest], &c.label)?;
     let ones = Const::from_f64s(ty, vec![1, 1, size, 1], &vec![1.0; size]);
-    let filter = imp.operand(&Value::konst(ones))?;
+    let filter = imp.operand(&Value::constant(ones))?;
     let before = (size - 1) / 2;
     let options = Conv2dOptions {
         label: c.label.clone(),

@@ -149,7 +149,7 @@ fn dequant(
     let scale = imp.reshape_value(scale, &target, &c.label)?;
     let zp = match z.and_then(|z| c.input(z)) {
         Some(v) => imp.reshape_value(v, &target, &c.label)?,
-        None => Value::konst(Const::from_i64s(
+        None => Value::constant(Const::from_i64s(
             xv.ty(),
             target.clone(),
             &vec![0; target.iter().product()],
@@ -275,7 +275,7 @@ fn quantize(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Vec<Value>> {
     };
     let zp_v = match c.input(2) {
         Some(z) => imp.reshape_value(z, &target, &label)?,
-        None => Value::konst(Const::from_i64s(
+        None => Value::constant(Const::from_i64s(
             zp_ty,
             target.clone(),
             &vec![0; target.iter().product()],

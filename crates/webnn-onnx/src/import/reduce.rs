@@ -135,7 +135,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
                         iota_shape,
                         &(0..dims[axis] as i64).collect::<Vec<_>>(),
                     );
-                    let iota = imp.operand(&Value::konst(iota))?;
+                    let iota = imp.operand(&Value::constant(iota))?;
                     let hit = bld(imp.b.equal(&idx, &iota, &o))?;
                     bld(imp.b.cast(&hit, webnn(ty)?, &o))?
                 }

@@ -122,7 +122,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     if out.contains(&0) {
         return Err(unsupported("Resize to an empty tensor"));
     }
-    if super::konst::count(&out) > i32::MAX as usize {
+    if super::constant::count(&out) > i32::MAX as usize {
         return Err(unsupported(format!(
             "Resize output {out:?} is too large for WebNN"
         )));
@@ -300,7 +300,7 @@ fn gather_resize(
             if w.iter().all(|&v| v == 0.0) {
                 continue;
             }
-            let idx = imp.operand(&Value::konst(Const::i64_vec(&idx)))?;
+            let idx = imp.operand(&Value::constant(Const::i64_vec(&idx)))?;
             let options = GatherOptions {
                 label: c.label.clone(),
                 axis: a as u32,
@@ -311,7 +311,7 @@ fn gather_resize(
             } else {
                 let mut wshape = vec![1; rank];
                 wshape[a] = out[a];
-                let wc = imp.operand(&Value::konst(Const::from_f64s(ty, wshape, &w)))?;
+                let wc = imp.operand(&Value::constant(Const::from_f64s(ty, wshape, &w)))?;
                 bld(imp.b.mul(&g, &wc, &o))?
             };
             acc = Some(match acc {

@@ -339,7 +339,7 @@ pub(crate) fn simple_rnn(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             None => {
                 let mut zero = Vec::new();
                 push_f64(ty, 0.0, &mut zero);
-                imp.operand(&Value::konst(Const::splat(ty, vec![batch, hidden], zero)))?
+                imp.operand(&Value::constant(Const::splat(ty, vec![batch, hidden], zero)))?
             }
         };
         let mut per_step: Vec<Option<Operand>> = vec![None; steps];

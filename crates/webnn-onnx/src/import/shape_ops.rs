@@ -2,7 +2,7 @@
 //! Concat, Split, Slice, Gather*, Scatter*, Expand, Tile, Pad, DepthToSpace, SpaceToDepth,
 //! Trilu and OneHot — plus the shape arithmetic they share with constant folding.
 
-use super::konst::{broadcast_shapes, dims_to_shape};
+use super::constant::{broadcast_shapes, dims_to_shape};
 use super::{
     bld, invalid, norm_axes, norm_axis, to_u32_shape, unsupported, Const, Ctx, Importer, NResult,
     Value,
@@ -33,8 +33,8 @@ pub(crate) fn reshape_shape(input: &[usize], spec: &[i64], allowzero: bool) -> N
             _ => return Err(invalid(format!("Reshape shape {spec:?} is invalid"))),
         }
     }
-    let known: usize = super::konst::count(&out);
-    if known > super::konst::MAX_CONST_ELEMENTS {
+    let known: usize = super::constant::count(&out);
+    if known > super::constant::MAX_CONST_ELEMENTS {
         return Err(invalid(format!(
             "Reshape shape {spec:?} has too many elements"
         )));
@@ -253,7 +253,7 @@ impl Importer<'_> {
             return Ok(v.clone());
         }
         if let Value::Const(k) = v {
-            return Ok(Value::konst(k.reshaped(shape.to_vec())));
+            return Ok(Value::constant(k.reshaped(shape.to_vec())));
         }
         let op = self.operand(v)?;
         let dims = to_u32_shape(shape)?;
@@ -267,9 +267,9 @@ impl Importer<'_> {
         if let Value::Const(k) = v {
             let mut out = shape.clone();
             out[axis] = 1;
-            let st = super::konst::strides(&shape);
-            let mut idx = Vec::with_capacity(super::konst::count(&out));
-            super::konst::for_each_index(&out, |j| {
+            let st = super::constant::strides(&shape);
+            let mut idx = Vec::with_capacity(super::constant::count(&out));
+            super::constant::for_each_index(&out, |j| {
                 idx.push(
                     j.iter()
                         .enumerate()
@@ -277,7 +277,7 @@ impl Importer<'_> {
                         .sum(),
                 )
             });
-            return Ok(Value::konst(k.pick(out, idx.into_iter())));
+            return Ok(Value::constant(k.pick(out, idx.into_iter())));
         }
         let params: Vec<SliceParam> = shape
             .iter()
@@ -406,7 +406,7 @@ impl Importer<'_> {
             } else {
                 ElemType::I64
             };
-            return self.operand(&Value::konst(Const::from_i64s(ty, k.shape.clone(), &vals)));
+            return self.operand(&Value::constant(Const::from_i64s(ty, k.shape.clone(), &vals)));
         }
         self.operand(v)
     }
@@ -762,7 +762,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
                 ));
             }
             let op = imp.operand(&v)?;
-            let idx = imp.operand(&Value::konst(Const::i64_vec(&picked)))?;
+            let idx = imp.operand(&Value::constant(Const::i64_vec(&picked)))?;
             let options = GatherOptions {
                 label: label.into(),
                 axis: axis as u32,
@@ -898,7 +898,7 @@ fn one_hot(imp: &mut Importer, c: &Ctx, indices: &Value) -> NResult<Vec<Value>> 
     let mut iota_shape = vec![1usize; shape.len() + 1];
     iota_shape[axis] = depth as usize;
     let iota = Const::from_i64s(ElemType::I64, iota_shape, &(0..depth).collect::<Vec<_>>());
-    let iota = imp.operand(&Value::konst(iota))?;
+    let iota = imp.operand(&Value::constant(iota))?;
     let hit = bld(imp.b.equal(&idx, &iota, &c.opts()))?;
     // values = [off, on]
     let vals = imp.reshape_value(values, &[2], label)?;

@@ -1,4 +1,6 @@
-// gpu_vs_cpu.rs: matmul, gemm, convolutions, pooling, resample, reductions, normalization.
+//! matmul, gemm, convolutions, pooling, resample, reductions, normalization.
+
+use super::*;
 
 #[test]
 fn matmul_and_gemm() {

@@ -1,4 +1,6 @@
-// gpu_vs_cpu.rs: element-wise binary, comparison, logical, unary, activation, cast and clamp ops.
+//! Element-wise binary, comparison, logical, unary, activation, cast and clamp ops.
+
+use super::*;
 
 #[test]
 fn binary_arithmetic() {

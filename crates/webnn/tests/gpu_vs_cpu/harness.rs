@@ -1,39 +1,15 @@
-// The harness of gpu_vs_cpu.rs: seeded inputs, comparison rules, and one case run on both contexts.
+//! The harness of the gpu_vs_cpu test: seeded inputs, comparison rules, and one case run on both contexts.
 
-const NO: OperatorOptions = OperatorOptions { label: String::new() };
+use super::*;
+
+pub(crate) const NO: OperatorOptions = OperatorOptions { label: String::new() };
 
 // ---------------------------------------------------------------------------------------------
-// Seeded data
-
-/// xorshift64*: deterministic inputs, the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    /// Uniform integer in [lo, hi].
-    fn int(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % ((hi - lo + 1) as u64)) as i64
-    }
-    fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            let j = (self.next() % (i as u64 + 1)) as usize;
-            v.swap(i, j);
-        }
-    }
-}
+// Seeded data (`webnn_core::testing::Rng`: the same inputs on every run)
 
 /// How input values are drawn.
 #[derive(Clone, Copy, Debug)]
-enum Gen {
+pub(crate) enum Gen {
     /// Uniform in [lo, hi]: reals for float types, integers for integer types (clipped to the
     /// type's range).
     Range(f64, f64),
@@ -59,7 +35,7 @@ enum Gen {
 }
 
 /// The range of values of an integer type (None for float types).
-fn int_range(dt: DataType) -> Option<(i64, i64)> {
+pub(crate) fn int_range(dt: DataType) -> Option<(i64, i64)> {
     match dt {
         Int8 => Some((-128, 127)),
         Uint8 => Some((0, 255)),
@@ -71,12 +47,12 @@ fn int_range(dt: DataType) -> Option<(i64, i64)> {
     }
 }
 
-fn is_float(dt: DataType) -> bool {
+pub(crate) fn is_float(dt: DataType) -> bool {
     matches!(dt, Float32 | Float16)
 }
 
 /// The little-endian bytes of `v` as one element of `dt` (integers saturate).
-fn encode(dt: DataType, v: f64, out: &mut Vec<u8>) {
+pub(crate) fn encode(dt: DataType, v: f64, out: &mut Vec<u8>) {
     match dt {
         Float32 => out.extend((v as f32).to_le_bytes()),
         Float16 => out.extend(f16::from_f64(v).to_bits().to_le_bytes()),
@@ -89,12 +65,12 @@ fn encode(dt: DataType, v: f64, out: &mut Vec<u8>) {
     }
 }
 
-fn elements(shape: &[u32]) -> usize {
+pub(crate) fn elements(shape: &[u32]) -> usize {
     shape.iter().map(|&d| d as usize).product()
 }
 
 /// `n` elements of `dt` drawn by `gen`.
-fn generate(rng: &mut Rng, dt: DataType, n: usize, gen: Gen) -> Vec<u8> {
+pub(crate) fn generate(rng: &mut Rng, dt: DataType, n: usize, gen: Gen) -> Vec<u8> {
     let mut out = Vec::with_capacity(n * 4);
     let clip = |lo: f64, hi: f64| match int_range(dt) {
         Some((a, b)) => (lo.ceil().max(a as f64), hi.floor().min(b as f64)),
@@ -141,7 +117,7 @@ fn generate(rng: &mut Rng, dt: DataType, n: usize, gen: Gen) -> Vec<u8> {
             Gen::Bits => match dt {
                 // Random bits, with ±0, subnormals and ±∞ one time in 16 each; never NaN.
                 Float32 => {
-                    let b = rng.next() as u32;
+                    let b = rng.next_u64() as u32;
                     let b = match rng.int(0, 15) {
                         0 => b & 0x8000_0000,
                         1 => b & 0x807f_ffff,
@@ -152,7 +128,7 @@ fn generate(rng: &mut Rng, dt: DataType, n: usize, gen: Gen) -> Vec<u8> {
                     out.extend(b.to_le_bytes());
                 }
                 Float16 => {
-                    let b = rng.next() as u16;
+                    let b = rng.next_u64() as u16;
                     let b = match rng.int(0, 15) {
                         0 => b & 0x8000,
                         1 => b & 0x83ff,
@@ -164,7 +140,7 @@ fn generate(rng: &mut Rng, dt: DataType, n: usize, gen: Gen) -> Vec<u8> {
                 }
                 _ => {
                     let size = dt.byte_length_of(1);
-                    out.extend(&rng.next().to_le_bytes()[..size]);
+                    out.extend(&rng.next_u64().to_le_bytes()[..size]);
                 }
             },
             Gen::Special => {
@@ -182,7 +158,7 @@ fn generate(rng: &mut Rng, dt: DataType, n: usize, gen: Gen) -> Vec<u8> {
 }
 
 /// The byte size of one element.
-trait ByteLen {
+pub(crate) trait ByteLen {
     fn byte_length_of(self, n: usize) -> usize;
 }
 
@@ -197,7 +173,7 @@ impl ByteLen for DataType {
 
 /// How float outputs are compared (integer outputs are always compared exactly).
 #[derive(Clone, Copy, Debug)]
-struct Tol {
+pub(crate) struct Tol {
     /// Byte-exact (data movement).
     bits: bool,
     ulp32: u64,
@@ -208,49 +184,30 @@ struct Tol {
 
 impl Tol {
     /// Byte-exact.
-    const BITS: Tol = Tol { bits: true, ulp32: 0, ulp16: 0, atol32: 0.0, atol16: 0.0 };
+    pub(crate) const BITS: Tol = Tol { bits: true, ulp32: 0, ulp16: 0, atol32: 0.0, atol16: 0.0 };
     /// Value-exact: ±0 equal, NaN equals NaN.
-    const EXACT: Tol = Tol { bits: false, ulp32: 0, ulp16: 0, atol32: 0.0, atol16: 0.0 };
+    pub(crate) const EXACT: Tol = Tol { bits: false, ulp32: 0, ulp16: 0, atol32: 0.0, atol16: 0.0 };
 
     /// Within `f32` / `f16` ULPs, or 1e-6 absolute (float32) near zero.
-    fn ulp(f32: u64, f16: u64) -> Tol {
+    pub(crate) fn ulp(f32: u64, f16: u64) -> Tol {
         Tol { bits: false, ulp32: f32, ulp16: f16, atol32: 1e-6, atol16: 0.0 }
     }
 
     /// Within an absolute bound (the WPT ATOL ops), or 2 ULPs.
-    fn atol(f32: f64, f16: f64) -> Tol {
+    pub(crate) fn atol(f32: f64, f16: f64) -> Tol {
         Tol { bits: false, ulp32: 2, ulp16: 2, atol32: f32, atol16: f16 }
     }
 
-    fn and_atol(mut self, f32: f64, f16: f64) -> Tol {
+    pub(crate) fn and_atol(mut self, f32: f64, f16: f64) -> Tol {
         self.atol32 = f32;
         self.atol16 = f16;
         self
     }
 }
 
-/// Sign-magnitude order of float bits: the ULP distance is the difference.
-fn ord32(x: f32) -> i64 {
-    let b = x.to_bits();
-    if b & 0x8000_0000 != 0 {
-        -((b & 0x7fff_ffff) as i64)
-    } else {
-        b as i64
-    }
-}
-
-fn ord16(x: f16) -> i64 {
-    let b = x.to_bits();
-    if b & 0x8000 != 0 {
-        -((b & 0x7fff) as i64)
-    } else {
-        b as i64
-    }
-}
-
 /// The index and text of the first element of `gpu` that differs from `cpu` beyond `tol`, and
 /// the number of such elements.
-fn compare(dt: DataType, gpu: &[u8], cpu: &[u8], tol: Tol) -> Option<(usize, String, usize)> {
+pub(crate) fn compare(dt: DataType, gpu: &[u8], cpu: &[u8], tol: Tol) -> Option<(usize, String, usize)> {
     if gpu.len() != cpu.len() {
         return Some((0, format!("{} bytes, expected {}", gpu.len(), cpu.len()), 1));
     }
@@ -266,16 +223,16 @@ fn compare(dt: DataType, gpu: &[u8], cpu: &[u8], tol: Tol) -> Option<(usize, Str
             let ok = a == e
                 || flushed
                 || (a.is_nan() && e.is_nan())
-                || (ord32(a) - ord32(e)).unsigned_abs() <= tol.ulp32
+                || ulp_f32(a, e) <= tol.ulp32
                 || (a - e).abs() as f64 <= tol.atol32;
-            (!ok).then(|| format!("{a:e} vs {e:e} ({} ulp)", (ord32(a) - ord32(e)).unsigned_abs()))
+            (!ok).then(|| format!("{a:e} vs {e:e} ({} ulp)", ulp_f32(a, e)))
         } else {
             let (a, e) = (f16::from_le_bytes(g.try_into().unwrap()), f16::from_le_bytes(c.try_into().unwrap()));
             let ok = a == e
                 || (a.is_nan() && e.is_nan())
-                || (ord16(a) - ord16(e)).unsigned_abs() <= tol.ulp16
+                || ulp_f16(a, e) <= tol.ulp16
                 || (a.to_f64() - e.to_f64()).abs() <= tol.atol16;
-            (!ok).then(|| format!("{a} vs {e} ({} ulp)", (ord16(a) - ord16(e)).unsigned_abs()))
+            (!ok).then(|| format!("{a} vs {e} ({} ulp)", ulp_f16(a, e)))
         };
         if let Some(text) = bad {
             count += 1;
@@ -286,7 +243,7 @@ fn compare(dt: DataType, gpu: &[u8], cpu: &[u8], tol: Tol) -> Option<(usize, Str
 }
 
 /// One element as text.
-fn show(dt: DataType, b: &[u8]) -> String {
+pub(crate) fn show(dt: DataType, b: &[u8]) -> String {
     match dt {
         Float32 => format!("{:e} ({:#010x})", f32::from_le_bytes(b.try_into().unwrap()), u32::from_le_bytes(b.try_into().unwrap())),
         Float16 => {
@@ -303,7 +260,7 @@ fn show(dt: DataType, b: &[u8]) -> String {
 }
 
 /// The first elements of an input, as text (for failure reports).
-fn preview(dt: DataType, bytes: &[u8]) -> String {
+pub(crate) fn preview(dt: DataType, bytes: &[u8]) -> String {
     let size = dt.byte_length_of(1);
     let shown: Vec<String> = bytes.chunks_exact(size).take(8).map(|b| show(dt, b)).collect();
     let more = if bytes.len() / size > 8 { ", ..." } else { "" };
@@ -314,23 +271,23 @@ fn preview(dt: DataType, bytes: &[u8]) -> String {
 // The harness
 
 /// One operand of a case's graph: a graph input (written through a tensor) or a constant.
-struct In {
-    name: String,
-    desc: OperandDescriptor,
-    bytes: Vec<u8>,
-    constant: bool,
+pub(crate) struct In {
+    pub(crate) name: String,
+    pub(crate) desc: OperandDescriptor,
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) constant: bool,
 }
 
-type Build<'a> = &'a dyn Fn(&mut GraphBuilder, &[Operand]) -> Result<Vec<Operand>>;
+pub(crate) type Build<'a> = &'a dyn Fn(&mut GraphBuilder, &[Operand]) -> Result<Vec<Operand>>;
 
 /// A GPU and a CPU context, the GPU's limits, and the record of one test.
-struct Suite {
+pub(crate) struct Suite {
     name: &'static str,
     ops: &'static [OpKind],
     gpu: Context,
     cpu: Context,
     limits: OpSupportLimits,
-    rng: Rng,
+    pub(crate) rng: Rng,
     ran: Vec<String>,
     skipped: BTreeSet<String>,
     failed: Vec<String>,
@@ -338,7 +295,7 @@ struct Suite {
 
 impl Suite {
     /// The suite of one test, or None (after saying so) when there is no GPU adapter.
-    fn new(name: &'static str, ops: &'static [OpKind]) -> Option<Suite> {
+    pub(crate) fn new(name: &'static str, ops: &'static [OpKind]) -> Option<Suite> {
         let gpu = match ml().create_context(&ContextOptions { device: DeviceChoice::Gpu, ..Default::default() }) {
             Ok(c) => c,
             Err(e) => {
@@ -354,36 +311,36 @@ impl Suite {
         let limits = gpu.op_support_limits();
         // A different stream per test, the same on every run.
         let seed = name.bytes().fold(0x9E37_79B9_7F4A_7C15u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01B3));
-        Some(Suite { name, ops, gpu, cpu, limits, rng: Rng(seed | 1), ran: vec![], skipped: BTreeSet::new(), failed: vec![] })
+        Some(Suite { name, ops, gpu, cpu, limits, rng: Rng::from_state(seed | 1), ran: vec![], skipped: BTreeSet::new(), failed: vec![] })
     }
 
     /// The data types the spec's table allows for `op`'s `member`, but int64 / uint64 (which
     /// the GPU never stores). [`Suite::run`] skips the cases of those the GPU limits leave out
     /// (after checking them on the CPU).
-    fn types(&self, op: OpKind, member: &str) -> Vec<DataType> {
+    pub(crate) fn types(&self, op: OpKind, member: &str) -> Vec<DataType> {
         let spec = webnn_core::limits::member_limits(op, member).map(|l| l.data_types).unwrap_or(&[]);
         spec.iter().copied().filter(|t| !matches!(t, Int64 | Uint64)).collect()
     }
 
     /// True if the GPU limits report `dt` for `op`'s `member`.
-    fn allows(&self, op: OpKind, member: &str, dt: DataType) -> bool {
+    pub(crate) fn allows(&self, op: OpKind, member: &str, dt: DataType) -> bool {
         self.limits.op(op).iter().any(|(m, l)| *m == member && l.data_types.contains(&dt))
     }
 
     /// A graph input named `name` of `dt` and `shape`, drawn by `gen`.
-    fn input(&mut self, name: &str, dt: DataType, shape: &[u32], gen: Gen) -> In {
+    pub(crate) fn input(&mut self, name: &str, dt: DataType, shape: &[u32], gen: Gen) -> In {
         let bytes = generate(&mut self.rng, dt, elements(shape), gen);
         In { name: name.to_string(), desc: OperandDescriptor::new(dt, shape.to_vec()), bytes, constant: false }
     }
 
     /// A constant operand of `dt` and `shape`, drawn by `gen`.
-    fn constant(&mut self, dt: DataType, shape: &[u32], gen: Gen) -> In {
+    pub(crate) fn constant(&mut self, dt: DataType, shape: &[u32], gen: Gen) -> In {
         In { constant: true, ..self.input("", dt, shape, gen) }
     }
 
     /// Runs one case: `build` applied to `inputs` (in order) on both contexts, if the GPU limits
     /// report every `(member, data type)` of `members` for `op`; compares every output.
-    fn run(
+    pub(crate) fn run(
         &mut self,
         op: OpKind,
         members: &[(&'static str, DataType)],
@@ -440,7 +397,7 @@ impl Suite {
     }
 
     /// Prints what ran and was skipped, and fails with every difference found.
-    fn finish(self) {
+    pub(crate) fn finish(self) {
         println!("gpu_vs_cpu {}: {} cases ran on {}", self.name, self.ran.len(), self.gpu.adapter_name().unwrap_or_default());
         for r in &self.ran {
             println!("  ran     {r}");
@@ -474,7 +431,7 @@ impl Suite {
 }
 
 /// Builds, compiles and dispatches one graph on `context`: each output's descriptor and bytes.
-fn execute(context: &Context, inputs: &[In], build: Build) -> Result<Vec<(OperandDescriptor, Vec<u8>)>> {
+pub(crate) fn execute(context: &Context, inputs: &[In], build: Build) -> Result<Vec<(OperandDescriptor, Vec<u8>)>> {
     let mut b = GraphBuilder::new(context)?;
     let mut operands = vec![];
     for (k, i) in inputs.iter().enumerate() {
@@ -511,31 +468,31 @@ fn execute(context: &Context, inputs: &[In], build: Build) -> Result<Vec<(Operan
 }
 
 /// `[(member, dt)]` for members sharing one data type.
-fn same(members: &[&'static str], dt: DataType) -> Vec<(&'static str, DataType)> {
+pub(crate) fn same(members: &[&'static str], dt: DataType) -> Vec<(&'static str, DataType)> {
     members.iter().map(|m| (*m, dt)).collect()
 }
 
 /// The reduced-element count, for size-dependent tolerances.
-fn count(shape: &[u32], axes: &[u32]) -> u64 {
+pub(crate) fn count(shape: &[u32], axes: &[u32]) -> u64 {
     axes.iter().map(|&a| shape[a as usize] as u64).product()
 }
 
 // ---------------------------------------------------------------------------------------------
 // The ops of each test (checked to cover OpKind::ALL)
 
-const BINARY_OPS: &[OpKind] = &[Add, Sub, Mul, Div, Max, Min, Pow];
-const COMPARISON_OPS: &[OpKind] = &[Equal, NotEqual, Greater, GreaterOrEqual, Lesser, LesserOrEqual];
-const LOGICAL_OPS: &[OpKind] = &[LogicalNot, LogicalAnd, LogicalOr, LogicalXor, IsNaN, IsInfinite];
-const UNARY_OPS: &[OpKind] = &[
+pub(crate) const BINARY_OPS: &[OpKind] = &[Add, Sub, Mul, Div, Max, Min, Pow];
+pub(crate) const COMPARISON_OPS: &[OpKind] = &[Equal, NotEqual, Greater, GreaterOrEqual, Lesser, LesserOrEqual];
+pub(crate) const LOGICAL_OPS: &[OpKind] = &[LogicalNot, LogicalAnd, LogicalOr, LogicalXor, IsNaN, IsInfinite];
+pub(crate) const UNARY_OPS: &[OpKind] = &[
     Abs, Ceil, Cos, Erf, Exp, Floor, Identity, Log, Neg, Reciprocal, RoundEven, Sin, Sign, Sqrt, Tan,
 ];
-const ACTIVATION_OPS: &[OpKind] =
+pub(crate) const ACTIVATION_OPS: &[OpKind] =
     &[Elu, Gelu, HardSigmoid, HardSwish, LeakyRelu, Linear, Relu, Sigmoid, Softplus, Softsign, Tanh, Softmax, Prelu];
-const CAST_CLAMP_OPS: &[OpKind] = &[Cast, Clamp];
-const MATMUL_OPS: &[OpKind] = &[Matmul, Gemm];
-const CONV_OPS: &[OpKind] = &[Conv2d, ConvTranspose2d];
-const POOL_OPS: &[OpKind] = &[AveragePool2d, L2Pool2d, MaxPool2d, Resample2d];
-const REDUCE_OPS: &[OpKind] = &[
+pub(crate) const CAST_CLAMP_OPS: &[OpKind] = &[Cast, Clamp];
+pub(crate) const MATMUL_OPS: &[OpKind] = &[Matmul, Gemm];
+pub(crate) const CONV_OPS: &[OpKind] = &[Conv2d, ConvTranspose2d];
+pub(crate) const POOL_OPS: &[OpKind] = &[AveragePool2d, L2Pool2d, MaxPool2d, Resample2d];
+pub(crate) const REDUCE_OPS: &[OpKind] = &[
     ReduceL1,
     ReduceL2,
     ReduceLogSum,
@@ -550,9 +507,9 @@ const REDUCE_OPS: &[OpKind] = &[
     ArgMax,
     CumulativeSum,
 ];
-const NORMALIZATION_OPS: &[OpKind] = &[BatchNormalization, InstanceNormalization, LayerNormalization];
-const MOVEMENT_OPS: &[OpKind] =
+pub(crate) const NORMALIZATION_OPS: &[OpKind] = &[BatchNormalization, InstanceNormalization, LayerNormalization];
+pub(crate) const MOVEMENT_OPS: &[OpKind] =
     &[Concat, Expand, Pad, Reshape, Reverse, Slice, Split, Tile, Transpose, Triangular, Where];
-const GATHER_OPS: &[OpKind] = &[Gather, GatherElements, GatherNd, ScatterElements, ScatterNd];
-const QUANTIZE_OPS: &[OpKind] = &[QuantizeLinear, DequantizeLinear];
-const RECURRENT_OPS: &[OpKind] = &[Gru, GruCell, Lstm, LstmCell];
+pub(crate) const GATHER_OPS: &[OpKind] = &[Gather, GatherElements, GatherNd, ScatterElements, ScatterNd];
+pub(crate) const QUANTIZE_OPS: &[OpKind] = &[QuantizeLinear, DequantizeLinear];
+pub(crate) const RECURRENT_OPS: &[OpKind] = &[Gru, GruCell, Lstm, LstmCell];

@@ -1,4 +1,6 @@
-// gpu_vs_cpu.rs: data movement, gather and scatter, quantization, recurrent networks.
+//! Data movement, gather and scatter, quantization, recurrent networks.
+
+use super::*;
 
 #[test]
 fn data_movement() {

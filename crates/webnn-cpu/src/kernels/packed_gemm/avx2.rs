@@ -1,7 +1,7 @@
 //! The AVX2 + FMA microkernel: a 6 × 16 tile in 12 ymm accumulators (two vectors of B and
 //! six broadcasts of A per depth step). Partial tiles are stored through a small buffer.
 
-use super::super::gemm_backend::Mat;
+use super::super::sgemm::Mat;
 use super::kernel::{Kernel, Tile};
 use super::pack;
 use std::arch::x86_64::*;

@@ -9,7 +9,7 @@
 //! columns (n = 49 leaves one) run a column kernel: the 8 rows of A in one ymm times a
 //! broadcast of B per column, one 8-lane FMA per column and step instead of eight 16-lane ones.
 
-use super::super::gemm_backend::Mat;
+use super::super::sgemm::Mat;
 use super::kernel::{Kernel, Tile};
 use super::pack;
 use std::arch::x86_64::*;

@@ -1,7 +1,7 @@
 //! The microkernel interface: one register tile of the output computed from an A micro-panel
 //! and a B micro-panel, the instruction sets it comes in, and the cache blocking each uses.
 
-use super::super::gemm_backend::Mat;
+use super::super::sgemm::Mat;
 
 /// One output tile for a microkernel: `rows × cols` (at most MR × NR) elements of C computed
 /// as the sum over `kc` steps of an A micro-panel column times a B micro-panel row.

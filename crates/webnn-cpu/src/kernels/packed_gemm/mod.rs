@@ -26,7 +26,7 @@ mod split;
 #[cfg(test)]
 mod tests;
 
-pub use super::gemm_backend::Mat;
+pub use super::sgemm::Mat;
 pub use kernel::Isa;
 
 use driver::{Job, OutPtr};

@@ -1,7 +1,7 @@
 //! Packing: operands copied into the panel layouts the microkernels read, and the 64-byte
 //! aligned, fallibly grown storage that holds them.
 
-use super::super::gemm_backend::Mat;
+use super::super::sgemm::Mat;
 
 /// One cache line of floats (the unit of [`AlignedBuf`], which gives it its alignment).
 #[derive(Clone, Copy)]

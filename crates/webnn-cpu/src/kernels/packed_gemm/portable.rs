@@ -1,7 +1,7 @@
 //! The portable microkernel: a 4 × 8 tile in plain Rust (the compiler vectorizes the column
 //! loops for the baseline target: SSE2 on x86-64, NEON on aarch64). Correct on any target.
 
-use super::super::gemm_backend::Mat;
+use super::super::sgemm::Mat;
 use super::kernel::{Kernel, Tile};
 use super::pack;
 

@@ -1,4 +1,4 @@
-//! Tests against the naive f64 reference (`gemm_backend::sgemm_reference`): every operand
+//! Tests against the naive f64 reference (`sgemm::sgemm_reference`): every operand
 //! form (packed, row-major, column-major, gapped views), sizes around the tile and block edges
 //! of each instruction set the CPU has, 1 and 2 threads, and the epilogue's contract.
 //!
@@ -10,20 +10,13 @@
 
 use super::kernel::{Blocking, Kernel};
 use super::*;
-use crate::kernels::gemm_backend::sgemm_reference;
+use crate::kernels::sgemm::sgemm_reference;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Deterministic values in [-1, 1).
 fn pseudo(n: usize, seed: u32) -> Vec<f32> {
-    let mut s = seed.wrapping_mul(2654435761).wrapping_add(12345);
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            (s % 2048) as f32 / 1024.0 - 1.0
-        })
-        .collect()
+    let mut rng = webnn_core::testing::Rng::new(seed as u64);
+    (0..n).map(|_| rng.below(2048) as f32 / 1024.0 - 1.0).collect()
 }
 
 /// How an operand reaches the GEMM.

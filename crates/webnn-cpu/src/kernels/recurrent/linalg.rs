@@ -141,7 +141,7 @@ impl Dots for Avx2 {
 /// Calls `put(j, r, w[j] · x[r])` for every row `j < n` of `w` and `r < m` of `x` (rows of `k`
 /// values), in blocks of 4 weight rows × 2 x rows. For each `j` block, `r` runs over all rows.
 #[inline(always)]
-fn grid<D: Dots>(d: &D, w: &[f32], n: usize, x: &[f32], m: usize, k: usize, mut put: impl FnMut(usize, usize, f32)) {
+pub fn grid<D: Dots>(d: &D, w: &[f32], n: usize, x: &[f32], m: usize, k: usize, mut put: impl FnMut(usize, usize, f32)) {
     let wr = |j: usize| &w[j * k..j * k + k];
     let xr = |r: usize| &x[r * k..r * k + k];
     let mut j = 0;
@@ -181,7 +181,7 @@ fn grid<D: Dots>(d: &D, w: &[f32], n: usize, x: &[f32], m: usize, k: usize, mut 
 
 /// [`grid`] with the best [`Dots`] of this CPU.
 #[inline]
-fn grid_best(w: &[f32], n: usize, x: &[f32], m: usize, k: usize, put: impl FnMut(usize, usize, f32)) {
+pub fn grid_best(w: &[f32], n: usize, x: &[f32], m: usize, k: usize, put: impl FnMut(usize, usize, f32)) {
     #[cfg(target_arch = "x86_64")]
     if k >= 16 {
         if let Some(avx) = Avx2::detect() {
@@ -262,15 +262,8 @@ mod tests {
     }
 
     fn data(n: usize, seed: u32) -> Vec<f32> {
-        let mut s = seed.wrapping_mul(2654435761).wrapping_add(12345);
-        (0..n)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 17;
-                s ^= s << 5;
-                (s % 2001) as f32 / 1000.0 - 1.0
-            })
-            .collect()
+        let mut rng = webnn_core::testing::Rng::new(seed as u64);
+        (0..n).map(|_| rng.below(2001) as f32 / 1000.0 - 1.0).collect()
     }
 
     #[test]
@@ -349,32 +342,6 @@ mod tests {
                     assert!((exact as f64 - naive_dot(&w[j * k..j * k + k], &h[b * k..b * k + k])).abs() < 1e-4);
                 }
             }
-        }
-    }
-}
-
-#[cfg(test)]
-mod bench {
-    use super::*;
-    #[test]
-    #[ignore]
-    fn bench_dots() {
-        let (k, n, m) = (512, 64, 16);
-        let w: Vec<f32> = (0..n * k).map(|i| (i % 13) as f32 * 1e-3).collect();
-        let xs: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 * 1e-3).collect();
-        let mut out = vec![0.0f32; n * m];
-        for name in ["fast", "portable"] {
-            let t = std::time::Instant::now();
-            let reps = 1000;
-            for _ in 0..reps {
-                if name == "fast" {
-                    grid_best(std::hint::black_box(&w), n, &xs, m, k, |j, r, v| out[j * m + r] = v);
-                } else {
-                    grid(&Portable, std::hint::black_box(&w), n, &xs, m, k, |j, r, v| out[j * m + r] = v);
-                }
-            }
-            let s = t.elapsed().as_secs_f64();
-            eprintln!("{name}: {:.2} GFLOP/s {}", 2.0 * (reps * n * m * k) as f64 / s / 1e9, out[3]);
         }
     }
 }

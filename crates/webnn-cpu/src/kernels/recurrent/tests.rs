@@ -8,6 +8,7 @@ use half::f16;
 use std::sync::Arc;
 use webnn_core::backend::CompiledGraph;
 use webnn_core::graph::{Constant, OperandNode, OperandSource, Operation};
+use webnn_core::testing::Rng;
 use webnn_core::{
     Attrs, DataType, Graph, GruWeightLayout, LstmWeightLayout, OpKind, OperandDescriptor, OperandId,
     RecurrentNetworkActivation as A, RecurrentNetworkDirection as D,
@@ -249,18 +250,9 @@ fn ref_network(
 // ---------------------------------------------------------------------------------------------
 // Test data and comparison.
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % 20001) as f64 / 10000.0 - 1.0
-    }
-    /// Values in [-scale, scale], exactly representable in `dt`.
-    fn vec(&mut self, n: usize, scale: f64, dt: DataType) -> Vec<f64> {
-        (0..n).map(|_| round(dt, self.next() * scale)).collect()
-    }
+/// `n` values in [-scale, scale] (multiples of scale / 10000), exactly representable in `dt`.
+fn values(rng: &mut Rng, n: usize, scale: f64, dt: DataType) -> Vec<f64> {
+    (0..n).map(|_| round(dt, (rng.below(20001) as f64 / 10000.0 - 1.0) * scale)).collect()
 }
 
 fn round(dt: DataType, v: f64) -> f64 {
@@ -318,13 +310,13 @@ const PRESENCE: [Present; 5] = [
 fn check_gru(dt: DataType, g: Geo, direction: D, return_sequence: bool, cfg: GruCfg, pr: Present, cell: bool, seed: u64) {
     let dirs = if direction == D::Both { 2 } else { 1 };
     let (h, gh) = (g.hidden, 3 * g.hidden);
-    let mut rng = Rng(seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
-    let x = rng.vec(g.steps * g.batch * g.input, 1.0, dt);
-    let w = rng.vec(dirs * gh * g.input, 0.8, dt);
-    let r = rng.vec(dirs * gh * h, 0.8, dt);
-    let b = pr.bias.then(|| rng.vec(dirs * gh, 0.5, dt));
-    let rb = pr.rbias.then(|| rng.vec(dirs * gh, 0.5, dt));
-    let h0 = pr.h0.then(|| rng.vec(dirs * g.batch * h, 1.0, dt));
+    let mut rng = Rng::new(seed);
+    let x = values(&mut rng, g.steps * g.batch * g.input, 1.0, dt);
+    let w = values(&mut rng, dirs * gh * g.input, 0.8, dt);
+    let r = values(&mut rng, dirs * gh * h, 0.8, dt);
+    let b = pr.bias.then(|| values(&mut rng, dirs * gh, 0.5, dt));
+    let rb = pr.rbias.then(|| values(&mut rng, dirs * gh, 0.5, dt));
+    let h0 = pr.h0.then(|| values(&mut rng, dirs * g.batch * h, 1.0, dt));
 
     let cw = pr.constant_weights;
     let (inputs, kind, outs) = if cell {
@@ -384,15 +376,15 @@ fn check_gru(dt: DataType, g: Geo, direction: D, return_sequence: bool, cfg: Gru
 fn check_lstm(dt: DataType, g: Geo, direction: D, return_sequence: bool, cfg: LstmCfg, pr: Present, cell: bool, seed: u64) {
     let dirs = if direction == D::Both { 2 } else { 1 };
     let (h, gh) = (g.hidden, 4 * g.hidden);
-    let mut rng = Rng(seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
-    let x = rng.vec(g.steps * g.batch * g.input, 1.0, dt);
-    let w = rng.vec(dirs * gh * g.input, 0.8, dt);
-    let r = rng.vec(dirs * gh * h, 0.8, dt);
-    let b = pr.bias.then(|| rng.vec(dirs * gh, 0.5, dt));
-    let rb = pr.rbias.then(|| rng.vec(dirs * gh, 0.5, dt));
-    let p = pr.peep.then(|| rng.vec(dirs * 3 * h, 0.7, dt));
-    let h0 = pr.h0.then(|| rng.vec(dirs * g.batch * h, 1.0, dt));
-    let c0 = pr.c0.then(|| rng.vec(dirs * g.batch * h, 1.0, dt));
+    let mut rng = Rng::new(seed);
+    let x = values(&mut rng, g.steps * g.batch * g.input, 1.0, dt);
+    let w = values(&mut rng, dirs * gh * g.input, 0.8, dt);
+    let r = values(&mut rng, dirs * gh * h, 0.8, dt);
+    let b = pr.bias.then(|| values(&mut rng, dirs * gh, 0.5, dt));
+    let rb = pr.rbias.then(|| values(&mut rng, dirs * gh, 0.5, dt));
+    let p = pr.peep.then(|| values(&mut rng, dirs * 3 * h, 0.7, dt));
+    let h0 = pr.h0.then(|| values(&mut rng, dirs * g.batch * h, 1.0, dt));
+    let c0 = pr.c0.then(|| values(&mut rng, dirs * g.batch * h, 1.0, dt));
 
     let cw = pr.constant_weights;
     let zeros = vec![0.0; g.batch * h];
@@ -566,14 +558,14 @@ fn large_networks_match_reference() {
 #[test]
 fn constant_and_runtime_weights_agree_bitwise() {
     let g = Geo { steps: 3, batch: 2, input: 20, hidden: 17 };
-    let mut rng = Rng(77);
+    let mut rng = Rng::new(77);
     let dt = DataType::Float32;
     let (h, gh) = (g.hidden, 4 * g.hidden);
-    let x = rng.vec(g.steps * g.batch * g.input, 1.0, dt);
-    let w = rng.vec(2 * gh * g.input, 0.5, dt);
-    let r = rng.vec(2 * gh * h, 0.5, dt);
-    let b = rng.vec(2 * gh, 0.5, dt);
-    let p = rng.vec(2 * 3 * h, 0.5, dt);
+    let x = values(&mut rng, g.steps * g.batch * g.input, 1.0, dt);
+    let w = values(&mut rng, 2 * gh * g.input, 0.5, dt);
+    let r = values(&mut rng, 2 * gh * h, 0.5, dt);
+    let b = values(&mut rng, 2 * gh, 0.5, dt);
+    let p = values(&mut rng, 2 * 3 * h, 0.5, dt);
     let outs = vec![
         OperandDescriptor::new(dt, vec![2, 2, 17]),
         OperandDescriptor::new(dt, vec![2, 2, 17]),
@@ -702,87 +694,4 @@ fn special_values_do_not_panic() {
     ];
     let got = run_graph(OpKind::Lstm, &inputs, attrs, &outs);
     assert_eq!(got[2].len(), 32);
-}
-
-/// Rough timing (run with `--release --ignored --nocapture`).
-#[test]
-#[ignore]
-fn bench_recurrent() {
-    use std::time::Instant;
-    let dt = DataType::Float32;
-    for &(steps, batch, input, h, dirs) in &[(50usize, 1usize, 256usize, 256usize, 1usize), (50, 1, 256, 256, 2), (20, 16, 512, 512, 1), (100, 1, 64, 128, 2)] {
-        let gh = 4 * h;
-        let mut rng = Rng(5);
-        let x = rng.vec(steps * batch * input, 1.0, dt);
-        let w = rng.vec(dirs * gh * input, 0.1, dt);
-        let r = rng.vec(dirs * gh * h, 0.1, dt);
-        let b = rng.vec(dirs * gh, 0.1, dt);
-        let inputs = [
-            Some(operand(dt, &[steps, batch, input], &x, false)),
-            Some(operand(dt, &[dirs, gh, input], &w, true)),
-            Some(operand(dt, &[dirs, gh, h], &r, true)),
-            Some(operand(dt, &[dirs, gh], &b, true)),
-            None,
-            None,
-            None,
-            None,
-        ];
-        let mut graph = Graph::default();
-        let mut slots = Vec::new();
-        let mut data = Vec::new();
-        for (i, inp) in inputs.iter().enumerate() {
-            let Some(inp) = inp else {
-                slots.push(None);
-                continue;
-            };
-            let id = OperandId(graph.operands.len() as u32);
-            if inp.constant {
-                let k = graph.constants.len();
-                graph.operands.push(OperandNode { descriptor: inp.desc.clone(), source: OperandSource::Constant(k) });
-                graph.constants.push(Constant { operand: id, bytes: webnn_core::SharedBytes::try_copy_from(&inp.bytes).unwrap(), tensor_destroyed: None });
-            } else {
-                graph.operands.push(OperandNode { descriptor: inp.desc.clone(), source: OperandSource::Input(format!("i{i}")) });
-                graph.inputs.push((format!("i{i}"), id));
-                data.push(inp.bytes.clone());
-            }
-            slots.push(Some(id));
-        }
-        let outs = [
-            OperandDescriptor::new(dt, vec![dirs as u32, batch as u32, h as u32]),
-            OperandDescriptor::new(dt, vec![dirs as u32, batch as u32, h as u32]),
-            OperandDescriptor::new(dt, vec![steps as u32, dirs as u32, batch as u32, h as u32]),
-        ];
-        let mut out_ids = Vec::new();
-        for (i, d) in outs.iter().enumerate() {
-            let id = OperandId(graph.operands.len() as u32);
-            graph.operands.push(OperandNode { descriptor: d.clone(), source: OperandSource::Operation { op: 0, output: i } });
-            graph.outputs.push((format!("o{i}"), id));
-            out_ids.push(id);
-        }
-        let attrs = Attrs::Lstm {
-            steps: steps as u32,
-            hidden_size: h as u32,
-            return_sequence: true,
-            direction: if dirs == 2 { D::Both } else { D::Forward },
-            layout: LstmWeightLayout::Iofg,
-            activations: [A::Sigmoid, A::Tanh, A::Tanh],
-        };
-        graph.operations.push(Operation { kind: OpKind::Lstm, inputs: slots, outputs: out_ids, attrs, label: String::new() });
-        let compiled = CompiledPlan::new(Plan::compile(&graph).unwrap(), Arc::new(crate::pool::build_pool(None).unwrap()));
-        let mut bufs: Vec<Vec<u8>> = outs.iter().map(|d| vec![0u8; d.byte_length() as usize]).collect();
-        let ins: Vec<&[u8]> = data.iter().map(|d| d.as_slice()).collect();
-        let mut run = || {
-            let mut o: Vec<&mut [u8]> = bufs.iter_mut().map(|b| b.as_mut_slice()).collect();
-            compiled.execute(&ins, &mut o).unwrap();
-        };
-        run();
-        let mut dt_s = f64::MAX;
-        for _ in 0..30 {
-            let t = Instant::now();
-            run();
-            dt_s = dt_s.min(t.elapsed().as_secs_f64());
-        }
-        let flops = 2.0 * (steps * batch * dirs * gh * (input + h)) as f64;
-        eprintln!("lstm (best of 30) steps={steps} batch={batch} input={input} h={h} dirs={dirs}: {:.3} ms, {:.2} GFLOP/s", dt_s * 1e3, flops / dt_s / 1e9);
-    }
 }

@@ -37,15 +37,16 @@
 use half::f16;
 use std::collections::BTreeSet;
 use webnn::*;
+use webnn_core::testing::{ulp_f16, ulp_f32, Rng};
 use DataType::*;
 use OpKind::*;
 
-// The harness and the tests of each op family, in files of their own (one module: the
-// tests use the harness's private items).
-include!("gpu_vs_cpu/harness.rs");
-include!("gpu_vs_cpu/elementwise.rs");
-include!("gpu_vs_cpu/compute.rs");
-include!("gpu_vs_cpu/movement.rs");
+// The harness, and the tests of each op family, in modules of their own (files beside this one).
+mod compute;
+mod elementwise;
+mod harness;
+mod movement;
+use harness::*;
 
 #[test]
 fn every_op_has_a_differential_case() {

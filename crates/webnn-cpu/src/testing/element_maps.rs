@@ -1,6 +1,7 @@
-//! Test helpers for the data-movement kernels: references are written as maps "output element
-//! ← input element (or a fixed value)" computed by naive multi-index loops, then applied to
-//! random bytes of every data type, so one reference checks all element sizes.
+//! Element maps, the references of the data-movement, gather/scatter and quantize tests:
+//! written as maps "output element ← input element (or a fixed value)" computed by naive
+//! multi-index loops, then applied to random bytes of every data type, so one reference
+//! checks all element sizes.
 
 use crate::testing::run_op;
 use webnn_core::graph::Attrs;
@@ -37,15 +38,8 @@ pub fn numel(shape: &[usize]) -> usize {
 
 /// Deterministic pseudo-random bytes.
 pub fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 24) as u8
-        })
-        .collect()
+    let mut rng = webnn_core::testing::Rng::new(seed);
+    (0..n).map(|_| (rng.next_u64() >> 56) as u8).collect()
 }
 
 /// Every data type.

@@ -1,5 +1,5 @@
-//! Shared helpers of the compile passes' tests: building small graphs and running them
-//! through the whole CPU backend.
+//! Small graphs made with the core builder and run through the whole CPU backend: the helpers
+//! of the compile passes' and the plan's tests.
 
 use crate::plan::{CompiledPlan, Plan};
 use std::sync::atomic::AtomicBool;
@@ -44,6 +44,6 @@ pub fn run_graph(graph: &Graph, inputs: &[&[u8]]) -> Vec<Vec<u8>> {
 
 /// Deterministic values in [-r, r) (the kernels' test generator, seeded with `seed`).
 pub fn values(n: usize, seed: u64, r: f32) -> Vec<f32> {
-    let mut rng = crate::kernels::unary::tests::Rng::new(seed);
+    let mut rng = webnn_core::testing::Rng::new(seed);
     (0..n).map(|_| rng.uniform(-r as f64, r as f64) as f32).collect()
 }

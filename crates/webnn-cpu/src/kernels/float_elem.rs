@@ -1,0 +1,105 @@
+//! f32/f16 element conversion: [`FloatElem`] (float16 is computed in f32 and rounded once when
+//! written), and float operands widened to f32.
+
+use super::scratch::try_zeroed;
+use half::f16;
+use webnn_core::DataType;
+
+/// A float element type computed in f32 (f32 itself, or f16 rounded once on store).
+pub trait FloatElem: bytemuck::Pod + Send + Sync + 'static {
+    /// Widens to f32.
+    fn to_f32(self) -> f32;
+    /// Rounds from f32 (round to nearest even).
+    fn from_f32(v: f32) -> Self;
+    /// Converts a slice to f32 (`dst.len() == src.len()`).
+    fn slice_to_f32(src: &[Self], dst: &mut [f32]);
+    /// Rounds a slice from f32 (`dst.len() == src.len()`).
+    fn slice_from_f32(src: &[f32], dst: &mut [Self]);
+}
+
+impl FloatElem for f32 {
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        self
+    }
+    #[inline(always)]
+    fn from_f32(v: f32) -> f32 {
+        v
+    }
+    fn slice_to_f32(src: &[f32], dst: &mut [f32]) {
+        dst.copy_from_slice(src);
+    }
+    fn slice_from_f32(src: &[f32], dst: &mut [f32]) {
+        dst.copy_from_slice(src);
+    }
+}
+
+impl FloatElem for f16 {
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        f16::to_f32(self)
+    }
+    #[inline(always)]
+    fn from_f32(v: f32) -> f16 {
+        f16::from_f32(v)
+    }
+    fn slice_to_f32(src: &[f16], dst: &mut [f32]) {
+        use half::slice::HalfFloatSliceExt;
+        src.convert_to_f32_slice(dst);
+    }
+    fn slice_from_f32(src: &[f32], dst: &mut [f16]) {
+        use half::slice::HalfFloatSliceExt;
+        dst.convert_from_f32_slice(src);
+    }
+}
+
+/// Little-endian float32/float16 bytes widened to f32 (None for other types, or if the memory
+/// cannot be allocated).
+pub fn bytes_to_f32(data_type: DataType, bytes: &[u8]) -> Option<Vec<f32>> {
+    match data_type {
+        DataType::Float32 => {
+            let mut out = try_zeroed::<f32>(bytes.len() / 4)?;
+            bytemuck::cast_slice_mut::<f32, u8>(&mut out).copy_from_slice(&bytes[..bytes.len() / 4 * 4]);
+            Some(out)
+        }
+        DataType::Float16 => {
+            let mut out = try_zeroed::<f32>(bytes.len() / 2)?;
+            for (o, c) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+                *o = f16::from_le_bytes([c[0], c[1]]).to_f32();
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+/// Widens a float32/float16 operand to f32: borrows float32 data, converts float16 into
+/// `scratch`.
+pub fn widen<'a>(data_type: DataType, bytes: &'a [u8], scratch: &'a mut [f32]) -> &'a [f32] {
+    match data_type {
+        DataType::Float16 => {
+            let h: &[f16] = bytemuck::cast_slice(bytes);
+            f16::slice_to_f32(h, &mut scratch[..h.len()]);
+            &scratch[..h.len()]
+        }
+        _ => bytemuck::cast_slice(bytes),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn f16_slices_round_once() {
+        let src = [1.0f32, 0.1, 65504.0, -2.5e-8];
+        let mut h = [f16::ZERO; 4];
+        f16::slice_from_f32(&src, &mut h);
+        for (x, y) in src.iter().zip(&h) {
+            assert_eq!(*y, f16::from_f32(*x));
+        }
+        let mut back = [0f32; 4];
+        f16::slice_to_f32(&h, &mut back);
+        assert_eq!(back[0], 1.0);
+    }
+}
