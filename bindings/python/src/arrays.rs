@@ -106,7 +106,8 @@ fn typed_bytes_mut<T: Element + bytemuck::Pod, R>(
 ) -> Option<PyResult<R>> {
     let array = value.cast::<PyArrayDyn<T>>().ok()?;
     Some((|| {
-        let mut view = array.try_readwrite().map_err(|e| type_error(format!("{what}: the array is not writable ({e})")))?;
+        let mut view =
+            array.try_readwrite().map_err(|e| type_error(format!("{what}: the array is not writable ({e})")))?;
         let slice = view.as_slice_mut().map_err(|_| type_error(format!("{what}: the array is not C-contiguous")))?;
         Ok(f(bytemuck::cast_slice_mut(slice)))
     })())
@@ -144,7 +145,12 @@ pub fn zeros<'py>(py: Python<'py>, data_type: DataType, shape: &[u32]) -> Bound<
 }
 
 /// A new array of `data_type` and `shape` holding `bytes` (one copy).
-pub fn from_bytes<'py>(py: Python<'py>, data_type: DataType, shape: &[u32], bytes: &[u8]) -> PyResult<Bound<'py, PyUntypedArray>> {
+pub fn from_bytes<'py>(
+    py: Python<'py>,
+    data_type: DataType,
+    shape: &[u32],
+    bytes: &[u8],
+) -> PyResult<Bound<'py, PyUntypedArray>> {
     let array = zeros(py, data_type, shape);
     with_bytes_mut(array.as_any(), data_type, "readTensor", |out| {
         if out.len() == bytes.len() {

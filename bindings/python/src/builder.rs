@@ -83,10 +83,15 @@ impl Builder {
         let mut builder = self.lock();
         if !builder.can_build() {
             // The spec's order: can-build (InvalidStateError) before the buffer checks.
-            let why = if builder.context().is_lost() { "the context is lost" } else { "this MLGraphBuilder has already built a graph" };
+            let why = if builder.context().is_lost() {
+                "the context is lost"
+            } else {
+                "this MLGraphBuilder has already built a graph"
+            };
             return Err(crate::errors::InvalidStateError::new_err(format!("constant: {why}")));
         }
-        let operand = arrays::with_bytes(data, descriptor.data_type, "constant: buffer", |b| builder.constant(&descriptor, b))?;
+        let operand =
+            arrays::with_bytes(data, descriptor.data_type, "constant: buffer", |b| builder.constant(&descriptor, b))?;
         Ok(Operand { inner: operand.or_raise()? })
     }
 
@@ -109,7 +114,8 @@ impl Builder {
         operands: Vec<Option<Bound<'_, Operand>>>,
         params: &Bound<'_, PyDict>,
     ) -> PyResult<Vec<Operand>> {
-        let operands: Vec<Option<&webnn::Operand>> = operands.iter().map(|o| o.as_ref().map(|o| &o.get().inner)).collect();
+        let operands: Vec<Option<&webnn::Operand>> =
+            operands.iter().map(|o| o.as_ref().map(|o| &o.get().inner)).collect();
         let mut builder = self.lock();
         guard(name, || ops::call(&mut builder, name, &operands, params)).map(wrap)
     }
@@ -119,8 +125,9 @@ impl Builder {
         let mut named: Vec<(String, Bound<'_, Operand>)> = Vec::with_capacity(outputs.len());
         for (k, v) in outputs.iter() {
             let name: String = k.extract().map_err(|_| type_error("build: output names must be str"))?;
-            let operand =
-                v.cast_into::<Operand>().map_err(|_| type_error(format!("build: outputs['{name}'] is not an MLOperand")))?;
+            let operand = v
+                .cast_into::<Operand>()
+                .map_err(|_| type_error(format!("build: outputs['{name}'] is not an MLOperand")))?;
             named.push((name, operand));
         }
         let refs: Vec<(&str, &webnn::Operand)> = named.iter().map(|(n, o)| (n.as_str(), &o.get().inner)).collect();

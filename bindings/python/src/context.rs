@@ -73,7 +73,9 @@ struct ComputeTensors {
 impl ComputeTensors {
     fn new(context: &webnn::Context, graph: &webnn::Graph) -> webnn::Result<Self> {
         let make = |desc: &OperandDescriptor, input: bool| {
-            context.create_tensor(&TensorDescriptor::new(desc.data_type, desc.shape.clone()).writable(input).readable(!input))
+            context.create_tensor(
+                &TensorDescriptor::new(desc.data_type, desc.shape.clone()).writable(input).readable(!input),
+            )
         };
         Ok(ComputeTensors {
             context: context.clone(),
@@ -93,7 +95,9 @@ fn named_tensors<'py>(d: &Bound<'py, PyDict>, which: &str) -> PyResult<Vec<(Stri
     d.iter()
         .map(|(k, v)| {
             let name: String = k.extract().map_err(|_| type_error(format!("dispatch: {which} names must be str")))?;
-            let tensor = v.cast_into::<Tensor>().map_err(|_| type_error(format!("dispatch: {which}['{name}'] is not an MLTensor")))?;
+            let tensor = v
+                .cast_into::<Tensor>()
+                .map_err(|_| type_error(format!("dispatch: {which}['{name}'] is not an MLTensor")))?;
             Ok((name, tensor))
         })
         .collect()
@@ -103,14 +107,18 @@ fn named_tensors<'py>(d: &Bound<'py, PyDict>, which: &str) -> PyResult<Vec<(Stri
 fn check_shape(value: &Bound<'_, PyAny>, desc: &OperandDescriptor, what: &str) -> PyResult<()> {
     if let Ok(array) = value.cast::<PyUntypedArray>() {
         let raw_bytes = desc.data_type != DataType::Uint8 && array.dtype().is_equiv_to(&numpy::dtype::<u8>(value.py()));
-        let same = array.shape().len() == desc.shape.len() && array.shape().iter().zip(&desc.shape).all(|(&a, &b)| a == b as usize);
+        let same = array.shape().len() == desc.shape.len()
+            && array.shape().iter().zip(&desc.shape).all(|(&a, &b)| a == b as usize);
         if !raw_bytes && !same {
-            return Err(type_error(format!("{what}: the array has shape {:?} but the graph expects {:?}", array.shape(), desc.shape)));
+            return Err(type_error(format!(
+                "{what}: the array has shape {:?} but the graph expects {:?}",
+                array.shape(),
+                desc.shape
+            )));
         }
     }
     Ok(())
 }
-
 
 #[pymethods]
 impl Context {
@@ -155,7 +163,9 @@ impl Context {
             return Err(crate::errors::InvalidStateError::new_err("createConstantTensor: the context is lost"));
         }
         let what = "createConstantTensor: data";
-        let inner = arrays::with_bytes(data, descriptor.data_type, what, |b| self.inner.create_constant_tensor(&descriptor, b))?;
+        let inner = arrays::with_bytes(data, descriptor.data_type, what, |b| {
+            self.inner.create_constant_tensor(&descriptor, b)
+        })?;
         Ok(Tensor { inner: inner.or_raise()? })
     }
 
@@ -208,7 +218,12 @@ impl Context {
 
     /// Writes `inputs` (name → array), dispatches `graph` and reads every output into a new
     /// array: `{name: array}`. Tensors are reused from call to call.
-    fn compute<'py>(&self, py: Python<'py>, graph: &Bound<'py, Graph>, inputs: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
+    fn compute<'py>(
+        &self,
+        py: Python<'py>,
+        graph: &Bound<'py, Graph>,
+        inputs: &Bound<'py, PyDict>,
+    ) -> PyResult<Bound<'py, PyDict>> {
         let g = graph.get();
         // Another thread computing with this graph holds its tensors: use fresh ones then.
         let mut cached = g.compute_tensors.try_lock().ok();
@@ -238,9 +253,11 @@ impl Context {
                 }
             }
         }
-        let ins: Vec<(&str, &webnn::Tensor)> = input_descs.iter().map(|(n, _)| n.as_str()).zip(&tensors.inputs).collect();
+        let ins: Vec<(&str, &webnn::Tensor)> =
+            input_descs.iter().map(|(n, _)| n.as_str()).zip(&tensors.inputs).collect();
         let output_descs = g.inner.output_descriptors();
-        let outs: Vec<(&str, &webnn::Tensor)> = output_descs.iter().map(|(n, _)| n.as_str()).zip(&tensors.outputs).collect();
+        let outs: Vec<(&str, &webnn::Tensor)> =
+            output_descs.iter().map(|(n, _)| n.as_str()).zip(&tensors.outputs).collect();
         guard("compute", || self.inner.dispatch(&g.inner, &ins, &outs).or_raise())?;
         let result = PyDict::new(py);
         for ((name, desc), tensor) in output_descs.iter().zip(&tensors.outputs) {
@@ -321,7 +338,12 @@ impl Graph {
     }
 
     fn __repr__(&self) -> String {
-        let names = |l: &[(String, OperandDescriptor)]| l.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ");
-        format!("<MLGraph inputs: {}; outputs: {}>", names(self.inner.input_descriptors()), names(self.inner.output_descriptors()))
+        let names =
+            |l: &[(String, OperandDescriptor)]| l.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ");
+        format!(
+            "<MLGraph inputs: {}; outputs: {}>",
+            names(self.inner.input_descriptors()),
+            names(self.inner.output_descriptors())
+        )
     }
 }

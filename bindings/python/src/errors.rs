@@ -87,10 +87,11 @@ pub fn type_error(message: impl Into<String>) -> PyErr {
 /// engine (OperationError: a backend that cannot compile a graph it reported as supported).
 #[pyfunction]
 pub fn raise_error_kind(kind: &str, message: &str) -> PyResult<()> {
-    let kind = [ErrorKind::Type, ErrorKind::InvalidState, ErrorKind::NotSupported, ErrorKind::Operation, ErrorKind::Unknown]
-        .into_iter()
-        .find(|k| k.name() == kind)
-        .ok_or_else(|| type_error(format!("unknown error kind '{kind}'")))?;
+    let kind =
+        [ErrorKind::Type, ErrorKind::InvalidState, ErrorKind::NotSupported, ErrorKind::Operation, ErrorKind::Unknown]
+            .into_iter()
+            .find(|k| k.name() == kind)
+            .ok_or_else(|| type_error(format!("unknown error kind '{kind}'")))?;
     Err(to_py(Error::new(kind, message)))
 }
 

@@ -27,7 +27,9 @@ pub struct OnnxModel {
 pub fn load_onnx(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<OnnxModel> {
     let model = if let Ok(bytes) = source.cast::<PyBytes>() {
         let bytes = bytes.as_bytes();
-        py.detach(|| guard("InferenceSession", || Model::from_bytes(bytes, None).map_err(|e| crate::errors::to_py(e.into()))))?
+        py.detach(|| {
+            guard("InferenceSession", || Model::from_bytes(bytes, None).map_err(|e| crate::errors::to_py(e.into())))
+        })?
     } else {
         let path: std::path::PathBuf = source
             .extract()
@@ -84,12 +86,26 @@ impl OnnxModel {
                 let inputs = imported
                     .inputs
                     .iter()
-                    .map(|i| (i.name.clone(), i.descriptor.data_type.as_str(), i.descriptor.shape.clone(), i.elem_type.onnx_code()))
+                    .map(|i| {
+                        (
+                            i.name.clone(),
+                            i.descriptor.data_type.as_str(),
+                            i.descriptor.shape.clone(),
+                            i.elem_type.onnx_code(),
+                        )
+                    })
                     .collect();
                 let outputs = imported
                     .outputs
                     .iter()
-                    .map(|o| (o.name.clone(), o.operand.data_type().as_str(), o.operand.shape().to_vec(), o.elem_type.onnx_code()))
+                    .map(|o| {
+                        (
+                            o.name.clone(),
+                            o.operand.data_type().as_str(),
+                            o.operand.shape().to_vec(),
+                            o.elem_type.onnx_code(),
+                        )
+                    })
                     .collect();
                 Ok((Graph::new(graph), inputs, outputs))
             })

@@ -102,7 +102,8 @@ impl Pending {
     #[pyo3(signature = (timeout=None))]
     fn wait(&self, py: Python<'_>, timeout: Option<f64>) -> bool {
         // A negative or NaN timeout waits not at all; an enormous one, as long as it takes.
-        let until = timeout.and_then(|t| Instant::now().checked_add(Duration::try_from_secs_f64(t.max(0.0)).unwrap_or(Duration::MAX)));
+        let until = timeout
+            .and_then(|t| Instant::now().checked_add(Duration::try_from_secs_f64(t.max(0.0)).unwrap_or(Duration::MAX)));
         let signal = Arc::new(Signal::default());
         let waker = Waker::from(signal.clone());
         loop {

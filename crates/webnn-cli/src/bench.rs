@@ -197,9 +197,7 @@ pub fn measure(opts: &BenchOptions) -> Result<BenchReport> {
     let mut progress = Progress::on_terminal();
     let mut samples = Vec::new();
     let begin = Instant::now();
-    while samples.len() < MAX_RUNS
-        && (samples.len() < opts.min_runs || begin.elapsed().as_secs_f64() < opts.seconds)
-    {
+    while samples.len() < MAX_RUNS && (samples.len() < opts.min_runs || begin.elapsed().as_secs_f64() < opts.seconds) {
         let t = Instant::now();
         session.run_into(&mut buffers)?;
         samples.push(ms(t));

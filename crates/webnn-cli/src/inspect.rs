@@ -53,11 +53,8 @@ pub struct ValueInfo {
 pub fn summarize(bytes: &[u8]) -> Result<OnnxSummary> {
     let model = ModelProto::from_bytes(bytes)?;
     let graph = model.graph.as_ref().ok_or_else(|| anyhow!("not an ONNX model: no graph"))?;
-    let producer = format!(
-        "{} {}",
-        model.producer_name.as_deref().unwrap_or(""),
-        model.producer_version.as_deref().unwrap_or("")
-    );
+    let producer =
+        format!("{} {}", model.producer_name.as_deref().unwrap_or(""), model.producer_version.as_deref().unwrap_or(""));
     let mut ops = BTreeMap::new();
     count_ops(graph, &mut ops);
     let initializers: HashSet<&str> = graph.initializer.iter().map(|t| t.name.as_deref().unwrap_or("")).collect();
@@ -262,7 +259,11 @@ pub fn to_text(i: &Inspection) -> String {
                 s.parameters,
                 s.constant_bytes as f64 / (1024.0 * 1024.0)
             );
-            out += &format!("  estimated work: {:.3} GFLOP ({:.3} G multiply-accumulates)\n", s.gflop(), s.macs as f64 / 1e9);
+            out += &format!(
+                "  estimated work: {:.3} GFLOP ({:.3} G multiply-accumulates)\n",
+                s.gflop(),
+                s.macs as f64 / 1e9
+            );
             for (op, n) in &s.ops {
                 out += &format!("    {op:<24} {n:>5}\n");
             }

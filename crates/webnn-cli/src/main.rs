@@ -22,9 +22,9 @@ mod stats;
 mod testing;
 
 use clap::{Args, Parser, Subcommand};
-use webnn_cli::npy;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use webnn_cli::npy;
 
 /// The WebNN engine on the command line: run and benchmark ONNX or built-in models.
 #[derive(Parser, Debug)]
@@ -217,13 +217,26 @@ mod tests {
     #[test]
     fn parses_the_documented_command_lines() {
         let cli = Cli::try_parse_from([
-            "webnn", "run", "m.onnx", "--input", "x=a.npy", "--shape", "x=1x3", "--output-dir", "o", "--threads", "2",
+            "webnn",
+            "run",
+            "m.onnx",
+            "--input",
+            "x=a.npy",
+            "--shape",
+            "x=1x3",
+            "--output-dir",
+            "o",
+            "--threads",
+            "2",
         ])
         .unwrap();
         match cli.command {
             Command::Run(a) => {
                 assert_eq!(a.model.model, Some(PathBuf::from("m.onnx")));
-                assert_eq!((a.inputs, a.model.shapes, a.threads), (vec!["x=a.npy".into()], vec!["x=1x3".into()], Some(2)));
+                assert_eq!(
+                    (a.inputs, a.model.shapes, a.threads),
+                    (vec!["x=a.npy".into()], vec!["x=1x3".into()], Some(2))
+                );
             }
             other => panic!("{other:?}"),
         }

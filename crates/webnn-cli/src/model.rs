@@ -8,7 +8,9 @@ use anyhow::{anyhow, bail, Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use webnn::webnn_core;
-use webnn::{Context, ContextOptions, DeviceChoice, Graph, GraphBuilder, Operand, OperandDescriptor, Tensor, TensorDescriptor};
+use webnn::{
+    Context, ContextOptions, DeviceChoice, Graph, GraphBuilder, Operand, OperandDescriptor, Tensor, TensorDescriptor,
+};
 
 /// Where a model comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,7 +76,12 @@ pub struct Session {
 
 impl Session {
     /// Loads, builds and allocates tensors for `source` on a new context.
-    pub fn new(source: &ModelSource, shapes: &[String], threads: Option<usize>, device: DeviceChoice) -> Result<Session> {
+    pub fn new(
+        source: &ModelSource,
+        shapes: &[String],
+        threads: Option<usize>,
+        device: DeviceChoice,
+    ) -> Result<Session> {
         let context = webnn::ml()
             .create_context(&ContextOptions { threads, device, ..Default::default() })
             .context("cannot create a context")?;

@@ -198,11 +198,7 @@ pub fn parse(bytes: &[u8]) -> Result<NpyArray> {
         .ok_or_else(|| anyhow!("shape {shape:?} is too large"))?;
     // Compared before anything is allocated for the elements.
     if data.len() != byte_len {
-        bail!(
-            "shape {shape:?} of {} needs {byte_len} data bytes but the file has {}",
-            dtype.descr(),
-            data.len()
-        );
+        bail!("shape {shape:?} of {} needs {byte_len} data bytes but the file has {}", dtype.descr(), data.len());
     }
     let file = NpyFile::with_header(header, data);
     let mut out = Vec::with_capacity(byte_len);
@@ -245,9 +241,9 @@ fn check_header(bytes: &[u8]) -> Result<()> {
     if declared > MAX_HEADER_BYTES {
         bail!("the header is {declared} bytes long, more than the {MAX_HEADER_BYTES} read");
     }
-    let text = bytes.get(start..start + declared).ok_or_else(|| {
-        anyhow!("truncated header: {declared} bytes declared, {} in the file", bytes.len() - start)
-    })?;
+    let text = bytes
+        .get(start..start + declared)
+        .ok_or_else(|| anyhow!("truncated header: {declared} bytes declared, {} in the file", bytes.len() - start))?;
     let mut depth = 0usize;
     for &c in text {
         match c {
@@ -313,9 +309,7 @@ fn npyz_error(e: std::io::Error) -> anyhow::Error {
 /// Encodes an array as `.npy` bytes (format 1.0).
 pub fn to_bytes(array: &NpyArray) -> Result<Vec<u8>> {
     let shape: Vec<u64> = array.shape.iter().map(|&d| d as u64).collect();
-    let expected = element_count(&shape)?
-        .checked_mul(array.dtype.size() as u64)
-        .and_then(|n| usize::try_from(n).ok());
+    let expected = element_count(&shape)?.checked_mul(array.dtype.size() as u64).and_then(|n| usize::try_from(n).ok());
     if expected != Some(array.data.len()) {
         bail!("{} bytes do not hold shape {:?} of {}", array.data.len(), array.shape, array.dtype.descr());
     }
@@ -337,11 +331,8 @@ pub fn to_bytes(array: &NpyArray) -> Result<Vec<u8>> {
 /// Writes `array` (whose bytes hold elements of `T`) as an `.npy` file into `out`.
 fn encode<T: Element>(array: &NpyArray, shape: &[u64], out: &mut Vec<u8>) -> Result<()> {
     let type_str: TypeStr = array.dtype.descr().parse().map_err(|e| anyhow!("{e}"))?;
-    let mut writer = npyz::WriteOptions::<T>::new()
-        .dtype(DType::Plain(type_str))
-        .shape(shape)
-        .writer(out)
-        .begin_nd()?;
+    let mut writer =
+        npyz::WriteOptions::<T>::new().dtype(DType::Plain(type_str)).shape(shape).writer(out).begin_nd()?;
     for (i, bytes) in array.data.chunks_exact(array.dtype.size()).enumerate() {
         let value = T::from_le(bytes)
             .ok_or_else(|| anyhow!("element {i} ({bytes:?}) is not a valid {}", array.dtype.descr()))?;
@@ -459,8 +450,7 @@ mod tests {
         let f16_data = [0x00, 0x3c, 0x00, 0xc1, 0x00, 0x00, 0xff, 0x7b];
         let a = parse(&numpy_file("{'descr': '<f2', 'fortran_order': False, 'shape': (2, 2), }", &f16_data)).unwrap();
         assert_eq!((a.dtype, a.shape.clone(), a.data.clone()), (NpyDtype::F16, vec![2, 2], f16_data.to_vec()));
-        let as_f32: Vec<f32> =
-            a.data.chunks(2).map(|b| f16::from_le_bytes([b[0], b[1]]).to_f32()).collect();
+        let as_f32: Vec<f32> = a.data.chunks(2).map(|b| f16::from_le_bytes([b[0], b[1]]).to_f32()).collect();
         assert_eq!(as_f32, [1.0, -2.5, 0.0, 65504.0]);
         // int64 -2 and 2^40 + 3, little-endian two's complement.
         let i64_data = [0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 3, 0, 0, 0, 0, 1, 0, 0];

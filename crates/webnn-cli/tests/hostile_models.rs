@@ -8,9 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use webnn_onnx::proto::{
-    data_type as dt, type_proto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto,
-    StringStringEntryProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
-    DATA_LOCATION_EXTERNAL,
+    data_type as dt, type_proto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, StringStringEntryProto,
+    TensorProto, TensorShapeProto, TypeProto, ValueInfoProto, DATA_LOCATION_EXTERNAL,
 };
 
 /// Runs `webnn ARGS` with 2 GiB of address space; kills it after 60 s (`None`).
@@ -23,12 +22,7 @@ fn webnn(args: &[&str]) -> Option<Output> {
     } else {
         Command::new(exe)
     };
-    let mut child = cmd
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start webnn");
+    let mut child = cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("start webnn");
     let start = Instant::now();
     while child.try_wait().expect("wait").is_none() {
         if start.elapsed() > Duration::from_secs(60) {

@@ -19,11 +19,8 @@ pub enum Outcome {
 }
 
 fn descriptor(v: &Value) -> Result<OperandDescriptor, String> {
-    let data_type: DataType = v["dataType"]
-        .as_str()
-        .ok_or("descriptor without dataType")?
-        .parse()
-        .map_err(|e: Error| e.message)?;
+    let data_type: DataType =
+        v["dataType"].as_str().ok_or("descriptor without dataType")?.parse().map_err(|e: Error| e.message)?;
     let shape = v["shape"]
         .as_array()
         .ok_or("descriptor without shape")?
@@ -92,7 +89,11 @@ fn run_inner(context: &Context, file: &str, case: &Value) -> Result<Option<Strin
             _ => return Err(format!("{name}: bad outputs")),
         };
         if output_names.len() > results.len() {
-            return Err(format!("{name}: {} outputs expected, the builder returned {}", output_names.len(), results.len()));
+            return Err(format!(
+                "{name}: {} outputs expected, the builder returned {}",
+                output_names.len(),
+                results.len()
+            ));
         }
         for (out_name, operand) in output_names.iter().zip(results) {
             operands.insert(out_name.to_string(), operand);

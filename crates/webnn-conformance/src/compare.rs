@@ -167,8 +167,12 @@ mod tests {
         assert!(compare(&nan, DataType::Float32, &json!(["NaN"]), None, Tolerance::Ulp(0.0)).unwrap().is_none());
         assert!(compare(&nan, DataType::Float32, &json!([1.0]), None, Tolerance::Ulp(100.0)).unwrap().is_some());
         let one = 1.0f32.to_le_bytes();
-        assert!(compare(&one, DataType::Float32, &json!([1.0009765625]), None, Tolerance::Atol(0.0009765625)).unwrap().is_none());
-        assert!(compare(&one, DataType::Float32, &json!([1.002]), None, Tolerance::Atol(0.0009765625)).unwrap().is_some());
+        assert!(compare(&one, DataType::Float32, &json!([1.0009765625]), None, Tolerance::Atol(0.0009765625))
+            .unwrap()
+            .is_none());
+        assert!(compare(&one, DataType::Float32, &json!([1.002]), None, Tolerance::Atol(0.0009765625))
+            .unwrap()
+            .is_some());
     }
 
     #[test]
@@ -177,7 +181,9 @@ mod tests {
         let m = compare(&a, DataType::Float16, &json!([1.0]), Some(&json!([0x3C00])), Tolerance::Ulp(0.0)).unwrap();
         assert_eq!(m.unwrap().error, 1.0);
         let z = 0x8000u16.to_le_bytes();
-        assert!(compare(&z, DataType::Float16, &json!([0.0]), Some(&json!([0])), Tolerance::Ulp(0.0)).unwrap().is_none());
+        assert!(compare(&z, DataType::Float16, &json!([0.0]), Some(&json!([0])), Tolerance::Ulp(0.0))
+            .unwrap()
+            .is_none());
     }
 
     #[test]

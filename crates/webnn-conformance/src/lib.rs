@@ -28,7 +28,8 @@ pub struct CaseResult {
 /// panics fails.
 pub fn run_file(context: &webnn::Context, path: &Path, keep: impl Fn(&str) -> bool) -> Vec<CaseResult> {
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let failed = |msg: String| vec![CaseResult { name: file_name.clone(), outcome: case::Outcome::Fail(msg), millis: 0.0 }];
+    let failed =
+        |msg: String| vec![CaseResult { name: file_name.clone(), outcome: case::Outcome::Fail(msg), millis: 0.0 }];
     let json: serde_json::Value = match std::fs::read_to_string(path) {
         Err(e) => return failed(format!("cannot read: {e}")),
         Ok(text) => match serde_json::from_str(&text) {

@@ -61,7 +61,10 @@ fn main() {
     };
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     for e in errata::all() {
-        println!("ERRATUM {}: {}: {}[{}]: the vector says {}, we compare with {} ({})", e.file, e.case, e.output, e.index, e.vector, e.corrected, e.reason);
+        println!(
+            "ERRATUM {}: {}: {}[{}]: the vector says {}, we compare with {} ({})",
+            e.file, e.case, e.output, e.index, e.vector, e.corrected, e.reason
+        );
     }
     let mut timings: Vec<(f64, String)> = Vec::new();
     for file in &files {

@@ -34,7 +34,9 @@ pub fn integer(v: &Value) -> Result<i128, String> {
                 Ok(f as i128)
             }
         }
-        Value::String(s) => s.parse::<i128>().or_else(|_| number(v).map(|f| f as i128)).map_err(|e| format!("{s}: {e}")),
+        Value::String(s) => {
+            s.parse::<i128>().or_else(|_| number(v).map(|f| f as i128)).map_err(|e| format!("{s}: {e}"))
+        }
         other => Err(format!("expected an integer, got {other}")),
     }
 }

@@ -10,12 +10,12 @@
 //! graph compiled without it pays one test. Backends call [`Coverage::new`] at compile and
 //! [`Coverage::executed`] after a dispatch.
 
-use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
 use crate::graph::{Graph, Operation};
 use crate::limits::OpSupportLimits;
 use crate::ops::OpKind;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 
 /// Which record a backend writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,9 +166,10 @@ mod tests {
 
     #[test]
     fn a_record_is_checked_against_the_limits() {
-        let limits = OpSupportLimits::restricted(InputOperandLayout::Nchw, 1 << 20, &[DataType::Float32], |op, _, t| {
-            op == OpKind::Relu && t == DataType::Float32
-        });
+        let limits =
+            OpSupportLimits::restricted(InputOperandLayout::Nchw, 1 << 20, &[DataType::Float32], |op, _, t| {
+                op == OpKind::Relu && t == DataType::Float32
+            });
         let full = "relu input float32\nrelu output float32\n";
         let report = check(full, &limits);
         assert!(report.is_complete(), "{}", report.summary());

@@ -22,8 +22,8 @@ pub mod validate;
 #[doc(hidden)]
 pub mod testing;
 
-pub use bytes::SharedBytes;
 pub use builder::{ConstantTensorSource, ContextLink, GraphBuilder, NumberParam, OpParams};
+pub use bytes::SharedBytes;
 pub use error::{Error, ErrorKind, Result};
 pub use graph::{Attrs, Graph, OperandId, Operation};
 pub use limits::{OpSupportLimits, RankRange, TensorLimits};

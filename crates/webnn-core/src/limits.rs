@@ -64,7 +64,8 @@ const fn lim(data_types: &'static [DataType], min: u32, max: u32) -> TensorLimit
 /// (the names of `op.limits_kind().members()`).
 pub fn op_limits(op: OpKind) -> Vec<(&'static str, TensorLimits)> {
     use OpKind::*;
-    let single = |t: &'static [DataType], min: u32, max: u32| vec![("input", lim(t, min, max)), ("output", lim(t, min, max))];
+    let single =
+        |t: &'static [DataType], min: u32, max: u32| vec![("input", lim(t, min, max)), ("output", lim(t, min, max))];
     match op {
         ArgMin | ArgMax => vec![("input", lim(ANY, 1, N)), ("output", lim(ARG_OUTPUT, 0, N))],
         BatchNormalization => vec![
@@ -96,8 +97,8 @@ pub fn op_limits(op: OpKind) -> Vec<(&'static str, TensorLimits)> {
         LogicalNot => vec![("a", lim(UINT8, 0, N)), ("output", lim(UINT8, 0, N))],
         IsNaN | IsInfinite => vec![("a", lim(FLOAT, 0, N)), ("output", lim(UINT8, 0, N))],
         Abs | Neg | Sign | Relu => single(FLOAT_AND_SIGNED, 0, N),
-        Ceil | Cos | Erf | Exp | Floor | Log | Reciprocal | RoundEven | Sin | Sqrt | Tan | Elu | Gelu
-        | HardSigmoid | HardSwish | LeakyRelu | Linear | Sigmoid | Softplus | Softsign | Tanh => single(FLOAT, 0, N),
+        Ceil | Cos | Erf | Exp | Floor | Log | Reciprocal | RoundEven | Sin | Sqrt | Tan | Elu | Gelu | HardSigmoid
+        | HardSwish | LeakyRelu | Linear | Sigmoid | Softplus | Softsign | Tanh => single(FLOAT, 0, N),
         DequantizeLinear => vec![
             ("input", lim(QUANTIZED, 0, N)),
             ("scale", lim(FLOAT, 0, N)),

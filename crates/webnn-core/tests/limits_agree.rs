@@ -53,267 +53,557 @@ fn builder_accepts_exactly_the_limits_data_types() {
     let g = |name: &'static str, members: &[&'static str], t: DataType| (name, members.to_vec(), t);
 
     use OpKind::*;
-    for op in [Add, Sub, Mul, Div, Max, Min, Pow, Equal, NotEqual, Greater, GreaterOrEqual, Lesser, LesserOrEqual, LogicalAnd, LogicalOr, LogicalXor] {
-        table.push((op, vec![g("x", &["a", "b"], Uint8)], Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            let y = input(b, "b", t.of("x"), &[3]);
-            one(b.binary(op, &x, &y, &o()))
-        })));
+    for op in [
+        Add,
+        Sub,
+        Mul,
+        Div,
+        Max,
+        Min,
+        Pow,
+        Equal,
+        NotEqual,
+        Greater,
+        GreaterOrEqual,
+        Lesser,
+        LesserOrEqual,
+        LogicalAnd,
+        LogicalOr,
+        LogicalXor,
+    ] {
+        table.push((
+            op,
+            vec![g("x", &["a", "b"], Uint8)],
+            Box::new(move |b, t| {
+                let x = input(b, "a", t.of("x"), &[2, 3]);
+                let y = input(b, "b", t.of("x"), &[3]);
+                one(b.binary(op, &x, &y, &o()))
+            }),
+        ));
     }
     for op in [LogicalNot, IsNaN, IsInfinite] {
         let default = if op == LogicalNot { Uint8 } else { Float32 };
-        table.push((op, vec![g("x", &["a"], default)], Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            one(b.unary(op, &x, &o()))
-        })));
+        table.push((
+            op,
+            vec![g("x", &["a"], default)],
+            Box::new(move |b, t| {
+                let x = input(b, "a", t.of("x"), &[2, 3]);
+                one(b.unary(op, &x, &o()))
+            }),
+        ));
     }
     for op in [Abs, Ceil, Cos, Erf, Exp, Floor, Identity, Log, Neg, Reciprocal, RoundEven, Sin, Sign, Sqrt, Tan] {
-        table.push((op, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            one(b.unary(op, &x, &o()))
-        })));
+        table.push((
+            op,
+            vec![g("x", &["input"], Float32)],
+            Box::new(move |b, t| {
+                let x = input(b, "a", t.of("x"), &[2, 3]);
+                one(b.unary(op, &x, &o()))
+            }),
+        ));
     }
     for op in [Gelu, HardSwish, Relu, Sigmoid, Softplus, Softsign, Tanh] {
-        table.push((op, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            one(b.activation(op, &x, &o()))
-        })));
+        table.push((
+            op,
+            vec![g("x", &["input"], Float32)],
+            Box::new(move |b, t| {
+                let x = input(b, "a", t.of("x"), &[2, 3]);
+                one(b.activation(op, &x, &o()))
+            }),
+        ));
     }
-    table.push((Elu, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        one(b.elu(&x, &EluOptions::default()))
-    })));
-    table.push((HardSigmoid, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        one(b.hard_sigmoid(&x, &HardSigmoidOptions::default()))
-    })));
-    table.push((LeakyRelu, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        one(b.leaky_relu(&x, &LeakyReluOptions::default()))
-    })));
-    table.push((Linear, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        one(b.linear(&x, &LinearOptions::default()))
-    })));
-    table.push((Clamp, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        one(b.clamp(&x, &ClampOptions::default()))
-    })));
-    table.push((Prelu, vec![g("x", &["input", "slope"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        let s = input(b, "s", t.of("x"), &[3]);
-        one(b.prelu(&x, &s, &o()))
-    })));
-    table.push((Softmax, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        one(b.softmax(&x, 1, &o()))
-    })));
-    table.push((Cast, vec![g("x", &["input"], Float32), g("to", &["output"], Int32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        one(b.cast(&x, t.of("to"), &o()))
-    })));
+    table.push((
+        Elu,
+        vec![g("x", &["input"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            one(b.elu(&x, &EluOptions::default()))
+        }),
+    ));
+    table.push((
+        HardSigmoid,
+        vec![g("x", &["input"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            one(b.hard_sigmoid(&x, &HardSigmoidOptions::default()))
+        }),
+    ));
+    table.push((
+        LeakyRelu,
+        vec![g("x", &["input"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            one(b.leaky_relu(&x, &LeakyReluOptions::default()))
+        }),
+    ));
+    table.push((
+        Linear,
+        vec![g("x", &["input"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            one(b.linear(&x, &LinearOptions::default()))
+        }),
+    ));
+    table.push((
+        Clamp,
+        vec![g("x", &["input"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            one(b.clamp(&x, &ClampOptions::default()))
+        }),
+    ));
+    table.push((
+        Prelu,
+        vec![g("x", &["input", "slope"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            let s = input(b, "s", t.of("x"), &[3]);
+            one(b.prelu(&x, &s, &o()))
+        }),
+    ));
+    table.push((
+        Softmax,
+        vec![g("x", &["input"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            one(b.softmax(&x, 1, &o()))
+        }),
+    ));
+    table.push((
+        Cast,
+        vec![g("x", &["input"], Float32), g("to", &["output"], Int32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            one(b.cast(&x, t.of("to"), &o()))
+        }),
+    ));
     for op in [ArgMin, ArgMax] {
-        table.push((op, vec![g("x", &["input"], Float32), g("out", &["output"], Int32)], Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            let options = ArgMinMaxOptions { output_data_type: t.of("out"), ..Default::default() };
-            one(b.arg_min_max(op, &x, 1, &options))
-        })));
+        table.push((
+            op,
+            vec![g("x", &["input"], Float32), g("out", &["output"], Int32)],
+            Box::new(move |b, t| {
+                let x = input(b, "a", t.of("x"), &[2, 3]);
+                let options = ArgMinMaxOptions { output_data_type: t.of("out"), ..Default::default() };
+                one(b.arg_min_max(op, &x, 1, &options))
+            }),
+        ));
     }
-    for op in [ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMean, ReduceMin, ReduceProduct, ReduceSum, ReduceSumSquare] {
-        table.push((op, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            one(b.reduce(op, &x, &ReduceOptions::default()))
-        })));
+    for op in [
+        ReduceL1,
+        ReduceL2,
+        ReduceLogSum,
+        ReduceLogSumExp,
+        ReduceMax,
+        ReduceMean,
+        ReduceMin,
+        ReduceProduct,
+        ReduceSum,
+        ReduceSumSquare,
+    ] {
+        table.push((
+            op,
+            vec![g("x", &["input"], Float32)],
+            Box::new(move |b, t| {
+                let x = input(b, "a", t.of("x"), &[2, 3]);
+                one(b.reduce(op, &x, &ReduceOptions::default()))
+            }),
+        ));
     }
-    table.push((CumulativeSum, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        one(b.cumulative_sum(&x, 0, &CumulativeSumOptions::default()))
-    })));
-    table.push((QuantizeLinear, vec![g("x", &["input", "scale"], Float32), g("zp", &["zeroPoint"], Uint8)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 4]);
-        let s = input(b, "s", t.of("x"), &[1, 2]);
-        let z = input(b, "z", t.of("zp"), &[1, 2]);
-        one(b.quantize_linear(&x, &s, &z, &o()))
-    })));
-    table.push((DequantizeLinear, vec![g("x", &["input", "zeroPoint"], Uint8), g("s", &["scale"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 4]);
-        let s = input(b, "s", t.of("s"), &[1, 2]);
-        let z = input(b, "z", t.of("x"), &[1, 2]);
-        one(b.dequantize_linear(&x, &s, &z, &o()))
-    })));
+    table.push((
+        CumulativeSum,
+        vec![g("x", &["input"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            one(b.cumulative_sum(&x, 0, &CumulativeSumOptions::default()))
+        }),
+    ));
+    table.push((
+        QuantizeLinear,
+        vec![g("x", &["input", "scale"], Float32), g("zp", &["zeroPoint"], Uint8)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 4]);
+            let s = input(b, "s", t.of("x"), &[1, 2]);
+            let z = input(b, "z", t.of("zp"), &[1, 2]);
+            one(b.quantize_linear(&x, &s, &z, &o()))
+        }),
+    ));
+    table.push((
+        DequantizeLinear,
+        vec![g("x", &["input", "zeroPoint"], Uint8), g("s", &["scale"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 4]);
+            let s = input(b, "s", t.of("s"), &[1, 2]);
+            let z = input(b, "z", t.of("x"), &[1, 2]);
+            one(b.dequantize_linear(&x, &s, &z, &o()))
+        }),
+    ));
     // Data movement.
-    table.push((Concat, vec![g("x", &["inputs"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        let y = input(b, "b", t.of("x"), &[1, 3]);
-        one(b.concat(&[&x, &y], 0, &o()))
-    })));
-    table.push((Expand, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[1, 3]);
-        one(b.expand(&x, &[2, 3], &o()))
-    })));
-    table.push((Pad, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        one(b.pad(&x, &[1, 0], &[0, 1], &PadOptions::default()))
-    })));
-    table.push((Reshape, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        one(b.reshape(&x, &[3, 2], &o()))
-    })));
-    table.push((Reverse, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        one(b.reverse(&x, &ReverseOptions::default()))
-    })));
-    table.push((Slice, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        one(b.slice(&x, &[0, 1], &[2, 2], &SliceOptions::default()))
-    })));
-    table.push((Split, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 4]);
-        b.split(&x, &Splits::Count(2), &SplitOptions { axis: 1, ..Default::default() })
-    })));
-    table.push((Tile, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        one(b.tile(&x, &[2, 1], &o()))
-    })));
-    table.push((Transpose, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        one(b.transpose(&x, &TransposeOptions::default()))
-    })));
-    table.push((Triangular, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[3, 3]);
-        one(b.triangular(&x, &TriangularOptions::default()))
-    })));
-    table.push((Where, vec![g("c", &["condition"], Uint8), g("x", &["trueValue", "falseValue"], Float32)], Box::new(move |b, t| {
-        let c = input(b, "c", t.of("c"), &[2, 3]);
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        let y = input(b, "b", t.of("x"), &[3]);
-        one(b.where_(&c, &x, &y, &o()))
-    })));
-    for op in [Gather, GatherElements, GatherNd] {
-        table.push((op, vec![g("x", &["input"], Float32), g("i", &["indices"], Int32)], Box::new(move |b, t| {
+    table.push((
+        Concat,
+        vec![g("x", &["inputs"], Float32)],
+        Box::new(move |b, t| {
             let x = input(b, "a", t.of("x"), &[2, 3]);
-            let i = index_const(b, t.of("i"), if op == GatherNd { &[2, 1] } else { &[2, 3] });
-            one(match op {
-                Gather => b.gather(&x, &i, &GatherOptions::default()),
-                GatherElements => b.gather_elements(&x, &i, &GatherOptions::default()),
-                _ => b.gather_nd(&x, &i, &o()),
-            })
-        })));
+            let y = input(b, "b", t.of("x"), &[1, 3]);
+            one(b.concat(&[&x, &y], 0, &o()))
+        }),
+    ));
+    table.push((
+        Expand,
+        vec![g("x", &["input"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[1, 3]);
+            one(b.expand(&x, &[2, 3], &o()))
+        }),
+    ));
+    table.push((
+        Pad,
+        vec![g("x", &["input"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            one(b.pad(&x, &[1, 0], &[0, 1], &PadOptions::default()))
+        }),
+    ));
+    table.push((
+        Reshape,
+        vec![g("x", &["input"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            one(b.reshape(&x, &[3, 2], &o()))
+        }),
+    ));
+    table.push((
+        Reverse,
+        vec![g("x", &["input"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            one(b.reverse(&x, &ReverseOptions::default()))
+        }),
+    ));
+    table.push((
+        Slice,
+        vec![g("x", &["input"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            one(b.slice(&x, &[0, 1], &[2, 2], &SliceOptions::default()))
+        }),
+    ));
+    table.push((
+        Split,
+        vec![g("x", &["input"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 4]);
+            b.split(&x, &Splits::Count(2), &SplitOptions { axis: 1, ..Default::default() })
+        }),
+    ));
+    table.push((
+        Tile,
+        vec![g("x", &["input"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            one(b.tile(&x, &[2, 1], &o()))
+        }),
+    ));
+    table.push((
+        Transpose,
+        vec![g("x", &["input"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            one(b.transpose(&x, &TransposeOptions::default()))
+        }),
+    ));
+    table.push((
+        Triangular,
+        vec![g("x", &["input"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[3, 3]);
+            one(b.triangular(&x, &TriangularOptions::default()))
+        }),
+    ));
+    table.push((
+        Where,
+        vec![g("c", &["condition"], Uint8), g("x", &["trueValue", "falseValue"], Float32)],
+        Box::new(move |b, t| {
+            let c = input(b, "c", t.of("c"), &[2, 3]);
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            let y = input(b, "b", t.of("x"), &[3]);
+            one(b.where_(&c, &x, &y, &o()))
+        }),
+    ));
+    for op in [Gather, GatherElements, GatherNd] {
+        table.push((
+            op,
+            vec![g("x", &["input"], Float32), g("i", &["indices"], Int32)],
+            Box::new(move |b, t| {
+                let x = input(b, "a", t.of("x"), &[2, 3]);
+                let i = index_const(b, t.of("i"), if op == GatherNd { &[2, 1] } else { &[2, 3] });
+                one(match op {
+                    Gather => b.gather(&x, &i, &GatherOptions::default()),
+                    GatherElements => b.gather_elements(&x, &i, &GatherOptions::default()),
+                    _ => b.gather_nd(&x, &i, &o()),
+                })
+            }),
+        ));
     }
-    table.push((ScatterElements, vec![g("x", &["input", "updates"], Float32), g("i", &["indices"], Int32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        let i = index_const(b, t.of("i"), &[1, 3]);
-        let u = input(b, "u", t.of("x"), &[1, 3]);
-        one(b.scatter_elements(&x, &i, &u, &ScatterOptions::default()))
-    })));
-    table.push((ScatterNd, vec![g("x", &["input", "updates"], Float32), g("i", &["indices"], Int32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        let i = index_const(b, t.of("i"), &[1, 1]);
-        let u = input(b, "u", t.of("x"), &[1, 3]);
-        one(b.scatter_nd(&x, &i, &u, &o()))
-    })));
+    table.push((
+        ScatterElements,
+        vec![g("x", &["input", "updates"], Float32), g("i", &["indices"], Int32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            let i = index_const(b, t.of("i"), &[1, 3]);
+            let u = input(b, "u", t.of("x"), &[1, 3]);
+            one(b.scatter_elements(&x, &i, &u, &ScatterOptions::default()))
+        }),
+    ));
+    table.push((
+        ScatterNd,
+        vec![g("x", &["input", "updates"], Float32), g("i", &["indices"], Int32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            let i = index_const(b, t.of("i"), &[1, 1]);
+            let u = input(b, "u", t.of("x"), &[1, 3]);
+            one(b.scatter_nd(&x, &i, &u, &o()))
+        }),
+    ));
     // Matrix multiply, convolution, pooling, resampling, normalization, recurrent.
-    table.push((Matmul, vec![g("x", &["a", "b"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        let y = input(b, "b", t.of("x"), &[3, 4]);
-        one(b.matmul(&x, &y, &o()))
-    })));
-    table.push((Gemm, vec![g("x", &["a", "b", "c"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        let y = input(b, "b", t.of("x"), &[3, 4]);
-        let c = input(b, "c", t.of("x"), &[4]);
-        one(b.gemm(&x, &y, &GemmOptions { c: Some(c), ..Default::default() }))
-    })));
-    table.push((Conv2d, vec![g("x", &["input", "filter", "bias"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[1, 2, 5, 5]);
-        let f = input(b, "f", t.of("x"), &[4, 2, 3, 3]);
-        let bias = input(b, "bias", t.of("x"), &[4]);
-        one(b.conv2d(&x, &f, &Conv2dOptions { bias: Some(bias), ..Conv2dOptions::new() }))
-    })));
-    table.push((ConvTranspose2d, vec![g("x", &["input", "filter", "bias"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[1, 2, 5, 5]);
-        let f = input(b, "f", t.of("x"), &[2, 4, 3, 3]);
-        let bias = input(b, "bias", t.of("x"), &[4]);
-        one(b.conv_transpose2d(&x, &f, &ConvTranspose2dOptions { bias: Some(bias), ..ConvTranspose2dOptions::new() }))
-    })));
+    table.push((
+        Matmul,
+        vec![g("x", &["a", "b"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            let y = input(b, "b", t.of("x"), &[3, 4]);
+            one(b.matmul(&x, &y, &o()))
+        }),
+    ));
+    table.push((
+        Gemm,
+        vec![g("x", &["a", "b", "c"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            let y = input(b, "b", t.of("x"), &[3, 4]);
+            let c = input(b, "c", t.of("x"), &[4]);
+            one(b.gemm(&x, &y, &GemmOptions { c: Some(c), ..Default::default() }))
+        }),
+    ));
+    table.push((
+        Conv2d,
+        vec![g("x", &["input", "filter", "bias"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[1, 2, 5, 5]);
+            let f = input(b, "f", t.of("x"), &[4, 2, 3, 3]);
+            let bias = input(b, "bias", t.of("x"), &[4]);
+            one(b.conv2d(&x, &f, &Conv2dOptions { bias: Some(bias), ..Conv2dOptions::new() }))
+        }),
+    ));
+    table.push((
+        ConvTranspose2d,
+        vec![g("x", &["input", "filter", "bias"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[1, 2, 5, 5]);
+            let f = input(b, "f", t.of("x"), &[2, 4, 3, 3]);
+            let bias = input(b, "bias", t.of("x"), &[4]);
+            one(b.conv_transpose2d(
+                &x,
+                &f,
+                &ConvTranspose2dOptions { bias: Some(bias), ..ConvTranspose2dOptions::new() },
+            ))
+        }),
+    ));
     for op in [AveragePool2d, L2Pool2d, MaxPool2d] {
-        table.push((op, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[1, 2, 4, 4]);
-            let options = Pool2dOptions { window_dimensions: Some(vec![2, 2]), ..Default::default() };
-            one(match op {
-                AveragePool2d => b.average_pool2d(&x, &options),
-                L2Pool2d => b.l2_pool2d(&x, &options),
-                _ => b.max_pool2d(&x, &options),
-            })
-        })));
+        table.push((
+            op,
+            vec![g("x", &["input"], Float32)],
+            Box::new(move |b, t| {
+                let x = input(b, "a", t.of("x"), &[1, 2, 4, 4]);
+                let options = Pool2dOptions { window_dimensions: Some(vec![2, 2]), ..Default::default() };
+                one(match op {
+                    AveragePool2d => b.average_pool2d(&x, &options),
+                    L2Pool2d => b.l2_pool2d(&x, &options),
+                    _ => b.max_pool2d(&x, &options),
+                })
+            }),
+        ));
     }
-    table.push((Resample2d, vec![g("x", &["input"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[1, 2, 4, 4]);
-        one(b.resample2d(&x, &Resample2dOptions { scales: Some(vec![2.0, 2.0]), ..Default::default() }))
-    })));
-    table.push((BatchNormalization, vec![g("x", &["input", "mean", "variance", "scale", "bias"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[1, 2, 3]);
-        let m = input(b, "m", t.of("x"), &[2]);
-        let v = input(b, "v", t.of("x"), &[2]);
-        let s = input(b, "s", t.of("x"), &[2]);
-        let bias = input(b, "bias", t.of("x"), &[2]);
-        one(b.batch_normalization(&x, &m, &v, &BatchNormalizationOptions { scale: Some(s), bias: Some(bias), ..Default::default() }))
-    })));
-    table.push((InstanceNormalization, vec![g("x", &["input", "scale", "bias"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[1, 2, 3, 3]);
-        let s = input(b, "s", t.of("x"), &[2]);
-        let bias = input(b, "bias", t.of("x"), &[2]);
-        one(b.instance_normalization(&x, &InstanceNormalizationOptions { scale: Some(s), bias: Some(bias), ..Default::default() }))
-    })));
-    table.push((LayerNormalization, vec![g("x", &["input", "scale", "bias"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 3]);
-        let s = input(b, "s", t.of("x"), &[3]);
-        let bias = input(b, "bias", t.of("x"), &[3]);
-        one(b.layer_normalization(&x, &LayerNormalizationOptions { scale: Some(s), bias: Some(bias), ..Default::default() }))
-    })));
-    table.push((Gru, vec![g("x", &["input", "weight", "recurrentWeight", "bias", "recurrentBias", "initialHiddenState"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 1, 3]);
-        let w = input(b, "w", t.of("x"), &[1, 12, 3]);
-        let r = input(b, "r", t.of("x"), &[1, 12, 4]);
-        let bias = input(b, "bias", t.of("x"), &[1, 12]);
-        let rb = input(b, "rb", t.of("x"), &[1, 12]);
-        let h = input(b, "h", t.of("x"), &[1, 1, 4]);
-        b.gru(&x, &w, &r, 2, 4, &GruOptions { bias: Some(bias), recurrent_bias: Some(rb), initial_hidden_state: Some(h), return_sequence: true, ..Default::default() })
-    })));
-    table.push((GruCell, vec![g("x", &["input", "weight", "recurrentWeight", "hiddenState", "bias", "recurrentBias"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[1, 3]);
-        let w = input(b, "w", t.of("x"), &[12, 3]);
-        let r = input(b, "r", t.of("x"), &[12, 4]);
-        let h = input(b, "h", t.of("x"), &[1, 4]);
-        let bias = input(b, "bias", t.of("x"), &[12]);
-        let rb = input(b, "rb", t.of("x"), &[12]);
-        one(b.gru_cell(&x, &w, &r, &h, 4, &GruCellOptions { bias: Some(bias), recurrent_bias: Some(rb), ..Default::default() }))
-    })));
-    table.push((Lstm, vec![g("x", &["input", "weight", "recurrentWeight", "bias", "recurrentBias", "peepholeWeight", "initialHiddenState", "initialCellState"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[2, 1, 3]);
-        let w = input(b, "w", t.of("x"), &[1, 16, 3]);
-        let r = input(b, "r", t.of("x"), &[1, 16, 4]);
-        let bias = input(b, "bias", t.of("x"), &[1, 16]);
-        let rb = input(b, "rb", t.of("x"), &[1, 16]);
-        let p = input(b, "p", t.of("x"), &[1, 12]);
-        let h = input(b, "h", t.of("x"), &[1, 1, 4]);
-        let c = input(b, "c", t.of("x"), &[1, 1, 4]);
-        b.lstm(&x, &w, &r, 2, 4, &LstmOptions {
-            bias: Some(bias), recurrent_bias: Some(rb), peephole_weight: Some(p),
-            initial_hidden_state: Some(h), initial_cell_state: Some(c), return_sequence: true, ..Default::default()
-        })
-    })));
-    table.push((LstmCell, vec![g("x", &["input", "weight", "recurrentWeight", "hiddenState", "cellState", "bias", "recurrentBias", "peepholeWeight"], Float32)], Box::new(move |b, t| {
-        let x = input(b, "a", t.of("x"), &[1, 3]);
-        let w = input(b, "w", t.of("x"), &[16, 3]);
-        let r = input(b, "r", t.of("x"), &[16, 4]);
-        let h = input(b, "h", t.of("x"), &[1, 4]);
-        let c = input(b, "c", t.of("x"), &[1, 4]);
-        let bias = input(b, "bias", t.of("x"), &[16]);
-        let rb = input(b, "rb", t.of("x"), &[16]);
-        let p = input(b, "p", t.of("x"), &[12]);
-        b.lstm_cell(&x, &w, &r, &h, &c, 4, &LstmCellOptions { bias: Some(bias), recurrent_bias: Some(rb), peephole_weight: Some(p), ..Default::default() })
-    })));
+    table.push((
+        Resample2d,
+        vec![g("x", &["input"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[1, 2, 4, 4]);
+            one(b.resample2d(&x, &Resample2dOptions { scales: Some(vec![2.0, 2.0]), ..Default::default() }))
+        }),
+    ));
+    table.push((
+        BatchNormalization,
+        vec![g("x", &["input", "mean", "variance", "scale", "bias"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[1, 2, 3]);
+            let m = input(b, "m", t.of("x"), &[2]);
+            let v = input(b, "v", t.of("x"), &[2]);
+            let s = input(b, "s", t.of("x"), &[2]);
+            let bias = input(b, "bias", t.of("x"), &[2]);
+            one(b.batch_normalization(
+                &x,
+                &m,
+                &v,
+                &BatchNormalizationOptions { scale: Some(s), bias: Some(bias), ..Default::default() },
+            ))
+        }),
+    ));
+    table.push((
+        InstanceNormalization,
+        vec![g("x", &["input", "scale", "bias"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[1, 2, 3, 3]);
+            let s = input(b, "s", t.of("x"), &[2]);
+            let bias = input(b, "bias", t.of("x"), &[2]);
+            one(b.instance_normalization(
+                &x,
+                &InstanceNormalizationOptions { scale: Some(s), bias: Some(bias), ..Default::default() },
+            ))
+        }),
+    ));
+    table.push((
+        LayerNormalization,
+        vec![g("x", &["input", "scale", "bias"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 3]);
+            let s = input(b, "s", t.of("x"), &[3]);
+            let bias = input(b, "bias", t.of("x"), &[3]);
+            one(b.layer_normalization(
+                &x,
+                &LayerNormalizationOptions { scale: Some(s), bias: Some(bias), ..Default::default() },
+            ))
+        }),
+    ));
+    table.push((
+        Gru,
+        vec![g("x", &["input", "weight", "recurrentWeight", "bias", "recurrentBias", "initialHiddenState"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 1, 3]);
+            let w = input(b, "w", t.of("x"), &[1, 12, 3]);
+            let r = input(b, "r", t.of("x"), &[1, 12, 4]);
+            let bias = input(b, "bias", t.of("x"), &[1, 12]);
+            let rb = input(b, "rb", t.of("x"), &[1, 12]);
+            let h = input(b, "h", t.of("x"), &[1, 1, 4]);
+            b.gru(
+                &x,
+                &w,
+                &r,
+                2,
+                4,
+                &GruOptions {
+                    bias: Some(bias),
+                    recurrent_bias: Some(rb),
+                    initial_hidden_state: Some(h),
+                    return_sequence: true,
+                    ..Default::default()
+                },
+            )
+        }),
+    ));
+    table.push((
+        GruCell,
+        vec![g("x", &["input", "weight", "recurrentWeight", "hiddenState", "bias", "recurrentBias"], Float32)],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[1, 3]);
+            let w = input(b, "w", t.of("x"), &[12, 3]);
+            let r = input(b, "r", t.of("x"), &[12, 4]);
+            let h = input(b, "h", t.of("x"), &[1, 4]);
+            let bias = input(b, "bias", t.of("x"), &[12]);
+            let rb = input(b, "rb", t.of("x"), &[12]);
+            one(b.gru_cell(
+                &x,
+                &w,
+                &r,
+                &h,
+                4,
+                &GruCellOptions { bias: Some(bias), recurrent_bias: Some(rb), ..Default::default() },
+            ))
+        }),
+    ));
+    table.push((
+        Lstm,
+        vec![g(
+            "x",
+            &[
+                "input",
+                "weight",
+                "recurrentWeight",
+                "bias",
+                "recurrentBias",
+                "peepholeWeight",
+                "initialHiddenState",
+                "initialCellState",
+            ],
+            Float32,
+        )],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[2, 1, 3]);
+            let w = input(b, "w", t.of("x"), &[1, 16, 3]);
+            let r = input(b, "r", t.of("x"), &[1, 16, 4]);
+            let bias = input(b, "bias", t.of("x"), &[1, 16]);
+            let rb = input(b, "rb", t.of("x"), &[1, 16]);
+            let p = input(b, "p", t.of("x"), &[1, 12]);
+            let h = input(b, "h", t.of("x"), &[1, 1, 4]);
+            let c = input(b, "c", t.of("x"), &[1, 1, 4]);
+            b.lstm(
+                &x,
+                &w,
+                &r,
+                2,
+                4,
+                &LstmOptions {
+                    bias: Some(bias),
+                    recurrent_bias: Some(rb),
+                    peephole_weight: Some(p),
+                    initial_hidden_state: Some(h),
+                    initial_cell_state: Some(c),
+                    return_sequence: true,
+                    ..Default::default()
+                },
+            )
+        }),
+    ));
+    table.push((
+        LstmCell,
+        vec![g(
+            "x",
+            &[
+                "input",
+                "weight",
+                "recurrentWeight",
+                "hiddenState",
+                "cellState",
+                "bias",
+                "recurrentBias",
+                "peepholeWeight",
+            ],
+            Float32,
+        )],
+        Box::new(move |b, t| {
+            let x = input(b, "a", t.of("x"), &[1, 3]);
+            let w = input(b, "w", t.of("x"), &[16, 3]);
+            let r = input(b, "r", t.of("x"), &[16, 4]);
+            let h = input(b, "h", t.of("x"), &[1, 4]);
+            let c = input(b, "c", t.of("x"), &[1, 4]);
+            let bias = input(b, "bias", t.of("x"), &[16]);
+            let rb = input(b, "rb", t.of("x"), &[16]);
+            let p = input(b, "p", t.of("x"), &[12]);
+            b.lstm_cell(
+                &x,
+                &w,
+                &r,
+                &h,
+                &c,
+                4,
+                &LstmCellOptions {
+                    bias: Some(bias),
+                    recurrent_bias: Some(rb),
+                    peephole_weight: Some(p),
+                    ..Default::default()
+                },
+            )
+        }),
+    ));
 
     for (op, groups, call) in &table {
         ops_seen.insert(*op);
@@ -338,7 +628,9 @@ fn builder_accepts_exactly_the_limits_data_types() {
                 match (&result, expect_ok) {
                     (Ok(_), true) => {}
                     (Err(e), false) => assert_eq!(e.kind, ErrorKind::Type, "{op} {group}={t}: {e}"),
-                    (Ok(_), false) => panic!("{op}: builder accepts {group}={t} but the limits of {members:?} say {allowed_by:?}"),
+                    (Ok(_), false) => {
+                        panic!("{op}: builder accepts {group}={t} but the limits of {members:?} say {allowed_by:?}")
+                    }
                     (Err(e), true) => panic!("{op}: limits allow {group}={t} but the builder says: {e}"),
                 }
                 checked += 1;

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use webnn_core::backend::{Backend, CompiledGraph};
 use webnn_core::*;
-use webnn_cpu::kernels::sgemm::{Mat, sgemm};
 use webnn_cpu::kernels::packed_gemm::{self, Lhs, PackedLhs, PackedRhs, Rhs};
+use webnn_cpu::kernels::sgemm::{sgemm, Mat};
 use webnn_cpu::CpuBackend;
 
 fn builder() -> GraphBuilder {
@@ -62,7 +62,10 @@ fn time(backend: &CpuBackend, graph: &Graph) -> f64 {
 
 type Case = (&'static str, Box<dyn Fn() -> (Graph, f64, &'static str)>);
 
-fn elementwise(shape: &'static [u32], f: fn(&mut GraphBuilder, &Operand) -> Operand) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
+fn elementwise(
+    shape: &'static [u32],
+    f: fn(&mut GraphBuilder, &Operand) -> Operand,
+) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
     Box::new(move || {
         let mut b = builder();
         let x = b.input("x", &f32_desc(shape)).unwrap();
@@ -78,7 +81,14 @@ fn conv(cin: u32, cout: u32, hw: u32, k: u32, groups: u32) -> Box<dyn Fn() -> (G
 }
 
 /// conv2d nchw as [`conv`], with both strides `stride` (padding k/2).
-fn conv_strided(cin: u32, cout: u32, hw: u32, k: u32, groups: u32, stride: u32) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
+fn conv_strided(
+    cin: u32,
+    cout: u32,
+    hw: u32,
+    k: u32,
+    groups: u32,
+    stride: u32,
+) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
     Box::new(move || {
         let mut b = builder();
         let x = b.input("x", &f32_desc(&[1, cin, hw, hw])).unwrap();
@@ -137,7 +147,8 @@ fn gemm_cases(filters: &[String]) {
         let (am, bm) = (Mat::rows(&a, k), Mat::rows(&b, n));
         let pa = PackedLhs::new(m, k, am).expect("pack A");
         let pb = PackedRhs::new(k, n, bm).expect("pack B");
-        let (lhs, rhs) = if a_packed { (Lhs::Packed(&pa), Rhs::Strided(bm)) } else { (Lhs::Strided(am), Rhs::Packed(&pb)) };
+        let (lhs, rhs) =
+            if a_packed { (Lhs::Packed(&pa), Rhs::Strided(bm)) } else { (Lhs::Strided(am), Rhs::Packed(&pb)) };
         let mut c = vec![0f32; m * n];
         let flops = 2.0 * (m * n * k) as f64;
         for threads in [1, 2] {
@@ -146,7 +157,13 @@ fn gemm_cases(filters: &[String]) {
             let (mut ours, mut theirs) = (Vec::new(), Vec::new());
             pool.install(|| {
                 for _ in 0..7 {
-                    let t = median_secs(|| packed_gemm::gemm(m, n, k, lhs, rhs, &mut c, n, parallel, &packed_gemm::no_epilogue).expect("gemm"), 150);
+                    let t = median_secs(
+                        || {
+                            packed_gemm::gemm(m, n, k, lhs, rhs, &mut c, n, parallel, &packed_gemm::no_epilogue)
+                                .expect("gemm")
+                        },
+                        150,
+                    );
                     ours.push(flops / t / 1e9);
                     let t = median_secs(|| sgemm(m, n, k, am, bm, &mut c, n, 1, 1.0, None, parallel), 150);
                     theirs.push(flops / t / 1e9);
@@ -160,7 +177,8 @@ fn gemm_cases(filters: &[String]) {
 }
 
 /// Winograd-relevant 3×3 stride-1 convs (cin = cout, square output, padding 1).
-const WINOGRAD_SHAPES: [(usize, usize); 8] = [(64, 56), (128, 28), (256, 14), (512, 7), (80, 40), (32, 256), (16, 112), (8, 112)];
+const WINOGRAD_SHAPES: [(usize, usize); 8] =
+    [(64, 56), (128, 28), (256, 14), (512, 7), (80, 40), (32, 256), (16, 112), (8, 112)];
 
 /// `conv3x3` cases: the Winograd kernel against im2col + GEMM on the same nchw conv (bias, no
 /// epilogue), 1 and 2 threads, 7 alternating rounds; effective GFLOP/s = direct-conv FLOPs
@@ -174,7 +192,22 @@ fn winograd_cases(filters: &[String]) {
         if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
             continue;
         }
-        let g = Geom { n: 1, cin: c, h: hw, w: hw, cout: c, oh: hw, ow: hw, kh: 3, kw: 3, groups: 1, strides: [1, 1], dilations: [1, 1], padding: [1; 4], nhwc: false };
+        let g = Geom {
+            n: 1,
+            cin: c,
+            h: hw,
+            w: hw,
+            cout: c,
+            oh: hw,
+            ow: hw,
+            kh: 3,
+            kw: 3,
+            groups: 1,
+            strides: [1, 1],
+            dilations: [1, 1],
+            padding: [1; 4],
+            nhwc: false,
+        };
         let x = values(c * hw * hw);
         let raw: Vec<f32> = values(c * c * 9).iter().map(|v| v * 0.1).collect();
         let bias = values(c);
@@ -191,9 +224,13 @@ fn winograd_cases(filters: &[String]) {
             let (mut wino, mut base) = (Vec::new(), Vec::new());
             pool.install(|| {
                 for _ in 0..7 {
-                    let t = median_secs(|| winograd::conv(&g, &x, &wf, Some(&bias), &mut out, &ep).expect("winograd"), 150);
+                    let t =
+                        median_secs(|| winograd::conv(&g, &x, &wf, Some(&bias), &mut out, &ep).expect("winograd"), 150);
                     wino.push(flops / t / 1e9);
-                    let t = median_secs(|| im2col_conv(&g, &x, &wts, Some(&bias), &col, &mut out, &ep).expect("im2col"), 150);
+                    let t = median_secs(
+                        || im2col_conv(&g, &x, &wts, Some(&bias), &col, &mut out, &ep).expect("im2col"),
+                        150,
+                    );
                     base.push(flops / t / 1e9);
                 }
             });
@@ -206,18 +243,30 @@ fn winograd_cases(filters: &[String]) {
 
 fn main() {
     let cases: Vec<Case> = vec![
-        ("silu 1x96x112x112", elementwise(&[1, 96, 112, 112], |b, x| {
-            let s = b.sigmoid(x, &OperatorOptions::default()).unwrap();
-            b.mul(x, &s, &OperatorOptions::default()).unwrap()
-        })),
-        ("sigmoid 1x96x112x112", elementwise(&[1, 96, 112, 112], |b, x| b.sigmoid(x, &OperatorOptions::default()).unwrap())),
-        ("softmax 1x12x128x128", elementwise(&[1, 12, 128, 128], |b, x| b.softmax(x, 3, &OperatorOptions::default()).unwrap())),
+        (
+            "silu 1x96x112x112",
+            elementwise(&[1, 96, 112, 112], |b, x| {
+                let s = b.sigmoid(x, &OperatorOptions::default()).unwrap();
+                b.mul(x, &s, &OperatorOptions::default()).unwrap()
+            }),
+        ),
+        (
+            "sigmoid 1x96x112x112",
+            elementwise(&[1, 96, 112, 112], |b, x| b.sigmoid(x, &OperatorOptions::default()).unwrap()),
+        ),
+        (
+            "softmax 1x12x128x128",
+            elementwise(&[1, 12, 128, 128], |b, x| b.softmax(x, 3, &OperatorOptions::default()).unwrap()),
+        ),
         ("erf 1x128x1536", elementwise(&[1, 128, 1536], |b, x| b.erf(x, &OperatorOptions::default()).unwrap())),
         ("gelu 1x128x1536", elementwise(&[1, 128, 1536], |b, x| b.gelu(x, &OperatorOptions::default()).unwrap())),
-        ("layerNorm 1x128x384", elementwise(&[1, 128, 384], |b, x| {
-            let options = LayerNormalizationOptions { axes: Some(vec![2]), ..Default::default() };
-            b.layer_normalization(x, &options).unwrap()
-        })),
+        (
+            "layerNorm 1x128x384",
+            elementwise(&[1, 128, 384], |b, x| {
+                let options = LayerNormalizationOptions { axes: Some(vec![2]), ..Default::default() };
+                b.layer_normalization(x, &options).unwrap()
+            }),
+        ),
         ("conv3x3 64->64 40x40", conv(64, 64, 40, 3, 1)),
         ("conv3x3 3->32 224x224 (few input channels)", conv(3, 32, 224, 3, 1)),
         ("depthwise3x3 96 112x112", conv(96, 96, 112, 3, 96)),

@@ -99,7 +99,11 @@ pub fn chunks<T: Send>(data: &mut [T], size: usize, f: impl Fn(usize, &mut [T]) 
 }
 
 /// [`chunks`] with a fallible body: the first error (in no particular order) is returned.
-pub fn try_chunks<T: Send, E: Send>(data: &mut [T], size: usize, f: impl Fn(usize, &mut [T]) -> Result<(), E> + Sync + Send) -> Result<(), E> {
+pub fn try_chunks<T: Send, E: Send>(
+    data: &mut [T],
+    size: usize,
+    f: impl Fn(usize, &mut [T]) -> Result<(), E> + Sync + Send,
+) -> Result<(), E> {
     if threads() <= 1 || data.len() <= size {
         data.chunks_mut(size).enumerate().try_for_each(|(i, c)| f(i, c))
     } else {
@@ -122,7 +126,12 @@ pub fn try_chunks_min<T: Send, E: Send>(
 }
 
 /// [`chunks`] with per-task state made by `init` (rayon's `for_each_init`).
-pub fn chunks_init<T: Send, S>(data: &mut [T], size: usize, init: impl Fn() -> S + Sync + Send, f: impl Fn(&mut S, usize, &mut [T]) + Sync + Send) {
+pub fn chunks_init<T: Send, S>(
+    data: &mut [T],
+    size: usize,
+    init: impl Fn() -> S + Sync + Send,
+    f: impl Fn(&mut S, usize, &mut [T]) + Sync + Send,
+) {
     if threads() <= 1 || data.len() <= size {
         let mut state = init();
         data.chunks_mut(size).enumerate().for_each(|(i, c)| f(&mut state, i, c));
@@ -133,11 +142,19 @@ pub fn chunks_init<T: Send, S>(data: &mut [T], size: usize, init: impl Fn() -> S
 
 /// `f(i, out_chunk, src_chunk)` over `size`-element chunks of `data` paired with
 /// `src_size`-element chunks of `src` (as many pairs as the shorter side has chunks).
-pub fn zip_chunks<T: Send, U: Sync>(data: &mut [T], size: usize, src: &[U], src_size: usize, f: impl Fn(usize, &mut [T], &[U]) + Sync + Send) {
+pub fn zip_chunks<T: Send, U: Sync>(
+    data: &mut [T],
+    size: usize,
+    src: &[U],
+    src_size: usize,
+    f: impl Fn(usize, &mut [T], &[U]) + Sync + Send,
+) {
     if threads() <= 1 || data.len() <= size {
         data.chunks_mut(size).zip(src.chunks(src_size)).enumerate().for_each(|(i, (o, s))| f(i, o, s));
     } else {
-        in_pool(|| data.par_chunks_mut(size).zip(src.par_chunks(src_size)).enumerate().for_each(|(i, (o, s))| f(i, o, s)));
+        in_pool(|| {
+            data.par_chunks_mut(size).zip(src.par_chunks(src_size)).enumerate().for_each(|(i, (o, s))| f(i, o, s))
+        });
     }
 }
 
@@ -152,7 +169,9 @@ pub fn try_zip_chunks<T: Send, U: Sync, E: Send>(
     if threads() <= 1 || data.len() <= size {
         data.chunks_mut(size).zip(src.chunks(src_size)).enumerate().try_for_each(|(i, (o, s))| f(i, o, s))
     } else {
-        in_pool(|| data.par_chunks_mut(size).zip(src.par_chunks(src_size)).enumerate().try_for_each(|(i, (o, s))| f(i, o, s)))
+        in_pool(|| {
+            data.par_chunks_mut(size).zip(src.par_chunks(src_size)).enumerate().try_for_each(|(i, (o, s))| f(i, o, s))
+        })
     }
 }
 
@@ -247,10 +266,15 @@ mod tests {
                 });
                 assert!(r.is_ok() && v.iter().enumerate().all(|(k, &x)| x == (k / 3) as u32));
                 let counted = AtomicUsize::new(0);
-                chunks_init(&mut v, 10, || 0usize, |s, _, c| {
-                    *s += 1;
-                    counted.fetch_add(c.len(), Ordering::Relaxed);
-                });
+                chunks_init(
+                    &mut v,
+                    10,
+                    || 0usize,
+                    |s, _, c| {
+                        *s += 1;
+                        counted.fetch_add(c.len(), Ordering::Relaxed);
+                    },
+                );
                 assert_eq!(counted.load(Ordering::Relaxed), 1001);
                 assert_eq!(join(|| 1, || 2), (1, 2));
             };

@@ -4,16 +4,16 @@
 //! first dispatch and freed with the graph. `execute` binds the caller's buffers and runs the
 //! steps in order; after the first dispatch it allocates nothing.
 
-use webnn_core::coverage::{Coverage, Record};
 use crate::compile::{NodeKind, Program};
 use crate::kernels::{self, In, Kernel, Out};
 use crate::memory::{plan_arena, AlignedBuf, Lifetime};
-use smallvec::SmallVec;
 use crate::profile::{self, Profile};
+use smallvec::SmallVec;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use webnn_core::backend::CompiledGraph;
+use webnn_core::coverage::{Coverage, Record};
 use webnn_core::{Error, Graph, OperandDescriptor, OperandId, Result, SharedBytes};
 
 /// Where an operand's bytes live during a dispatch.
@@ -98,10 +98,19 @@ impl Plan {
             let op = &graph.operations[node.op];
             let kernel = match &node.kind {
                 NodeKind::Op => kernels::lower(op, graph),
-                NodeKind::Activation(act) => Ok(kernels::activation::lower_fused(*act, graph.descriptor(node.outputs[0]).data_type)),
+                NodeKind::Activation(act) => {
+                    Ok(kernels::activation::lower_fused(*act, graph.descriptor(node.outputs[0]).data_type))
+                }
                 NodeKind::WithEpilogue(epilogue) => kernels::lower_with_epilogue(op, graph, epilogue.clone()),
             }
-            .map_err(|e| Error::operation(format!("{}{}: cannot compile for the CPU: {}", label(&op.label), node.name, e.message)))?;
+            .map_err(|e| {
+                Error::operation(format!(
+                    "{}{}: cannot compile for the CPU: {}",
+                    label(&op.label),
+                    node.name,
+                    e.message
+                ))
+            })?;
             let (_, what) = describe(op, &descriptors);
             steps.push(Step { kernel, inputs: node.inputs, outputs: node.outputs, name: (node.name, what) });
         }
@@ -122,7 +131,11 @@ impl Plan {
         let mut arena_ids = Vec::new();
         for (i, loc) in locations.iter().enumerate() {
             if *loc == Location::Unused && first[i] != usize::MAX {
-                arena_values.push(Lifetime { size: descriptors[i].byte_length() as usize, first: first[i], last: last[i] });
+                arena_values.push(Lifetime {
+                    size: descriptors[i].byte_length() as usize,
+                    first: first[i],
+                    last: last[i],
+                });
                 arena_ids.push(i);
             }
         }
@@ -233,8 +246,8 @@ impl CompiledPlan {
     /// graphs that are built but never dispatched hold no memory for intermediates.
     pub fn new(plan: Plan, pool: Arc<rayon::ThreadPool>) -> Self {
         let state = ExecState { arena: AlignedBuf::default(), addresses: vec![(0, 0); plan.locations.len()] };
-        let profile = profile::enabled()
-            .then(|| Mutex::new(Profile::new(plan.steps.iter().map(|s| s.name.clone()).collect())));
+        let profile =
+            profile::enabled().then(|| Mutex::new(Profile::new(plan.steps.iter().map(|s| s.name.clone()).collect())));
         CompiledPlan { plan, pool, state: Mutex::new(state), profile, first_in_pool: AtomicUsize::new(usize::MAX) }
     }
 }
@@ -368,8 +381,10 @@ mod tests {
     fn dispatch(plan: &CompiledPlan, graph: &Graph) -> Vec<Vec<f32>> {
         let x = f32_bytes(&[-1., 2., -3., 4., -5., 6., -7., 8.]);
         let big = f32_bytes(&(0..1 << 20).map(|i| i as f32).collect::<Vec<_>>());
-        let inputs: Vec<&[u8]> = graph.inputs.iter().map(|(name, _)| if name == "x" { &x[..] } else { &big[..] }).collect();
-        let mut outs: Vec<Vec<u8>> = graph.outputs.iter().map(|(_, id)| vec![0u8; graph.descriptor(*id).byte_length() as usize]).collect();
+        let inputs: Vec<&[u8]> =
+            graph.inputs.iter().map(|(name, _)| if name == "x" { &x[..] } else { &big[..] }).collect();
+        let mut outs: Vec<Vec<u8>> =
+            graph.outputs.iter().map(|(_, id)| vec![0u8; graph.descriptor(*id).byte_length() as usize]).collect();
         let mut slices: Vec<&mut [u8]> = outs.iter_mut().map(|o| o.as_mut_slice()).collect();
         plan.execute(&inputs, &mut slices).unwrap();
         outs.iter().map(|o| f32_values(o)).collect()
@@ -379,7 +394,10 @@ mod tests {
     fn steps_run_on_the_caller_until_one_wants_the_pool() {
         let graph = small_large_small();
         for threads in [1, 2] {
-            let plan = CompiledPlan::new(Plan::compile(&graph).unwrap(), Arc::new(crate::pool::build_pool(Some(threads)).unwrap()));
+            let plan = CompiledPlan::new(
+                Plan::compile(&graph).unwrap(),
+                Arc::new(crate::pool::build_pool(Some(threads)).unwrap()),
+            );
             assert!(!plan.runs_inline(), "8 MiB of operands");
             let big_step = plan.plan.steps.iter().position(|s| s.name.0 == "add").unwrap();
             for _ in 0..3 {
@@ -401,7 +419,10 @@ mod tests {
         let mut b = builder();
         let x = b.input("x", &f32_desc(&[1, 4])).unwrap();
         let y = b.add(&x, &x, &opts()).unwrap();
-        let plan = CompiledPlan::new(Plan::compile(&b.build(&[("y", &y)]).unwrap()).unwrap(), Arc::new(crate::pool::build_pool(Some(2)).unwrap()));
+        let plan = CompiledPlan::new(
+            Plan::compile(&b.build(&[("y", &y)]).unwrap()).unwrap(),
+            Arc::new(crate::pool::build_pool(Some(2)).unwrap()),
+        );
         assert!(plan.runs_inline());
     }
 }

@@ -81,7 +81,13 @@ impl Profile {
         by_kind.sort_by_key(|k| std::cmp::Reverse(k.1));
         let pct = |t: Duration| if all.is_zero() { 0.0 } else { 100.0 * t.as_secs_f64() / all.as_secs_f64() };
         let mut out = String::new();
-        let _ = writeln!(out, "webnn profile: {} steps, {} dispatches, {:.3} ms per dispatch", self.steps.len(), self.runs, ms(all));
+        let _ = writeln!(
+            out,
+            "webnn profile: {} steps, {} dispatches, {:.3} ms per dispatch",
+            self.steps.len(),
+            self.runs,
+            ms(all)
+        );
         let _ = writeln!(out, "{:>10} {:>6} {:>6}  op", "ms", "%", "steps");
         for (kind, t, n) in &by_kind {
             let _ = writeln!(out, "{:>10.3} {:>6.1} {:>6}  {kind}", ms(*t), pct(*t), n);

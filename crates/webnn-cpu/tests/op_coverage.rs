@@ -13,7 +13,8 @@
 fn every_reported_op_and_data_type_was_executed() {
     let path = std::env::var("WEBNN_OP_COVERAGE").expect("set WEBNN_OP_COVERAGE to the record of a test run");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
-    let report = webnn_core::coverage::check(&text, &webnn_core::OpSupportLimits::new(webnn_core::InputOperandLayout::Nchw));
+    let report =
+        webnn_core::coverage::check(&text, &webnn_core::OpSupportLimits::new(webnn_core::InputOperandLayout::Nchw));
     // Executed combinations the limits do not allow would mean the builder let one through.
     assert!(report.unexpected.is_empty(), "executed but not in the limits table: {:?}", report.unexpected);
     println!("op coverage: {}", report.summary());

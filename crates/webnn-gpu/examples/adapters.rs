@@ -13,9 +13,14 @@ fn main() {
     }
     for adapter in adapters {
         let info = adapter.get_info();
-        println!("{} ({:?}, {:?}, driver {} {})", info.name, info.backend, info.device_type, info.driver, info.driver_info);
+        println!(
+            "{} ({:?}, {:?}, driver {} {})",
+            info.name, info.backend, info.device_type, info.driver, info.driver_info
+        );
         println!("  SHADER_F16: {}", adapter.features().contains(wgpu::Features::SHADER_F16));
-        for (what, limits) in [("best limits", adapter.limits()), ("default limits", wgpu::Limits::downlevel_defaults())] {
+        for (what, limits) in
+            [("best limits", adapter.limits()), ("default limits", wgpu::Limits::downlevel_defaults())]
+        {
             let descriptor = wgpu::DeviceDescriptor { required_limits: limits, ..Default::default() };
             match pollster::block_on(adapter.request_device(&descriptor)) {
                 Ok(_) => println!("  opens with {what}"),

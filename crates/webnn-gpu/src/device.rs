@@ -98,8 +98,20 @@ fn pick_from(adapters: &[wgpu::Adapter], choice: AdapterChoice, high_performance
     let rank = |a: &wgpu::Adapter| {
         let info = a.get_info();
         let kind = match info.device_type {
-            wgpu::DeviceType::DiscreteGpu => if high_performance { 0 } else { 1 },
-            wgpu::DeviceType::IntegratedGpu => if high_performance { 1 } else { 0 },
+            wgpu::DeviceType::DiscreteGpu => {
+                if high_performance {
+                    0
+                } else {
+                    1
+                }
+            }
+            wgpu::DeviceType::IntegratedGpu => {
+                if high_performance {
+                    1
+                } else {
+                    0
+                }
+            }
             wgpu::DeviceType::VirtualGpu => 2,
             wgpu::DeviceType::Other => 3,
             wgpu::DeviceType::Cpu => 4,
@@ -197,7 +209,10 @@ impl Gpu {
             self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(what),
                 size,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST | extra,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST
+                    | extra,
                 mapped_at_creation: false,
             })
         })
@@ -230,7 +245,12 @@ impl Gpu {
 }
 
 /// Copies the first `out.len()` bytes of `buffer` (on `device`) to `out`, waiting for the GPU.
-pub(crate) fn download(device: &wgpu::Device, queue: &wgpu::Queue, buffer: &wgpu::Buffer, out: &mut [u8]) -> Result<()> {
+pub(crate) fn download(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    out: &mut [u8],
+) -> Result<()> {
     let size = padded(out.len() as u64);
     let scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
     let staging = device.create_buffer(&wgpu::BufferDescriptor {
@@ -269,7 +289,12 @@ pub(crate) fn download(device: &wgpu::Device, queue: &wgpu::Queue, buffer: &wgpu
 }
 
 /// A new buffer on `device` (STORAGE | COPY_SRC | COPY_DST, padded to a word) holding `bytes`.
-pub(crate) fn buffer_with(device: &wgpu::Device, queue: &wgpu::Queue, label: &str, bytes: &[u8]) -> Result<wgpu::Buffer> {
+pub(crate) fn buffer_with(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    label: &str,
+    bytes: &[u8],
+) -> Result<wgpu::Buffer> {
     let size = padded(bytes.len() as u64);
     let scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
     let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);

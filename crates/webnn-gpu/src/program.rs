@@ -43,7 +43,8 @@ struct Arena {
 
 impl Arena {
     fn take(&mut self, size: u64) -> usize {
-        let best = self.free.iter().enumerate().filter(|(_, &b)| self.sizes[b] >= size).min_by_key(|(_, &b)| self.sizes[b]);
+        let best =
+            self.free.iter().enumerate().filter(|(_, &b)| self.sizes[b] >= size).min_by_key(|(_, &b)| self.sizes[b]);
         if let Some((at, &b)) = best {
             self.free.swap_remove(at);
             return b;
@@ -77,7 +78,8 @@ impl GpuProgram {
         // Operations whose outputs are all constants were folded before compiling (see
         // `GpuBackend::with_constant_folding`): they run no kernel; constants only they read
         // need no buffer.
-        let is_constant = |id: &webnn_core::OperandId| matches!(graph.operands[id.index()].source, OperandSource::Constant(_));
+        let is_constant =
+            |id: &webnn_core::OperandId| matches!(graph.operands[id.index()].source, OperandSource::Constant(_));
         let folded: Vec<bool> = graph.operations.iter().map(|op| op.outputs.iter().all(is_constant)).collect();
         let mut read = vec![false; graph.operands.len()];
         for (op, _) in graph.operations.iter().zip(&folded).filter(|(_, &f)| !f) {
@@ -147,8 +149,12 @@ impl GpuProgram {
         }
         let resolve = |slot: Slot, scratch: &[usize]| -> Result<usize> {
             match slot {
-                Slot::Operand(id) => buffer_of[id.index()].ok_or_else(|| Error::unknown("build: an operand has no buffer")),
-                Slot::Scratch(k) => scratch.get(k).copied().ok_or_else(|| Error::unknown("build: unknown scratch buffer")),
+                Slot::Operand(id) => {
+                    buffer_of[id.index()].ok_or_else(|| Error::unknown("build: an operand has no buffer"))
+                }
+                Slot::Scratch(k) => {
+                    scratch.get(k).copied().ok_or_else(|| Error::unknown("build: unknown scratch buffer"))
+                }
             }
         };
         let mut steps = Vec::new();
@@ -164,7 +170,10 @@ impl GpuProgram {
                         let mut entries = Vec::with_capacity(k.slots.len());
                         for (i, &slot) in k.slots.iter().enumerate() {
                             let b = resolve(slot, &scratch)?;
-                            entries.push(wgpu::BindGroupEntry { binding: i as u32, resource: buffers[b].as_entire_binding() });
+                            entries.push(wgpu::BindGroupEntry {
+                                binding: i as u32,
+                                resource: buffers[b].as_entire_binding(),
+                            });
                         }
                         let bind_group = gpu.checked(&format!("build: {}", k.label), || {
                             gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -312,8 +321,10 @@ impl GpuProgram {
     /// Records and submits one command buffer: inputs copied in, the passes, outputs out.
     fn record(&self, inputs: Option<&[&GpuTensor]>, outputs: Option<&[&GpuTensor]>) -> Result<()> {
         self.gpu.checked("dispatch", || {
-            let mut encoder =
-                self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("webnn dispatch") });
+            let mut encoder = self
+                .gpu
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("webnn dispatch") });
             if let Some(inputs) = inputs {
                 for (&(b, len), t) in self.inputs.iter().zip(inputs) {
                     encoder.copy_buffer_to_buffer(&t.buffer, 0, &self.buffers[b], 0, padded(len));
@@ -327,8 +338,10 @@ impl GpuProgram {
                         i += 1;
                     }
                     Step::Pass { .. } => {
-                        let mut pass = encoder
-                            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("webnn"), timestamp_writes: None });
+                        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                            label: Some("webnn"),
+                            timestamp_writes: None,
+                        });
                         while let Some(Step::Pass { label, pipeline, bind_group, workgroups }) = self.steps.get(i) {
                             pass.push_debug_group(label);
                             pass.set_pipeline(pipeline);
@@ -356,7 +369,9 @@ mod tests {
     use crate::device::AdapterChoice;
     use std::sync::atomic::AtomicBool;
     use webnn_core::graph::Constant;
-    use webnn_core::{ContextLink, DataType, GraphBuilder, OpKind, OperandDescriptor, OperatorOptions, SharedBytes, TransposeOptions};
+    use webnn_core::{
+        ContextLink, DataType, GraphBuilder, OpKind, OperandDescriptor, OperatorOptions, SharedBytes, TransposeOptions,
+    };
 
     fn f32_bytes(v: &[f32]) -> Vec<u8> {
         v.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -373,11 +388,20 @@ mod tests {
                 continue;
             }
             let (r, k) = (graph.descriptor(x).shape[0] as usize, graph.descriptor(x).shape[1] as usize);
-            let v: Vec<f32> = g.constants[c].bytes.as_ref().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+            let v: Vec<f32> = g.constants[c]
+                .bytes
+                .as_ref()
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
             let t: Vec<f32> = (0..r * k).map(|i| v[(i % r) * k + i / r]).collect();
             let y = op.outputs[0];
             g.operands[y.index()].source = OperandSource::Constant(g.constants.len());
-            g.constants.push(Constant { operand: y, bytes: SharedBytes::try_copy_from(&f32_bytes(&t)).ok()?, tensor_destroyed: None });
+            g.constants.push(Constant {
+                operand: y,
+                bytes: SharedBytes::try_copy_from(&f32_bytes(&t)).ok()?,
+                tensor_destroyed: None,
+            });
             any = true;
         }
         any.then_some(g)
@@ -390,7 +414,8 @@ mod tests {
             return;
         };
         let gpu = Arc::new(gpu);
-        let mut b = GraphBuilder::new(ContextLink { id: 1, lost: Arc::new(AtomicBool::new(false)), limits: None }).unwrap();
+        let mut b =
+            GraphBuilder::new(ContextLink { id: 1, lost: Arc::new(AtomicBool::new(false)), limits: None }).unwrap();
         let x = b.input("x", &OperandDescriptor::new(DataType::Float32, [2, 3])).unwrap();
         let w: Vec<f32> = (0..6).map(|i| i as f32 * 10.0).collect(); // [3, 2]
         let c = b.constant(&OperandDescriptor::new(DataType::Float32, [3, 2]), &f32_bytes(&w)).unwrap();

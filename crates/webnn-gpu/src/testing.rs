@@ -10,18 +10,12 @@ use webnn_core::{ContextLink, DataType, GraphBuilder, Operand, OperandDescriptor
 /// The GPU backend of the tests (lavapipe on CI), or None where there is no adapter.
 pub fn backend() -> Option<&'static GpuBackend> {
     static B: OnceLock<Option<GpuBackend>> = OnceLock::new();
-    B.get_or_init(|| GpuBackend::new(AdapterChoice::Any, false).ok())
-        .as_ref()
+    B.get_or_init(|| GpuBackend::new(AdapterChoice::Any, false).ok()).as_ref()
 }
 
 /// A core builder on a fresh, live context.
 pub fn builder() -> GraphBuilder {
-    GraphBuilder::new(ContextLink {
-        id: 1,
-        lost: Arc::new(AtomicBool::new(false)),
-        limits: None,
-    })
-    .unwrap()
+    GraphBuilder::new(ContextLink { id: 1, lost: Arc::new(AtomicBool::new(false)), limits: None }).unwrap()
 }
 
 /// Deterministic data in [-1, 1).
@@ -52,75 +46,45 @@ pub fn run_typed(
     let operands: Vec<Operand> = shapes
         .iter()
         .enumerate()
-        .map(|(i, s)| {
-            b.input(&format!("in{i}"), &OperandDescriptor::new(dt, s.to_vec()))
-                .unwrap()
-        })
+        .map(|(i, s)| b.input(&format!("in{i}"), &OperandDescriptor::new(dt, s.to_vec())).unwrap())
         .collect();
     let y = op(&mut b, &operands);
     let graph = b.build(&[("y", &y)]).unwrap();
     let compiled = gpu.compile(&graph).unwrap();
     let elements: usize = y.descriptor().shape.iter().map(|&d| d as usize).product();
     if dt == DataType::Float16 {
-        let halves: Vec<Vec<u16>> = inputs
-            .iter()
-            .map(|v| {
-                v.iter()
-                    .map(|&x| half::f16::from_f32(x).to_bits())
-                    .collect()
-            })
-            .collect();
+        let halves: Vec<Vec<u16>> =
+            inputs.iter().map(|v| v.iter().map(|&x| half::f16::from_f32(x).to_bits()).collect()).collect();
         let bytes: Vec<&[u8]> = halves.iter().map(|v| bytemuck::cast_slice(v)).collect();
         let mut out = vec![0u16; elements];
-        compiled
-            .execute(&bytes, &mut [bytemuck::cast_slice_mut(&mut out)])
-            .unwrap();
-        out.iter()
-            .map(|&v| half::f16::from_bits(v).to_f32())
-            .collect()
+        compiled.execute(&bytes, &mut [bytemuck::cast_slice_mut(&mut out)]).unwrap();
+        out.iter().map(|&v| half::f16::from_bits(v).to_f32()).collect()
     } else {
         let bytes: Vec<&[u8]> = inputs.iter().map(|v| bytemuck::cast_slice(v)).collect();
         let mut out = vec![0f32; elements];
-        compiled
-            .execute(&bytes, &mut [bytemuck::cast_slice_mut(&mut out)])
-            .unwrap();
+        compiled.execute(&bytes, &mut [bytemuck::cast_slice_mut(&mut out)]).unwrap();
         out
     }
 }
 
 /// Seconds per execution (best of 3, after a warm-up) of a float32 graph built by `op`.
-pub fn time(
-    gpu: &GpuBackend,
-    shapes: &[&[u32]],
-    op: impl FnOnce(&mut GraphBuilder, &[Operand]) -> Operand,
-) -> f64 {
+pub fn time(gpu: &GpuBackend, shapes: &[&[u32]], op: impl FnOnce(&mut GraphBuilder, &[Operand]) -> Operand) -> f64 {
     let mut b = builder();
     let operands: Vec<Operand> = shapes
         .iter()
         .enumerate()
-        .map(|(i, s)| {
-            b.input(
-                &format!("in{i}"),
-                &OperandDescriptor::new(DataType::Float32, s.to_vec()),
-            )
-            .unwrap()
-        })
+        .map(|(i, s)| b.input(&format!("in{i}"), &OperandDescriptor::new(DataType::Float32, s.to_vec())).unwrap())
         .collect();
     let y = op(&mut b, &operands);
     let graph = b.build(&[("y", &y)]).unwrap();
     let compiled = gpu.compile(&graph).unwrap();
-    let inputs: Vec<Vec<f32>> = shapes
-        .iter()
-        .map(|s| data(s.iter().map(|&d| d as usize).product(), 1))
-        .collect();
+    let inputs: Vec<Vec<f32>> = shapes.iter().map(|s| data(s.iter().map(|&d| d as usize).product(), 1)).collect();
     let bytes: Vec<&[u8]> = inputs.iter().map(|v| bytemuck::cast_slice(v)).collect();
     let mut out = vec![0f32; y.descriptor().shape.iter().map(|&d| d as usize).product()];
     let mut best = f64::MAX;
     for _ in 0..4 {
         let t = std::time::Instant::now();
-        compiled
-            .execute(&bytes, &mut [bytemuck::cast_slice_mut(&mut out)])
-            .unwrap();
+        compiled.execute(&bytes, &mut [bytemuck::cast_slice_mut(&mut out)]).unwrap();
         best = best.min(t.elapsed().as_secs_f64());
     }
     best
@@ -140,9 +104,6 @@ pub fn check_within(what: &str, got: &[f32], want: &[(f64, f64)], relative: f64)
     assert_eq!(got.len(), want.len(), "{what}: length");
     for (i, (&g, &(w, scale))) in got.iter().zip(want).enumerate() {
         let bound = 1e-5 * scale + 1e-6 + relative * w.abs();
-        assert!(
-            ((g as f64) - w).abs() <= bound,
-            "{what}: element {i}: got {g}, want {w}"
-        );
+        assert!(((g as f64) - w).abs() <= bound, "{what}: element {i}: got {g}, want {w}");
     }
 }

@@ -95,9 +95,7 @@ pub(crate) fn strides(shape: &[u32]) -> Vec<u64> {
 pub(crate) fn broadcast_strides(input: &[u32], output: &[u32]) -> Vec<u64> {
     let own = strides(input);
     let offset = output.len() - input.len();
-    (0..output.len())
-        .map(|d| if d < offset || input[d - offset] == 1 { 0 } else { own[d - offset] })
-        .collect()
+    (0..output.len()).map(|d| if d < offset || input[d - offset] == 1 { 0 } else { own[d - offset] }).collect()
 }
 
 /// Statements declaring `c0..c{rank-1}` (u32), the coordinates of linear index `index` in
@@ -195,7 +193,10 @@ pub(crate) fn module(bindings: &[Binding], helpers: &str, body: &str, elements: 
     let t = compute_type(out.data_type);
     code.push_str(helpers);
     let _ = write!(code, "\nfn element(i: u32) -> {t} {{\n{body}\n}}\n");
-    let _ = write!(code, "\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n");
+    let _ = write!(
+        code,
+        "\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n"
+    );
     let _ = writeln!(code, "let w: u32 = gid.x + gid.y * {row}u;");
     if is_packed(out.data_type) {
         let words = elements.div_ceil(4);

@@ -35,11 +35,7 @@ impl fmt::Display for NodeError {
             NodeErrorKind::Invalid => "invalid".to_string(),
             NodeErrorKind::Builder(k) => k.name().to_string(),
         };
-        write!(
-            f,
-            "{} node '{}' ({what}): {}",
-            self.op_type, self.node, self.message
-        )
+        write!(f, "{} node '{}' ({what}): {}", self.op_type, self.node, self.message)
     }
 }
 
@@ -72,10 +68,7 @@ pub enum OnnxError {
 }
 
 fn format_nodes(nodes: &[NodeError]) -> String {
-    let unsupported = nodes
-        .iter()
-        .filter(|n| n.kind == NodeErrorKind::Unsupported)
-        .count();
+    let unsupported = nodes.iter().filter(|n| n.kind == NodeErrorKind::Unsupported).count();
     let mut s = format!(
         "{} node(s) could not be imported ({unsupported} unsupported, {} failed):",
         nodes.len(),

@@ -12,23 +12,16 @@ use std::path::{Component, Path, PathBuf};
 
 /// Reads the bytes of a tensor stored in an external file (`location`, `offset`, `length`)
 /// relative to `base_dir`.
-pub(crate) fn read_external(
-    t: &TensorProto,
-    base_dir: Option<&Path>,
-    byte_len: usize,
-    what: &str,
-) -> Result<Vec<u8>> {
+pub(crate) fn read_external(t: &TensorProto, base_dir: Option<&Path>, byte_len: usize, what: &str) -> Result<Vec<u8>> {
     let mut location = None;
     let mut offset: u64 = 0;
     let mut length: Option<u64> = None;
     for entry in &t.external_data {
         let value = entry.value.as_deref().unwrap_or("");
         let parse = |v: &str| {
-            v.trim().parse::<u64>().map_err(|_| {
-                OnnxError::Malformed(format!(
-                    "{what}: external data field has a bad number '{v}'"
-                ))
-            })
+            v.trim()
+                .parse::<u64>()
+                .map_err(|_| OnnxError::Malformed(format!("{what}: external data field has a bad number '{v}'")))
         };
         match entry.key.as_deref().unwrap_or("") {
             "location" => location = Some(value.to_string()),
@@ -37,9 +30,8 @@ pub(crate) fn read_external(
             _ => {}
         }
     }
-    let location = location.ok_or_else(|| {
-        OnnxError::Malformed(format!("{what}: external data without a 'location'"))
-    })?;
+    let location =
+        location.ok_or_else(|| OnnxError::Malformed(format!("{what}: external data without a 'location'")))?;
     let base = base_dir.ok_or_else(|| {
         OnnxError::Invalid(format!(
             "{what} is stored in external file '{location}' but the model was not loaded from a file \
@@ -47,10 +39,7 @@ pub(crate) fn read_external(
         ))
     })?;
     let path = resolve(base, &location, what)?;
-    let io_err = |e: std::io::Error| OnnxError::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    };
+    let io_err = |e: std::io::Error| OnnxError::Io { path: path.display().to_string(), message: e.to_string() };
     let (mut file, file_len) = open_regular(&path, &location, what)?;
     let length = length.unwrap_or(byte_len as u64);
     if length != byte_len as u64 {
@@ -58,10 +47,7 @@ pub(crate) fn read_external(
             "{what}: external data length {length} does not match the {byte_len} bytes of its shape"
         )));
     }
-    if offset
-        .checked_add(length)
-        .is_none_or(|end| end > file_len)
-    {
+    if offset.checked_add(length).is_none_or(|end| end > file_len) {
         return Err(OnnxError::Malformed(format!(
             "{what}: external data [{offset}, {offset}+{length}) is beyond the end of '{location}' ({file_len} bytes)"
         )));
@@ -87,19 +73,14 @@ fn resolve(base: &Path, location: &str, what: &str) -> Result<PathBuf> {
     let rel = Path::new(location);
     if location.is_empty()
         || rel.is_absolute()
-        || rel
-            .components()
-            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+        || rel.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
     {
         return Err(OnnxError::Invalid(format!(
             "{what}: external data location '{location}' must be a relative path inside the model's directory"
         )));
     }
     let canonical = |p: &Path| {
-        p.canonicalize().map_err(|e| OnnxError::Io {
-            path: p.display().to_string(),
-            message: e.to_string(),
-        })
+        p.canonicalize().map_err(|e| OnnxError::Io { path: p.display().to_string(), message: e.to_string() })
     };
     let base = canonical(base)?;
     let path = canonical(&base.join(rel))?;
@@ -118,15 +99,9 @@ fn resolve(base: &Path, location: &str, what: &str) -> Result<PathBuf> {
 /// opened handle is checked again, so a file swapped for a FIFO after the first check cannot
 /// hang the import.
 fn open_regular(path: &Path, location: &str, what: &str) -> Result<(File, u64)> {
-    let io_err = |e: std::io::Error| OnnxError::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    };
-    let not_regular = || {
-        OnnxError::Invalid(format!(
-            "{what}: external data location '{location}' is not a regular file"
-        ))
-    };
+    let io_err = |e: std::io::Error| OnnxError::Io { path: path.display().to_string(), message: e.to_string() };
+    let not_regular =
+        || OnnxError::Invalid(format!("{what}: external data location '{location}' is not a regular file"));
     let before = std::fs::symlink_metadata(path).map_err(io_err)?;
     if !before.file_type().is_file() {
         return Err(not_regular());

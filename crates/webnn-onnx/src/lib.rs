@@ -90,8 +90,7 @@ mod tensor;
 
 pub use error::{NodeError, NodeErrorKind, OnnxError, Result};
 pub use import::{
-    import, supported_operators, ImportOptions, ImportedGraph, ImportedInput, ImportedOutput,
-    MAX_OPSET, MIN_OPSET,
+    import, supported_operators, ImportOptions, ImportedGraph, ImportedInput, ImportedOutput, MAX_OPSET, MIN_OPSET,
 };
 pub use model::{Dim, InputInfo, OnnxModel};
 pub use shape::parse_shape_override;

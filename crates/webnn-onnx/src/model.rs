@@ -58,17 +58,9 @@ impl OnnxModel {
     /// Reads and parses an `.onnx` file; external data files are looked up next to it.
     pub fn load(path: impl AsRef<Path>) -> Result<OnnxModel> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| OnnxError::Io {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
-        let base = path.parent().map(|p| {
-            if p.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                p
-            }
-        });
+        let bytes = std::fs::read(path)
+            .map_err(|e| OnnxError::Io { path: path.display().to_string(), message: e.to_string() })?;
+        let base = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
         OnnxModel::from_bytes(&bytes, base)
     }
 
@@ -76,10 +68,7 @@ impl OnnxModel {
     /// are read from (`None`: a model with external data fails to import).
     pub fn from_bytes(bytes: &[u8], base_dir: Option<&Path>) -> Result<OnnxModel> {
         let proto = ModelProto::from_bytes(bytes)?;
-        let model = OnnxModel {
-            proto,
-            base_dir: base_dir.map(Path::to_path_buf),
-        };
+        let model = OnnxModel { proto, base_dir: base_dir.map(Path::to_path_buf) };
         let Some(graph) = &model.proto.graph else {
             return Err(OnnxError::Invalid("the model has no graph".into()));
         };
@@ -127,25 +116,13 @@ impl OnnxModel {
         let Some(graph) = &self.proto.graph else {
             return Vec::new();
         };
-        let inits: HashSet<&str> = graph
-            .initializer
-            .iter()
-            .filter_map(|t| t.name.as_deref())
-            .collect();
-        graph
-            .input
-            .iter()
-            .filter(|i| !inits.contains(i.name.as_deref().unwrap_or("")))
-            .map(input_info)
-            .collect()
+        let inits: HashSet<&str> = graph.initializer.iter().filter_map(|t| t.name.as_deref()).collect();
+        graph.input.iter().filter(|i| !inits.contains(i.name.as_deref().unwrap_or(""))).map(input_info).collect()
     }
 
     /// The graph's outputs as declared (name, element type, dimensions), in order.
     pub fn outputs(&self) -> Vec<InputInfo> {
-        self.proto
-            .graph
-            .as_ref()
-            .map_or_else(Vec::new, |g| g.output.iter().map(input_info).collect())
+        self.proto.graph.as_ref().map_or_else(Vec::new, |g| g.output.iter().map(input_info).collect())
     }
 
     /// The names of the graph's outputs, in order.
@@ -153,11 +130,7 @@ impl OnnxModel {
         let Some(graph) = &self.proto.graph else {
             return Vec::new();
         };
-        graph
-            .output
-            .iter()
-            .map(|o| o.name.clone().unwrap_or_default())
-            .collect()
+        graph.output.iter().map(|o| o.name.clone().unwrap_or_default()).collect()
     }
 }
 
@@ -166,13 +139,7 @@ pub(crate) fn input_info(v: &ValueInfoProto) -> InputInfo {
     let name = v.name.clone().unwrap_or_default();
     let tensor = match v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
         Some(type_proto::Value::TensorType(t)) => t,
-        _ => {
-            return InputInfo {
-                name,
-                elem_type: None,
-                dims: None,
-            }
-        }
+        _ => return InputInfo { name, elem_type: None, dims: None },
     };
     let dims = tensor.shape.as_ref().map(|s| {
         s.dim
@@ -184,9 +151,5 @@ pub(crate) fn input_info(v: &ValueInfoProto) -> InputInfo {
             })
             .collect()
     });
-    InputInfo {
-        name,
-        elem_type: Some(tensor.elem_type.unwrap_or(0)),
-        dims,
-    }
+    InputInfo { name, elem_type: Some(tensor.elem_type.unwrap_or(0)), dims }
 }

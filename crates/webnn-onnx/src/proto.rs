@@ -35,8 +35,7 @@ impl ModelProto {
     /// [`OnnxModel::from_bytes`](crate::OnnxModel::from_bytes)), so that tools can describe
     /// models the importer refuses.
     pub fn from_bytes(bytes: &[u8]) -> crate::Result<ModelProto> {
-        prost::Message::decode(bytes)
-            .map_err(|e| crate::OnnxError::Malformed(format!("not an ONNX ModelProto: {e}")))
+        prost::Message::decode(bytes).map_err(|e| crate::OnnxError::Malformed(format!("not an ONNX ModelProto: {e}")))
     }
 }
 

@@ -14,16 +14,12 @@ use std::collections::HashMap;
 /// The one parser of such overrides in the workspace: the `webnn` tool's `--shape` uses it for
 /// ONNX and built-in models alike.
 pub fn parse_shape_override(s: &str) -> Result<(String, Vec<u32>)> {
-    let (name, dims) = s.rsplit_once('=').ok_or_else(|| {
-        OnnxError::Invalid(format!(
-            "shape override '{s}' is not of the form NAME=1x128"
-        ))
-    })?;
+    let (name, dims) = s
+        .rsplit_once('=')
+        .ok_or_else(|| OnnxError::Invalid(format!("shape override '{s}' is not of the form NAME=1x128")))?;
     let name = name.trim();
     if name.is_empty() {
-        return Err(OnnxError::Invalid(format!(
-            "shape override '{s}' has an empty name"
-        )));
+        return Err(OnnxError::Invalid(format!("shape override '{s}' has an empty name")));
     }
     let dims = dims.trim();
     if dims.is_empty() {
@@ -107,10 +103,7 @@ pub(crate) fn resolve_input_shape(
 }
 
 fn join_dims(dims: &[Dim]) -> String {
-    dims.iter()
-        .map(|d| d.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
+    dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
 }
 
 fn unbound(name: &str, i: usize, d: &Dim, dims: &[Dim]) -> OnnxError {
@@ -130,32 +123,16 @@ mod tests {
 
     #[test]
     fn parses_overrides() {
-        assert_eq!(
-            parse_shape_override("x=1x128").unwrap(),
-            ("x".to_string(), vec![1, 128])
-        );
-        assert_eq!(
-            parse_shape_override("a=b=3,4").unwrap(),
-            ("a=b".to_string(), vec![3, 4])
-        );
-        assert_eq!(
-            parse_shape_override("s=").unwrap(),
-            ("s".to_string(), vec![])
-        );
+        assert_eq!(parse_shape_override("x=1x128").unwrap(), ("x".to_string(), vec![1, 128]));
+        assert_eq!(parse_shape_override("a=b=3,4").unwrap(), ("a=b".to_string(), vec![3, 4]));
+        assert_eq!(parse_shape_override("s=").unwrap(), ("s".to_string(), vec![]));
         for bad in ["x", "=1", "x=0", "x=1x", "x=-1", "x=1xa", "x=4294967296"] {
-            assert!(
-                matches!(parse_shape_override(bad), Err(OnnxError::Invalid(_))),
-                "{bad}"
-            );
+            assert!(matches!(parse_shape_override(bad), Err(OnnxError::Invalid(_))), "{bad}");
         }
     }
 
     fn info(dims: Vec<Dim>) -> InputInfo {
-        InputInfo {
-            name: "x".into(),
-            elem_type: Some(1),
-            dims: Some(dims),
-        }
+        InputInfo { name: "x".into(), elem_type: Some(1), dims: Some(dims) }
     }
 
     #[test]
@@ -169,18 +146,11 @@ mod tests {
         let o: HashMap<_, _> = [("x".to_string(), vec![2, 3])].into();
         assert_eq!(resolve_input_shape(&i, &o, 1).unwrap(), vec![2, 3]);
         let o: HashMap<_, _> = [("x".to_string(), vec![2, 4])].into();
-        assert!(resolve_input_shape(&i, &o, 1)
-            .unwrap_err()
-            .to_string()
-            .contains("fixes it to 3"));
+        assert!(resolve_input_shape(&i, &o, 1).unwrap_err().to_string().contains("fixes it to 3"));
         let i = info(vec![Dim::Fixed(1), Dim::Symbolic("seq".into())]);
         let err = resolve_input_shape(&i, &none, 1).unwrap_err().to_string();
         assert!(err.contains("seq=N"), "{err}");
-        let i = InputInfo {
-            name: "x".into(),
-            elem_type: Some(1),
-            dims: None,
-        };
+        let i = InputInfo { name: "x".into(), elem_type: Some(1), dims: None };
         assert!(resolve_input_shape(&i, &none, 1).is_err());
     }
 }

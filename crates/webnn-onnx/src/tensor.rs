@@ -128,10 +128,7 @@ impl ElemType {
 
     /// True for the signed integer types.
     pub fn is_signed_int(self) -> bool {
-        matches!(
-            self,
-            ElemType::I8 | ElemType::I16 | ElemType::I32 | ElemType::I64
-        )
+        matches!(self, ElemType::I8 | ElemType::I16 | ElemType::I32 | ElemType::I64)
     }
 }
 
@@ -163,8 +160,8 @@ impl TensorData {
     /// Decodes a serialized `TensorProto` (e.g. the `input_0.pb` files of the ONNX backend
     /// tests). External data is rejected: there is no base directory.
     pub fn decode(bytes: &[u8]) -> Result<TensorData> {
-        let proto: TensorProto = prost::Message::decode(bytes)
-            .map_err(|e| OnnxError::Malformed(format!("TensorProto: {e}")))?;
+        let proto: TensorProto =
+            prost::Message::decode(bytes).map_err(|e| OnnxError::Malformed(format!("TensorProto: {e}")))?;
         decode_tensor(&proto, None)
     }
 }
@@ -179,15 +176,11 @@ pub(crate) fn checked_shape(dims: &[i64], what: &str) -> Result<Vec<usize>> {
     let mut shape = Vec::with_capacity(dims.len());
     for &d in dims {
         if d < 0 {
-            return Err(OnnxError::Malformed(format!(
-                "{what}: negative dimension {d} in {dims:?}"
-            )));
+            return Err(OnnxError::Malformed(format!("{what}: negative dimension {d} in {dims:?}")));
         }
         count = count.saturating_mul(d as u64);
         if count > MAX_ELEMENTS {
-            return Err(OnnxError::Malformed(format!(
-                "{what}: shape {dims:?} has too many elements"
-            )));
+            return Err(OnnxError::Malformed(format!("{what}: shape {dims:?} has too many elements")));
         }
         shape.push(d as usize);
     }
@@ -201,26 +194,16 @@ pub(crate) fn decode_tensor(t: &TensorProto, base_dir: Option<&Path>) -> Result<
     let what = format!("tensor '{name}'");
     let code = t.data_type.unwrap_or(dt::UNDEFINED);
     let elem_type = ElemType::from_onnx(code).ok_or_else(|| {
-        OnnxError::Unsupported(format!(
-            "{what} has data type {} which the importer cannot hold",
-            dt::name(code)
-        ))
+        OnnxError::Unsupported(format!("{what} has data type {} which the importer cannot hold", dt::name(code)))
     })?;
     if t.segment.is_some() {
-        return Err(OnnxError::Unsupported(format!(
-            "{what} is segmented (TensorProto.segment)"
-        )));
+        return Err(OnnxError::Unsupported(format!("{what} is segmented (TensorProto.segment)")));
     }
     let shape = checked_shape(&t.dims, &what)?;
     // checked_shape bounds the count by MAX_ELEMENTS, so these cannot overflow; stay checked
     // all the same.
-    let count = shape
-        .iter()
-        .try_fold(1usize, |n, &d| n.checked_mul(d))
-        .ok_or_else(|| too_large(&what, &shape))?;
-    let byte_len = count
-        .checked_mul(elem_type.size())
-        .ok_or_else(|| too_large(&what, &shape))?;
+    let count = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)).ok_or_else(|| too_large(&what, &shape))?;
+    let byte_len = count.checked_mul(elem_type.size()).ok_or_else(|| too_large(&what, &shape))?;
     let bytes = if t.data_location == Some(DATA_LOCATION_EXTERNAL) {
         crate::external::read_external(t, base_dir, byte_len, &what)?
     } else if let Some(raw) = &t.raw_data {
@@ -241,12 +224,7 @@ pub(crate) fn decode_tensor(t: &TensorProto, base_dir: Option<&Path>) -> Result<
     } else {
         typed_field_bytes(t, elem_type, count, &what)?
     };
-    Ok(TensorData {
-        elem_type,
-        shape,
-        bytes,
-        name,
-    })
+    Ok(TensorData { elem_type, shape, bytes, name })
 }
 
 fn too_large(what: &str, shape: &[usize]) -> OnnxError {
@@ -258,26 +236,18 @@ fn too_large(what: &str, shape: &[usize]) -> OnnxError {
 /// against the data the file really holds.
 pub(crate) fn alloc_bytes(len: usize, what: &str) -> Result<Vec<u8>> {
     let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|e| {
-        OnnxError::Unsupported(format!("{what}: cannot allocate {len} bytes ({e})"))
-    })?;
+    v.try_reserve_exact(len)
+        .map_err(|e| OnnxError::Unsupported(format!("{what}: cannot allocate {len} bytes ({e})")))?;
     Ok(v)
 }
 
 fn count_mismatch(what: &str, field: &str, got: usize, count: usize) -> OnnxError {
-    OnnxError::Malformed(format!(
-        "{what}: {field} has {got} values but the shape needs {count}"
-    ))
+    OnnxError::Malformed(format!("{what}: {field} has {got} values but the shape needs {count}"))
 }
 
 /// Reads the typed repeated field that holds the data of `elem_type`. The field's length is
 /// compared with the shape's element count before anything is allocated.
-fn typed_field_bytes(
-    t: &TensorProto,
-    elem_type: ElemType,
-    count: usize,
-    what: &str,
-) -> Result<Vec<u8>> {
+fn typed_field_bytes(t: &TensorProto, elem_type: ElemType, count: usize, what: &str) -> Result<Vec<u8>> {
     let (field, len) = match elem_type {
         ElemType::F32 => ("float_data", t.float_data.len()),
         ElemType::F64 => ("double_data", t.double_data.len()),
@@ -293,33 +263,16 @@ fn typed_field_bytes(
     // count equals the length of a field already in memory: this product cannot overflow.
     let mut out = alloc_bytes(count * elem_type.size(), what)?;
     match elem_type {
-        ElemType::F32 => t
-            .float_data
-            .iter()
-            .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
-        ElemType::F64 => t
-            .double_data
-            .iter()
-            .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
-        ElemType::I64 => t
-            .int64_data
-            .iter()
-            .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
-        ElemType::U32 => t
-            .uint64_data
-            .iter()
-            .for_each(|&v| out.extend_from_slice(&(v as u32).to_le_bytes())),
-        ElemType::U64 => t
-            .uint64_data
-            .iter()
-            .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+        ElemType::F32 => t.float_data.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+        ElemType::F64 => t.double_data.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+        ElemType::I64 => t.int64_data.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+        ElemType::U32 => t.uint64_data.iter().for_each(|&v| out.extend_from_slice(&(v as u32).to_le_bytes())),
+        ElemType::U64 => t.uint64_data.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
         _ => {
             for &v in &t.int32_data {
                 match elem_type {
                     ElemType::I32 => out.extend_from_slice(&v.to_le_bytes()),
-                    ElemType::I16 | ElemType::U16 | ElemType::F16 => {
-                        out.extend_from_slice(&(v as u16).to_le_bytes())
-                    }
+                    ElemType::I16 | ElemType::U16 | ElemType::F16 => out.extend_from_slice(&(v as u16).to_le_bytes()),
                     ElemType::Bool => out.push((v != 0) as u8),
                     _ => out.push(v as u8),
                 }
@@ -407,11 +360,7 @@ mod tests {
     use super::*;
 
     fn proto(code: i32, dims: Vec<i64>) -> TensorProto {
-        TensorProto {
-            data_type: Some(code),
-            dims,
-            ..Default::default()
-        }
+        TensorProto { data_type: Some(code), dims, ..Default::default() }
     }
 
     #[test]
@@ -425,41 +374,23 @@ mod tests {
         assert_eq!(decode_tensor(&t, None).unwrap().bytes, vec![0, 1, 1]);
         let mut t = proto(dt::UINT32, vec![1]);
         t.uint64_data = vec![7];
-        assert_eq!(
-            decode_tensor(&t, None).unwrap().bytes,
-            7u32.to_le_bytes().to_vec()
-        );
+        assert_eq!(decode_tensor(&t, None).unwrap().bytes, 7u32.to_le_bytes().to_vec());
     }
 
     #[test]
     fn inconsistent_sizes_are_malformed() {
         let mut t = proto(dt::FLOAT, vec![2, 2]);
         t.float_data = vec![1.0];
-        assert!(matches!(
-            decode_tensor(&t, None),
-            Err(OnnxError::Malformed(_))
-        ));
+        assert!(matches!(decode_tensor(&t, None), Err(OnnxError::Malformed(_))));
         let mut t = proto(dt::FLOAT, vec![2]);
         t.raw_data = Some(vec![0; 7]);
-        assert!(matches!(
-            decode_tensor(&t, None),
-            Err(OnnxError::Malformed(_))
-        ));
+        assert!(matches!(decode_tensor(&t, None), Err(OnnxError::Malformed(_))));
         let t = proto(dt::FLOAT, vec![-1]);
-        assert!(matches!(
-            decode_tensor(&t, None),
-            Err(OnnxError::Malformed(_))
-        ));
+        assert!(matches!(decode_tensor(&t, None), Err(OnnxError::Malformed(_))));
         let t = proto(dt::FLOAT, vec![1 << 30, 1 << 30, 1 << 30]);
-        assert!(matches!(
-            decode_tensor(&t, None),
-            Err(OnnxError::Malformed(_))
-        ));
+        assert!(matches!(decode_tensor(&t, None), Err(OnnxError::Malformed(_))));
         let t = proto(dt::STRING, vec![1]);
-        assert!(matches!(
-            decode_tensor(&t, None),
-            Err(OnnxError::Unsupported(_))
-        ));
+        assert!(matches!(decode_tensor(&t, None), Err(OnnxError::Unsupported(_))));
     }
 
     #[test]

@@ -7,8 +7,8 @@ mod common;
 
 use build::*;
 use common::builder;
-use webnn_onnx::proto::{attribute_type as at, data_type as dt, AttributeProto, TensorProto};
 use webnn_core::testing::Rng;
+use webnn_onnx::proto::{attribute_type as at, data_type as dt, AttributeProto, TensorProto};
 use webnn_onnx::{import, supported_operators, ImportOptions, OnnxModel};
 
 static LOCATIONS: std::sync::Mutex<std::collections::BTreeSet<String>> =
@@ -19,21 +19,7 @@ fn int(rng: &mut Rng) -> i64 {
     if rng.below(10) < 7 {
         return rng.below(7) as i64 - 2;
     }
-    const INTERESTING: &[i64] = &[
-        0,
-        1,
-        -1,
-        2,
-        3,
-        4,
-        -2,
-        7,
-        1 << 31,
-        -(1 << 31),
-        i64::MAX,
-        i64::MIN,
-        1 << 40,
-    ];
+    const INTERESTING: &[i64] = &[0, 1, -1, 2, 3, 4, -2, 7, 1 << 31, -(1 << 31), i64::MAX, i64::MIN, 1 << 40];
     if rng.below(4) == 0 {
         rng.next_u64() as i64
     } else {
@@ -43,26 +29,12 @@ fn int(rng: &mut Rng) -> i64 {
 
 /// A float from a list of interesting values.
 fn float(rng: &mut Rng) -> f32 {
-    const INTERESTING: &[f32] = &[
-        0.0,
-        1.0,
-        -1.0,
-        0.5,
-        2.0,
-        1e-5,
-        1e30,
-        -1e30,
-        f32::NAN,
-        f32::INFINITY,
-    ];
+    const INTERESTING: &[f32] = &[0.0, 1.0, -1.0, 0.5, 2.0, 1e-5, 1e30, -1e30, f32::NAN, f32::INFINITY];
     INTERESTING[rng.below(INTERESTING.len() as u64) as usize]
 }
 
 fn random_attr(rng: &mut Rng, name: &str) -> AttributeProto {
-    let mut a = AttributeProto {
-        name: Some(name.into()),
-        ..Default::default()
-    };
+    let mut a = AttributeProto { name: Some(name.into()), ..Default::default() };
     // Mostly the attribute's own type, sometimes any.
     let ints = [
         "pads",
@@ -120,13 +92,8 @@ fn random_attr(rng: &mut Rng, name: &str) -> AttributeProto {
     if name == "activations" && kind == 4 {
         a.r#type = Some(at::STRINGS);
         let n = 1 + rng.below(6);
-        a.strings = (0..n)
-            .map(|_| {
-                ["Tanh", "Sigmoid", "Relu", "Elu"][rng.below(4) as usize]
-                    .as_bytes()
-                    .to_vec()
-            })
-            .collect();
+        a.strings =
+            (0..n).map(|_| ["Tanh", "Sigmoid", "Relu", "Elu"][rng.below(4) as usize].as_bytes().to_vec()).collect();
         return a;
     }
     match kind {
@@ -164,11 +131,7 @@ fn random_attr(rng: &mut Rng, name: &str) -> AttributeProto {
                 "none",
                 "asymmetric",
             ];
-            a.s = Some(
-                words[rng.below(words.len() as u64) as usize]
-                    .as_bytes()
-                    .to_vec(),
-            );
+            a.s = Some(words[rng.below(words.len() as u64) as usize].as_bytes().to_vec());
         }
         _ => {
             a.r#type = Some(at::FLOATS);
@@ -179,19 +142,13 @@ fn random_attr(rng: &mut Rng, name: &str) -> AttributeProto {
 }
 
 fn random_shape(rng: &mut Rng) -> Vec<i64> {
-    (0..rng.below(6))
-        .map(|_| [1, 2, 3, 4, 1, 2, 0][rng.below(7) as usize])
-        .collect()
+    (0..rng.below(6)).map(|_| [1, 2, 3, 4, 1, 2, 0][rng.below(7) as usize]).collect()
 }
 
 fn random_tensor(rng: &mut Rng, name: &str, shape: &[i64], elem: i32) -> TensorProto {
     let n: i64 = shape.iter().product();
-    let mut t = TensorProto {
-        name: Some(name.into()),
-        dims: shape.to_vec(),
-        data_type: Some(elem),
-        ..Default::default()
-    };
+    let mut t =
+        TensorProto { name: Some(name.into()), dims: shape.to_vec(), data_type: Some(elem), ..Default::default() };
     match elem {
         dt::FLOAT => t.float_data = (0..n).map(|_| float(rng)).collect(),
         dt::INT64 => t.int64_data = (0..n).map(|_| int(rng) % 5).collect(),
@@ -203,27 +160,17 @@ fn random_tensor(rng: &mut Rng, name: &str, shape: &[i64], elem: i32) -> TensorP
 #[test]
 fn random_single_node_models_never_panic() {
     // FUZZ_SEED / FUZZ_ITERS run other or longer campaigns.
-    let seed = std::env::var("FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed_1234_abcd_ef01u64);
+    let seed = std::env::var("FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5eed_1234_abcd_ef01u64);
     let mut rng = Rng::from_state(seed | 1);
     let iterations = std::env::var("FUZZ_ITERS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(if cfg!(debug_assertions) {
-            20_000
-        } else {
-            100_000
-        });
+        .unwrap_or(if cfg!(debug_assertions) { 20_000 } else { 100_000 });
     let ops = supported_operators();
     let mut imported = 0;
     let mut panics: Vec<String> = Vec::new();
     std::panic::set_hook(Box::new(|info| {
-        let at = info
-            .location()
-            .map(|l| format!("{}:{}", l.file(), l.line()))
-            .unwrap_or_default();
+        let at = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
         LOCATIONS.lock().unwrap().insert(at);
     }));
     for _ in 0..iterations {
@@ -239,24 +186,12 @@ fn random_single_node_models_never_panic() {
                 continue;
             }
             let shape = if i == 0 {
-                (0..2 + rng.below(3))
-                    .map(|_| 1 + rng.below(4) as i64)
-                    .collect()
+                (0..2 + rng.below(3)).map(|_| 1 + rng.below(4) as i64).collect()
             } else {
                 random_shape(&mut rng)
             };
-            let elem = [
-                dt::FLOAT,
-                dt::INT64,
-                dt::BOOL,
-                dt::UINT8,
-                dt::INT32,
-                dt::FLOAT16,
-            ][if i == 0 && rng.below(2) == 0 {
-                0
-            } else {
-                rng.below(6) as usize
-            }];
+            let elem = [dt::FLOAT, dt::INT64, dt::BOOL, dt::UINT8, dt::INT32, dt::FLOAT16]
+                [if i == 0 && rng.below(2) == 0 { 0 } else { rng.below(6) as usize }];
             if i > 0 && rng.below(2) == 0 && shape.iter().product::<i64>() <= 64 {
                 inits.push(random_tensor(&mut rng, &name, &shape, elem));
             } else {
@@ -269,10 +204,7 @@ fn random_single_node_models_never_panic() {
         if !op_attrs.is_empty() {
             for _ in 0..rng.below(3) {
                 let name = op_attrs[rng.below(op_attrs.len() as u64) as usize];
-                if attrs
-                    .iter()
-                    .all(|a: &AttributeProto| a.name.as_deref() != Some(name))
-                {
+                if attrs.iter().all(|a: &AttributeProto| a.name.as_deref() != Some(name)) {
                     attrs.push(random_attr(&mut rng, name));
                 }
             }
@@ -308,12 +240,7 @@ fn random_single_node_models_never_panic() {
     }
     let _ = std::panic::take_hook();
     let locations = std::mem::take(&mut *LOCATIONS.lock().unwrap());
-    assert!(
-        panics.is_empty(),
-        "{} panics at {locations:?}; first model: {}",
-        panics.len(),
-        panics[0]
-    );
+    assert!(panics.is_empty(), "{} panics at {locations:?}; first model: {}", panics.len(), panics[0]);
     assert!(imported > 0);
     println!("{imported} of {iterations} random models imported");
 }

@@ -26,28 +26,15 @@ fn in_child(name: &str) {
     let exe = std::env::current_exe().expect("test binary");
     let mut cmd = if Path::new("/usr/bin/prlimit").exists() {
         let mut c = Command::new("/usr/bin/prlimit");
-        c.arg(format!("--as={CHILD_ADDRESS_SPACE}"))
-            .arg("--")
-            .arg(exe);
+        c.arg(format!("--as={CHILD_ADDRESS_SPACE}")).arg("--").arg(exe);
         c
     } else {
         eprintln!("prlimit not found: {name} runs without a memory limit");
         Command::new(exe)
     };
-    let out = cmd
-        .args(["--exact", name, "--ignored", "--test-threads=1"])
-        .output()
-        .expect("run the child test");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.status.success() && text.contains("1 passed"),
-        "{name} in a child process: {}\n{text}",
-        out.status
-    );
+    let out = cmd.args(["--exact", name, "--ignored", "--test-threads=1"]).output().expect("run the child test");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && text.contains("1 passed"), "{name} in a child process: {}\n{text}", out.status);
 }
 
 fn load(m: &webnn_onnx::proto::ModelProto) -> OnnxModel {
@@ -60,12 +47,8 @@ fn try_import(model: &OnnxModel, options: &ImportOptions) -> Result<(), OnnxErro
 
 /// `w`: dims [2^40] and a single value in the typed field of `code`.
 fn huge_typed(code: i32) -> TensorProto {
-    let mut t = TensorProto {
-        name: Some("w".into()),
-        dims: vec![1 << 40],
-        data_type: Some(code),
-        ..Default::default()
-    };
+    let mut t =
+        TensorProto { name: Some("w".into()), dims: vec![1 << 40], data_type: Some(code), ..Default::default() };
     match code {
         dt::FLOAT => t.float_data = vec![1.0],
         dt::DOUBLE => t.double_data = vec![1.0],
@@ -84,17 +67,7 @@ fn huge_dims_with_one_value_are_an_error() {
 #[test]
 #[ignore = "run by huge_dims_with_one_value_are_an_error under a memory limit"]
 fn child_huge_dims_with_one_value() {
-    for code in [
-        dt::FLOAT,
-        dt::DOUBLE,
-        dt::INT64,
-        dt::UINT32,
-        dt::UINT64,
-        dt::INT32,
-        dt::FLOAT16,
-        dt::INT8,
-        dt::BOOL,
-    ] {
+    for code in [dt::FLOAT, dt::DOUBLE, dt::INT64, dt::UINT32, dt::UINT64, dt::INT32, dt::FLOAT16, dt::INT8, dt::BOOL] {
         // The 81-byte model of the report: Add(x, w) with w of dims [2^40] holding one value.
         let m = model(
             17,
@@ -107,17 +80,12 @@ fn child_huge_dims_with_one_value() {
         let msg = err.to_string();
         assert!(matches!(err, OnnxError::Malformed(_)), "{code}: {msg}");
         assert!(
-            msg.contains("tensor 'w'")
-                && msg.contains("has 1 values")
-                && msg.contains("1099511627776"),
+            msg.contains("tensor 'w'") && msg.contains("has 1 values") && msg.contains("1099511627776"),
             "{code}: {msg}"
         );
         // The same tensor as a test-data file.
         let encoded = prost::Message::encode_to_vec(&huge_typed(code));
-        assert!(matches!(
-            TensorData::decode(&encoded),
-            Err(OnnxError::Malformed(_))
-        ));
+        assert!(matches!(TensorData::decode(&encoded), Err(OnnxError::Malformed(_))));
     }
 }
 
@@ -140,21 +108,9 @@ fn splat_model(
     value_attr.r#type = Some(webnn_onnx::proto::attribute_type::TENSOR);
     value_attr.i = None;
     value_attr.t = Some(fill);
-    let mut nodes = vec![node(
-        "ConstantOfShape",
-        "cos",
-        &["s"],
-        &["c"],
-        vec![value_attr],
-    )];
+    let mut nodes = vec![node("ConstantOfShape", "cos", &["s"], &["c"], vec![value_attr])];
     nodes.extend(rest);
-    model(
-        17,
-        nodes,
-        inputs,
-        vec![output],
-        vec![i64_tensor("s", &[shape.len() as i64], shape)],
-    )
+    model(17, nodes, inputs, vec![output], vec![i64_tensor("s", &[shape.len() as i64], shape)])
 }
 
 #[test]
@@ -205,17 +161,10 @@ fn child_huge_splats() {
         vec![node("Range", "range", &["a", "b", "d"], &["y"], vec![])],
         vec![],
         vec![value_info("y", dt::INT64, &[Ok(1 << 30)])],
-        vec![
-            i64_tensor("a", &[], &[0]),
-            i64_tensor("b", &[], &[1 << 30]),
-            i64_tensor("d", &[], &[1]),
-        ],
+        vec![i64_tensor("a", &[], &[0]), i64_tensor("b", &[], &[1 << 30]), i64_tensor("d", &[], &[1])],
     );
     let err = try_import(&load(&m), &options).unwrap_err();
-    assert!(
-        err.to_string().contains("more than the fold limit"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("more than the fold limit"), "{err}");
 
     // A 3-D Conv is unrolled over the filter's depth taps: a splat filter of depth 2^20
     // would make millions of builder calls.
@@ -235,13 +184,7 @@ fn child_huge_splats() {
     let m = splat_model(
         &[options.fold_limit as i64],
         dt::FLOAT,
-        vec![node(
-            "Concat",
-            "concat",
-            &inputs,
-            &["y"],
-            vec![attr_i("axis", 0)],
-        )],
+        vec![node("Concat", "concat", &inputs, &["y"], vec![attr_i("axis", 0)])],
         vec![],
         f32_info("y", &[400 * options.fold_limit as i64]),
     );
@@ -259,24 +202,10 @@ fn child_fold_budget() {
     // 3000 casts of a 2^18-element splat would fold to 3000 × 1 MiB of constants (and as
     // much again once copied into the builder); past the budget (256 × fold_limit bytes)
     // they are built as WebNN casts.
-    let options = ImportOptions {
-        fold_limit: 1 << 18,
-        ..Default::default()
-    };
+    let options = ImportOptions { fold_limit: 1 << 18, ..Default::default() };
     let n = 3000;
     let names: Vec<String> = (0..n).map(|i| format!("y{i}")).collect();
-    let casts = names
-        .iter()
-        .map(|y| {
-            node(
-                "Cast",
-                y,
-                &["c"],
-                &[y],
-                vec![attr_i("to", dt::INT32 as i64)],
-            )
-        })
-        .collect();
+    let casts = names.iter().map(|y| node("Cast", y, &["c"], &[y], vec![attr_i("to", dt::INT32 as i64)])).collect();
     let mut m = splat_model(
         &[options.fold_limit as i64],
         dt::FLOAT,
@@ -285,10 +214,7 @@ fn child_fold_budget() {
         value_info("y0", dt::INT32, &[Ok(options.fold_limit as i64)]),
     );
     let graph = m.graph.as_mut().unwrap();
-    graph.output = names
-        .iter()
-        .map(|y| value_info(y, dt::INT32, &[Ok(options.fold_limit as i64)]))
-        .collect();
+    graph.output = names.iter().map(|y| value_info(y, dt::INT32, &[Ok(options.fold_limit as i64)])).collect();
     let mut b = builder();
     let g = import(&load(&m), &mut b, &options).expect("imports");
     assert_eq!(g.outputs.len(), n);
@@ -307,10 +233,7 @@ fn external_model(dir: &Path, location: &str) -> PathBuf {
     let mut w = f32_tensor("w", &[3], &[]);
     w.raw_data = None;
     w.data_location = Some(webnn_onnx::proto::DATA_LOCATION_EXTERNAL);
-    w.external_data = vec![StringStringEntryProto {
-        key: Some("location".into()),
-        value: Some(location.into()),
-    }];
+    w.external_data = vec![StringStringEntryProto { key: Some("location".into()), value: Some(location.into()) }];
     let m = model(
         17,
         vec![node("Add", "add", &["x", "w"], &["y"], vec![])],
@@ -348,35 +271,19 @@ fn external_data_never_leaves_the_model_directory() {
     symlink(outside.join("secret.bin"), dir.join("linked_file.bin")).unwrap();
     symlink("../outside/secret.bin", dir.join("relative_link.bin")).unwrap();
     symlink("w.bin", dir.join("inside_link.bin")).unwrap();
-    for location in [
-        "linked_dir/secret.bin",
-        "linked_file.bin",
-        "relative_link.bin",
-    ] {
-        let err = import_file(&external_model(&dir, location))
-            .expect("finishes")
-            .unwrap_err();
+    for location in ["linked_dir/secret.bin", "linked_file.bin", "relative_link.bin"] {
+        let err = import_file(&external_model(&dir, location)).expect("finishes").unwrap_err();
         let msg = err.to_string();
         assert!(matches!(err, OnnxError::Invalid(_)), "{location}: {msg}");
-        assert!(
-            msg.contains("outside the model's directory") && msg.contains("tensor 'w'"),
-            "{location}: {msg}"
-        );
+        assert!(msg.contains("outside the model's directory") && msg.contains("tensor 'w'"), "{location}: {msg}");
     }
     // Links that stay inside are followed; `..` and absolute paths are refused as before.
     for location in ["w.bin", "inside_link.bin", "./w.bin"] {
-        import_file(&external_model(&dir, location))
-            .expect("finishes")
-            .expect(location);
+        import_file(&external_model(&dir, location)).expect("finishes").expect(location);
     }
     for location in ["../outside/secret.bin", "/etc/passwd", ""] {
-        let err = import_file(&external_model(&dir, location))
-            .expect("finishes")
-            .unwrap_err();
-        assert!(
-            err.to_string().contains("relative path inside"),
-            "{location}: {err}"
-        );
+        let err = import_file(&external_model(&dir, location)).expect("finishes").unwrap_err();
+        assert!(err.to_string().contains("relative path inside"), "{location}: {err}");
     }
     let _ = std::fs::remove_dir_all(&root);
 }
@@ -386,10 +293,7 @@ fn external_data_never_leaves_the_model_directory() {
 fn external_data_must_be_a_regular_file() {
     let dir = scratch("special");
     let fifo = dir.join("pipe");
-    let made = Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .map(|s| s.success());
+    let made = Command::new("mkfifo").arg(&fifo).status().map(|s| s.success());
     std::fs::create_dir_all(dir.join("subdir")).unwrap();
     let mut locations = vec!["subdir"];
     if made.is_ok_and(|ok| ok) {
@@ -402,16 +306,11 @@ fn external_data_must_be_a_regular_file() {
         let err = import_file(&external_model(&dir, location))
             .unwrap_or_else(|| panic!("{location}: the import hangs"))
             .unwrap_err();
-        assert!(
-            err.to_string().contains("not a regular file"),
-            "{location}: {err}"
-        );
+        assert!(err.to_string().contains("not a regular file"), "{location}: {err}");
     }
     // A file shorter than offset + length is malformed (the real length is the bound).
     std::fs::write(dir.join("short.bin"), [0u8; 8]).unwrap();
-    let err = import_file(&external_model(&dir, "short.bin"))
-        .expect("finishes")
-        .unwrap_err();
+    let err = import_file(&external_model(&dir, "short.bin")).expect("finishes").unwrap_err();
     assert!(err.to_string().contains("beyond the end"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

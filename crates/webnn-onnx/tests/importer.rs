@@ -10,8 +10,7 @@ use webnn_core::testing::Rng;
 use webnn_core::{DataType, ErrorKind};
 use webnn_onnx::proto::data_type as dt;
 use webnn_onnx::{
-    import, parse_shape_override, ElemType, ImportOptions, NodeErrorKind, OnnxError, OnnxModel,
-    TensorData,
+    import, parse_shape_override, ElemType, ImportOptions, NodeErrorKind, OnnxError, OnnxModel, TensorData,
 };
 
 fn load(m: &webnn_onnx::proto::ModelProto) -> OnnxModel {
@@ -39,13 +38,7 @@ fn every_unsupported_node_is_reported_at_once() {
             node("Relu", "r", &["x"], &["a"], vec![]),
             node("FancyOp", "fancy1", &["a"], &["b"], vec![]),
             node("Relu", "r2", &["b"], &["c"], vec![]),
-            node(
-                "Softmax",
-                "sm",
-                &["a"],
-                &["d"],
-                vec![attr_i("axis", 1), attr_i("mystery", 3)],
-            ),
+            node("Softmax", "sm", &["a"], &["d"], vec![attr_i("axis", 1), attr_i("mystery", 3)]),
             node("TopK", "", &["a"], &["e"], vec![]),
             node("Add", "sum", &["c", "d"], &["y"], vec![]),
         ],
@@ -54,25 +47,13 @@ fn every_unsupported_node_is_reported_at_once() {
         vec![],
     );
     let err = import(&load(&m), &mut builder(), &ImportOptions::default()).unwrap_err();
-    let OnnxError::Nodes(nodes) = &err else {
-        panic!("{err}")
-    };
-    let names: Vec<(&str, &str)> = nodes
-        .iter()
-        .map(|n| (n.op_type.as_str(), n.node.as_str()))
-        .collect();
-    assert_eq!(
-        names,
-        vec![("FancyOp", "fancy1"), ("Softmax", "sm"), ("TopK", "#4")],
-        "{err}"
-    );
+    let OnnxError::Nodes(nodes) = &err else { panic!("{err}") };
+    let names: Vec<(&str, &str)> = nodes.iter().map(|n| (n.op_type.as_str(), n.node.as_str())).collect();
+    assert_eq!(names, vec![("FancyOp", "fancy1"), ("Softmax", "sm"), ("TopK", "#4")], "{err}");
     assert!(nodes.iter().all(|n| n.kind == NodeErrorKind::Unsupported));
     assert!(err.is_unsupported());
     let text = err.to_string();
-    assert!(
-        text.contains("mystery") && text.contains("FancyOp") && text.contains("TopK"),
-        "{text}"
-    );
+    assert!(text.contains("mystery") && text.contains("FancyOp") && text.contains("TopK"), "{text}");
     let core: webnn_core::Error = err.into();
     assert_eq!(core.kind, ErrorKind::NotSupported);
 }
@@ -88,10 +69,7 @@ fn other_domains_and_opsets_are_unsupported() {
     );
     m.graph.as_mut().unwrap().node[0].domain = Some("com.microsoft".into());
     let err = import(&load(&m), &mut builder(), &ImportOptions::default()).unwrap_err();
-    assert!(
-        err.is_unsupported() && err.to_string().contains("com.microsoft"),
-        "{err}"
-    );
+    assert!(err.is_unsupported() && err.to_string().contains("com.microsoft"), "{err}");
     let m = model(
         6,
         vec![node("Relu", "r", &["x"], &["y"], vec![])],
@@ -100,10 +78,7 @@ fn other_domains_and_opsets_are_unsupported() {
         vec![],
     );
     let err = import(&load(&m), &mut builder(), &ImportOptions::default()).unwrap_err();
-    assert!(
-        matches!(err, OnnxError::Unsupported(_)) && err.to_string().contains("opset 6"),
-        "{err}"
-    );
+    assert!(matches!(err, OnnxError::Unsupported(_)) && err.to_string().contains("opset 6"), "{err}");
 }
 
 #[test]
@@ -118,10 +93,7 @@ fn symbolic_dims_use_overrides_and_the_batch_default() {
     let model = load(&m);
     // seq is unbound: error names it.
     let err = import(&model, &mut builder(), &ImportOptions::default()).unwrap_err();
-    assert!(
-        matches!(err, OnnxError::Invalid(_)) && err.to_string().contains("seq"),
-        "{err}"
-    );
+    assert!(matches!(err, OnnxError::Invalid(_)) && err.to_string().contains("seq"), "{err}");
     let mut options = ImportOptions::default();
     let (k, v) = parse_shape_override("seq=16").unwrap();
     options.shape_overrides.insert(k, v);
@@ -146,31 +118,15 @@ fn shape_subgraphs_fold_to_static_reshapes() {
         13,
         vec![
             node("Shape", "shape", &["x"], &["s"], vec![]),
-            node(
-                "Gather",
-                "g",
-                &["s", "zero"],
-                &["n"],
-                vec![attr_i("axis", 0)],
-            ),
+            node("Gather", "g", &["s", "zero"], &["n"], vec![attr_i("axis", 0)]),
             node("Unsqueeze", "u", &["n", "axes0"], &["n1"], vec![]),
-            node(
-                "Concat",
-                "c",
-                &["n1", "minus1"],
-                &["shape"],
-                vec![attr_i("axis", 0)],
-            ),
+            node("Concat", "c", &["n1", "minus1"], &["shape"], vec![attr_i("axis", 0)]),
             node("Reshape", "reshape", &["x", "shape"], &["r"], vec![]),
             node("Relu", "relu", &["r"], &["y"], vec![]),
         ],
         vec![f32_info("x", &[2, 3, 4])],
         vec![f32_info("y", &[2, 12])],
-        vec![
-            i64_tensor("zero", &[], &[0]),
-            i64_tensor("axes0", &[1], &[0]),
-            i64_tensor("minus1", &[1], &[-1]),
-        ],
+        vec![i64_tensor("zero", &[], &[0]), i64_tensor("axes0", &[1], &[0]), i64_tensor("minus1", &[1], &[-1])],
     );
     let mut b = builder();
     let g = import(&load(&m), &mut b, &ImportOptions::default()).unwrap();
@@ -184,27 +140,14 @@ fn runs_with_initializers_and_external_data() {
     let dir = std::env::temp_dir().join(format!("webnn-onnx-ext-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let w: Vec<f32> = vec![10.0, 20.0, 30.0];
-    std::fs::write(
-        dir.join("weights.bin"),
-        [
-            vec![0u8; 16],
-            w.iter().flat_map(|v| v.to_le_bytes()).collect(),
-        ]
-        .concat(),
-    )
-    .unwrap();
+    std::fs::write(dir.join("weights.bin"), [vec![0u8; 16], w.iter().flat_map(|v| v.to_le_bytes()).collect()].concat())
+        .unwrap();
     let mut ext = f32_tensor("w", &[3], &[]);
     ext.raw_data = None;
     ext.data_location = Some(webnn_onnx::proto::DATA_LOCATION_EXTERNAL);
-    let kv = |k: &str, v: &str| webnn_onnx::proto::StringStringEntryProto {
-        key: Some(k.into()),
-        value: Some(v.into()),
-    };
-    ext.external_data = vec![
-        kv("location", "weights.bin"),
-        kv("offset", "16"),
-        kv("length", "12"),
-    ];
+    let kv =
+        |k: &str, v: &str| webnn_onnx::proto::StringStringEntryProto { key: Some(k.into()), value: Some(v.into()) };
+    ext.external_data = vec![kv("location", "weights.bin"), kv("offset", "16"), kv("length", "12")];
     let m = model(
         17,
         vec![node("Add", "add", &["x", "w"], &["y"], vec![])],
@@ -214,30 +157,18 @@ fn runs_with_initializers_and_external_data() {
     );
     std::fs::write(dir.join("model.onnx"), bytes(&m)).unwrap();
     let model = OnnxModel::load(dir.join("model.onnx")).unwrap();
-    let out = run_model(
-        &model,
-        &[f32_data("x", &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])],
-    )
-    .unwrap();
+    let out = run_model(&model, &[f32_data("x", &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])]).unwrap();
     assert_eq!(values(&out[0]), vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0]);
     // Without a base directory, the external file cannot be found.
-    let err = import(
-        &OnnxModel::from_bytes(&bytes(&m), None).unwrap(),
-        &mut builder(),
-        &ImportOptions::default(),
-    )
-    .unwrap_err();
+    let err = import(&OnnxModel::from_bytes(&bytes(&m), None).unwrap(), &mut builder(), &ImportOptions::default())
+        .unwrap_err();
     assert!(err.to_string().contains("base directory"), "{err}");
     // A length that does not match the shape is malformed.
     let mut bad = m.clone();
     bad.graph.as_mut().unwrap().initializer[0].external_data[2] = kv("length", "8");
     std::fs::write(dir.join("bad.onnx"), bytes(&bad)).unwrap();
-    let err = import(
-        &OnnxModel::load(dir.join("bad.onnx")).unwrap(),
-        &mut builder(),
-        &ImportOptions::default(),
-    )
-    .unwrap_err();
+    let err =
+        import(&OnnxModel::load(dir.join("bad.onnx")).unwrap(), &mut builder(), &ImportOptions::default()).unwrap_err();
     assert!(matches!(err, OnnxError::Malformed(_)), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -272,12 +203,7 @@ fn bool_values_are_uint8() {
     assert_eq!(g.inputs[0].descriptor.data_type, DataType::Uint8);
     assert_eq!(g.inputs[0].elem_type, ElemType::Bool);
     assert_eq!(g.outputs[0].elem_type, ElemType::Bool);
-    let x = TensorData {
-        elem_type: ElemType::Bool,
-        shape: vec![3],
-        bytes: vec![1, 0, 1],
-        name: "x".into(),
-    };
+    let x = TensorData { elem_type: ElemType::Bool, shape: vec![3], bytes: vec![1, 0, 1], name: "x".into() };
     let out = run_model(&load(&m), &[x]).unwrap();
     assert_eq!(out[0].bytes, vec![0, 1, 0]);
 }
@@ -292,19 +218,13 @@ fn unsupported_input_types_and_constant_inputs() {
         vec![],
     );
     let err = import(&load(&m), &mut builder(), &ImportOptions::default()).unwrap_err();
-    assert!(
-        err.is_unsupported() && err.to_string().contains("DOUBLE"),
-        "{err}"
-    );
+    assert!(err.is_unsupported() && err.to_string().contains("DOUBLE"), "{err}");
 
     // A shape taken as a graph input must be bound.
     let m = model(
         17,
         vec![node("Reshape", "reshape", &["x", "shape"], &["y"], vec![])],
-        vec![
-            f32_info("x", &[2, 3]),
-            value_info("shape", dt::INT64, &[Ok(1)]),
-        ],
+        vec![f32_info("x", &[2, 3]), value_info("shape", dt::INT64, &[Ok(1)])],
         vec![f32_info("y", &[6])],
         vec![],
     );
@@ -334,9 +254,7 @@ fn builder_failures_are_node_errors() {
         vec![],
     );
     let err = import(&load(&m), &mut builder(), &ImportOptions::default()).unwrap_err();
-    let OnnxError::Nodes(nodes) = &err else {
-        panic!("{err}")
-    };
+    let OnnxError::Nodes(nodes) = &err else { panic!("{err}") };
     assert_eq!(nodes[0].kind, NodeErrorKind::Builder(ErrorKind::Type));
     assert!(nodes[0].message.contains("[mm]"), "{err}");
     assert!(!err.is_unsupported());
@@ -356,10 +274,7 @@ fn dangling_values_and_cycles_are_invalid() {
     assert!(err.to_string().contains("nowhere"), "{err}");
     let m = model(
         17,
-        vec![
-            node("Relu", "r1", &["b"], &["a"], vec![]),
-            node("Relu", "r2", &["a"], &["b"], vec![]),
-        ],
+        vec![node("Relu", "r1", &["b"], &["a"], vec![]), node("Relu", "r2", &["a"], &["b"], vec![])],
         vec![f32_info("x", &[2])],
         vec![f32_info("a", &[2])],
         vec![],
@@ -372,10 +287,7 @@ fn dangling_values_and_cycles_are_invalid() {
 fn unsorted_nodes_are_ordered() {
     let m = model(
         17,
-        vec![
-            node("Relu", "second", &["a"], &["y"], vec![]),
-            node("Neg", "first", &["x"], &["a"], vec![]),
-        ],
+        vec![node("Relu", "second", &["a"], &["y"], vec![]), node("Neg", "first", &["x"], &["a"], vec![])],
         vec![f32_info("x", &[2])],
         vec![f32_info("y", &[2])],
         vec![],
@@ -402,21 +314,12 @@ fn local_functions_are_inlined() {
         output: vec!["b".into()],
         attribute: vec!["alpha".into()],
         node: vec![body],
-        opset_import: vec![OperatorSetIdProto {
-            domain: Some(String::new()),
-            version: Some(17),
-        }],
+        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(17) }],
         ..Default::default()
     };
     let mut call = node("MyAct", "call", &["x"], &["y"], vec![attr_f("alpha", 0.5)]);
     call.domain = Some("local".into());
-    let mut m = model(
-        17,
-        vec![call],
-        vec![f32_info("x", &[2])],
-        vec![f32_info("y", &[2])],
-        vec![],
-    );
+    let mut m = model(17, vec![call], vec![f32_info("x", &[2])], vec![f32_info("y", &[2])], vec![]);
     m.functions.push(f);
     let out = run_model(&load(&m), &[f32_data("x", &[2], &[-2.0, 3.0])]).unwrap();
     assert_eq!(values(&out[0]), vec![-1.0, 3.0]);
@@ -433,39 +336,26 @@ fn conv_ceil_mode_pool_and_resize_map_to_webnn() {
                 "conv",
                 &["x", "w"],
                 &["c"],
-                vec![
-                    attr_s("auto_pad", "SAME_UPPER"),
-                    attr_ints("strides", &[2, 2]),
-                ],
+                vec![attr_s("auto_pad", "SAME_UPPER"), attr_ints("strides", &[2, 2])],
             ),
             node(
                 "MaxPool",
                 "pool",
                 &["c"],
                 &["p"],
-                vec![
-                    attr_ints("kernel_shape", &[2, 2]),
-                    attr_ints("strides", &[2, 2]),
-                    attr_i("ceil_mode", 1),
-                ],
+                vec![attr_ints("kernel_shape", &[2, 2]), attr_ints("strides", &[2, 2]), attr_i("ceil_mode", 1)],
             ),
             node(
                 "Resize",
                 "resize",
                 &["p", "", "scales"],
                 &["y"],
-                vec![
-                    attr_s("coordinate_transformation_mode", "asymmetric"),
-                    attr_s("nearest_mode", "floor"),
-                ],
+                vec![attr_s("coordinate_transformation_mode", "asymmetric"), attr_s("nearest_mode", "floor")],
             ),
         ],
         vec![f32_info("x", &[1, 1, 5, 5])],
         vec![f32_info("y", &[1, 1, 4, 4])],
-        vec![
-            f32_tensor("w", &[1, 1, 3, 3], &[1.0; 9]),
-            f32_tensor("scales", &[4], &[1.0, 1.0, 2.0, 2.0]),
-        ],
+        vec![f32_tensor("w", &[1, 1, 3, 3], &[1.0; 9]), f32_tensor("scales", &[4], &[1.0, 1.0, 2.0, 2.0])],
     );
     let mut b = builder();
     let g = import(&load(&m), &mut b, &ImportOptions::default()).unwrap();
@@ -476,10 +366,7 @@ fn conv_ceil_mode_pool_and_resize_map_to_webnn() {
     assert_eq!(out[0].shape, vec![1, 1, 4, 4]);
     // Top-left conv output (SAME_UPPER pads 1 at begin): sum of x[0..2, 0..2] = 0+1+5+6 = 12;
     // the pool's first window holds conv outputs at (0,0),(0,1),(1,0),(1,1): max is at (1,1).
-    let conv11: f32 = [6, 7, 8, 11, 12, 13, 16, 17, 18]
-        .iter()
-        .map(|&v| v as f32)
-        .sum();
+    let conv11: f32 = [6, 7, 8, 11, 12, 13, 16, 17, 18].iter().map(|&v| v as f32).sum();
     assert_eq!(value(&out[0], 0), conv11 as f64);
     assert_eq!(value(&out[0], 1), conv11 as f64);
 }
@@ -496,40 +383,14 @@ fn legacy_opset_forms() {
                 "sl",
                 &["x"],
                 &["c"],
-                vec![
-                    attr_ints("starts", &[0, -2]),
-                    attr_ints("ends", &[1, 100]),
-                    attr_ints("axes", &[0, 2]),
-                ],
+                vec![attr_ints("starts", &[0, -2]), attr_ints("ends", &[1, 100]), attr_ints("axes", &[0, 2])],
             ),
-            node(
-                "Pad",
-                "pad",
-                &["c"],
-                &["p"],
-                vec![attr_ints("pads", &[0, 0, 1, 0, 0, 0]), attr_f("value", 9.0)],
-            ),
-            node(
-                "Clip",
-                "clip",
-                &["p"],
-                &["q"],
-                vec![attr_f("min", 0.0), attr_f("max", 8.5)],
-            ),
-            node(
-                "Split",
-                "split",
-                &["x"],
-                &["a", "b"],
-                vec![attr_i("axis", 2), attr_ints("split", &[1, 3])],
-            ),
+            node("Pad", "pad", &["c"], &["p"], vec![attr_ints("pads", &[0, 0, 1, 0, 0, 0]), attr_f("value", 9.0)]),
+            node("Clip", "clip", &["p"], &["q"], vec![attr_f("min", 0.0), attr_f("max", 8.5)]),
+            node("Split", "split", &["x"], &["a", "b"], vec![attr_i("axis", 2), attr_ints("split", &[1, 3])]),
         ],
         vec![f32_info("x", &[2, 3, 4])],
-        vec![
-            f32_info("s", &[2, 3, 4]),
-            f32_info("q", &[1, 3, 3]),
-            f32_info("b", &[2, 3, 3]),
-        ],
+        vec![f32_info("s", &[2, 3, 4]), f32_info("q", &[1, 3, 3]), f32_info("b", &[2, 3, 3])],
         vec![],
     );
     let x: Vec<f32> = (0..24).map(|v| v as f32 * 0.1).collect();
@@ -545,10 +406,7 @@ fn legacy_opset_forms() {
     assert_eq!(out[1].shape, vec![1, 3, 3]);
     let q = values(&out[1]);
     assert_eq!(q[0], 8.5);
-    assert!(
-        (q[1] - 0.2).abs() < 1e-6 && (q[2] - 0.3).abs() < 1e-6,
-        "{q:?}"
-    );
+    assert!((q[1] - 0.2).abs() < 1e-6 && (q[2] - 0.3).abs() < 1e-6, "{q:?}");
     assert_eq!(out[2].shape, vec![2, 3, 3]);
     assert!((values(&out[2])[0] - 0.1).abs() < 1e-6);
 }
@@ -562,16 +420,12 @@ fn conv3d_matches_a_direct_convolution() {
     let x = Rng::new(1).vec_f32(xs.iter().product(), -1.0, 1.0);
     let w = Rng::new(2).vec_f32(ws.iter().product(), -1.0, 1.0);
     let b = Rng::new(3).vec_f32(4, -1.0, 1.0);
-    let out_dim = |i: usize| {
-        (xs[2 + i] + pads[i] + pads[i + 3] - ((ws[2 + i] - 1) * dil[i] + 1)) / strides[i] + 1
-    };
+    let out_dim = |i: usize| (xs[2 + i] + pads[i] + pads[i + 3] - ((ws[2 + i] - 1) * dil[i] + 1)) / strides[i] + 1;
     let os = [out_dim(0), out_dim(1), out_dim(2)];
     let mut expected = vec![0f32; 4 * os[0] * os[1] * os[2]];
     for m in 0..4 {
         let g = m / 2;
-        for (od, oh, ow) in (0..os[0])
-            .flat_map(|a| (0..os[1]).flat_map(move |b| (0..os[2]).map(move |c| (a, b, c))))
-        {
+        for (od, oh, ow) in (0..os[0]).flat_map(|a| (0..os[1]).flat_map(move |b| (0..os[2]).map(move |c| (a, b, c)))) {
             let mut acc = b[m];
             for ci in 0..2 {
                 for kd in 0..ws[2] {
@@ -584,8 +438,7 @@ fn conv3d_matches_a_direct_convolution() {
                                 continue;
                             }
                             let c_in = g * 2 + ci;
-                            let xv =
-                                x[((c_in * 5 + id as usize) * 4 + ih as usize) * 3 + iw as usize];
+                            let xv = x[((c_in * 5 + id as usize) * 4 + ih as usize) * 3 + iw as usize];
                             let wv = w[(((m * 2 + ci) * 2 + kd) * 3 + kh) * 2 + kw];
                             acc += xv * wv;
                         }
@@ -610,14 +463,8 @@ fn conv3d_matches_a_direct_convolution() {
             ],
         )],
         vec![f32_info("x", &xs.map(|v| v as i64))],
-        vec![f32_info(
-            "y",
-            &[1, 4, os[0] as i64, os[1] as i64, os[2] as i64],
-        )],
-        vec![
-            f32_tensor("w", &ws.map(|v| v as i64), &w),
-            f32_tensor("b", &[4], &b),
-        ],
+        vec![f32_info("y", &[1, 4, os[0] as i64, os[1] as i64, os[2] as i64])],
+        vec![f32_tensor("w", &ws.map(|v| v as i64), &w), f32_tensor("b", &[4], &b)],
     );
     let out = run_model(&load(&m), &[f32_data("x", &xs, &x)]).unwrap();
     assert_eq!(out[0].shape, vec![1, 4, os[0], os[1], os[2]]);

@@ -14,26 +14,10 @@ use std::path::Path;
 use webnn_onnx::{Dim, ElemType, OnnxModel, TensorData};
 
 fn arange_input(name: &str, dims: &[Dim]) -> TensorData {
-    let shape: Vec<usize> = dims
-        .iter()
-        .map(|d| {
-            if let Dim::Fixed(v) = d {
-                *v as usize
-            } else {
-                1
-            }
-        })
-        .collect();
+    let shape: Vec<usize> = dims.iter().map(|d| if let Dim::Fixed(v) = d { *v as usize } else { 1 }).collect();
     let n: usize = shape.iter().product();
-    let bytes = (0..n)
-        .flat_map(|i| ((i as f64 / n as f64) as f32).to_le_bytes())
-        .collect();
-    TensorData {
-        elem_type: ElemType::F32,
-        shape,
-        bytes,
-        name: name.to_string(),
-    }
+    let bytes = (0..n).flat_map(|i| ((i as f64 / n as f64) as f32).to_le_bytes()).collect();
+    TensorData { elem_type: ElemType::F32, shape, bytes, name: name.to_string() }
 }
 
 fn run_light(path: &Path) -> Outcome {
@@ -41,11 +25,8 @@ fn run_light(path: &Path) -> Outcome {
         Ok(m) => m,
         Err(e) => return Outcome::Failed(format!("load: {e}")),
     };
-    let inputs: Vec<TensorData> = model
-        .inputs()
-        .iter()
-        .map(|i| arange_input(&i.name, i.dims.as_deref().unwrap_or(&[])))
-        .collect();
+    let inputs: Vec<TensorData> =
+        model.inputs().iter().map(|i| arange_input(&i.name, i.dims.as_deref().unwrap_or(&[]))).collect();
     let stem = path.file_stem().unwrap().to_string_lossy().to_string();
     let expected = match common::read_tensor(&path.with_file_name(format!("{stem}_output_0.pb"))) {
         Ok(t) => t,
@@ -67,12 +48,7 @@ fn onnx_light_models() {
         return;
     };
     let mut models: Vec<_> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "onnx"))
-                .collect()
-        })
+        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "onnx")).collect())
         .unwrap_or_default();
     models.sort();
     let filter = std::env::var("ONNX_NODE_FILTER").unwrap_or_default();
@@ -88,17 +64,11 @@ fn onnx_light_models() {
     }
     let (mut passed, mut failed, mut unsupported) = (0, 0, 0);
     let mut failures = Vec::new();
-    for path in models
-        .iter()
-        .filter(|p| p.to_string_lossy().contains(&filter))
-    {
+    for path in models.iter().filter(|p| p.to_string_lossy().contains(&filter)) {
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
         let start = std::time::Instant::now();
         let outcome = run_light(path);
-        println!(
-            "{name}: {outcome:?} ({:.1} s)",
-            start.elapsed().as_secs_f64()
-        );
+        println!("{name}: {outcome:?} ({:.1} s)", start.elapsed().as_secs_f64());
         match outcome {
             Outcome::Passed => passed += 1,
             Outcome::Unsupported(_) => unsupported += 1,
@@ -119,26 +89,15 @@ fn shared_torchvision_models_import_and_run() {
         println!("shared/models not found; skipped");
         return;
     };
-    let mut models: Vec<_> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "onnx"))
-        .collect();
+    let mut models: Vec<_> =
+        entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "onnx")).collect();
     models.sort();
     for path in models {
         let model = OnnxModel::load(&path).expect("load");
-        let inputs: Vec<TensorData> = model
-            .inputs()
-            .iter()
-            .map(|i| arange_input(&i.name, i.dims.as_deref().unwrap_or(&[])))
-            .collect();
-        let out =
-            run_model(&model, &inputs).unwrap_or_else(|o| panic!("{}: {o:?}", path.display()));
+        let inputs: Vec<TensorData> =
+            model.inputs().iter().map(|i| arange_input(&i.name, i.dims.as_deref().unwrap_or(&[]))).collect();
+        let out = run_model(&model, &inputs).unwrap_or_else(|o| panic!("{}: {o:?}", path.display()));
         assert_eq!(out[0].shape, vec![1, 1000], "{}", path.display());
-        assert!(
-            (0..1000).all(|i| value(&out[0], i).is_finite()),
-            "{}",
-            path.display()
-        );
+        assert!((0..1000).all(|i| value(&out[0], i).is_finite()), "{}", path.display());
     }
 }

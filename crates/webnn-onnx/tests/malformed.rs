@@ -7,8 +7,8 @@ mod common;
 
 use build::*;
 use common::builder;
-use webnn_onnx::proto::data_type as dt;
 use webnn_core::testing::Rng;
+use webnn_onnx::proto::data_type as dt;
 use webnn_onnx::{import, ImportOptions, OnnxError, OnnxModel, TensorData};
 
 /// A small valid model exercising initializers, attributes and folding.
@@ -16,38 +16,14 @@ fn sample() -> Vec<u8> {
     let m = model(
         13,
         vec![
-            node(
-                "Conv",
-                "conv",
-                &["x", "w", "b"],
-                &["c"],
-                vec![attr_ints("pads", &[1, 1, 1, 1])],
-            ),
+            node("Conv", "conv", &["x", "w", "b"], &["c"], vec![attr_ints("pads", &[1, 1, 1, 1])]),
             node("Relu", "relu", &["c"], &["r"], vec![]),
             node("Shape", "shape", &["r"], &["s"], vec![]),
-            node(
-                "Gather",
-                "gather",
-                &["s", "zero"],
-                &["n"],
-                vec![attr_i("axis", 0)],
-            ),
+            node("Gather", "gather", &["s", "zero"], &["n"], vec![attr_i("axis", 0)]),
             node("Unsqueeze", "unsq", &["n", "axes"], &["n1"], vec![]),
-            node(
-                "Concat",
-                "concat",
-                &["n1", "minus1"],
-                &["shape2"],
-                vec![attr_i("axis", 0)],
-            ),
+            node("Concat", "concat", &["n1", "minus1"], &["shape2"], vec![attr_i("axis", 0)]),
             node("Reshape", "reshape", &["r", "shape2"], &["flat"], vec![]),
-            node(
-                "Gemm",
-                "fc",
-                &["flat", "fw"],
-                &["y"],
-                vec![attr_i("transB", 1)],
-            ),
+            node("Gemm", "fc", &["flat", "fw"], &["y"], vec![attr_i("transB", 1)]),
         ],
         vec![value_info("x", dt::FLOAT, &[Err("N"), Ok(2), Ok(4), Ok(4)])],
         vec![f32_info("y", &[1, 3])],
@@ -89,11 +65,7 @@ fn truncated_files_are_errors() {
             errors += 1;
         }
     }
-    assert!(
-        errors > full.len() / 2,
-        "{errors} of {} truncations rejected",
-        full.len()
-    );
+    assert!(errors > full.len() / 2, "{errors} of {} truncations rejected", full.len());
     assert!(try_import(&full[..full.len() / 2]).is_err());
 }
 
@@ -106,10 +78,7 @@ fn random_bytes_are_errors() {
             let _ = try_import(&bytes);
         }
     }
-    assert!(matches!(
-        try_import(&[0xff; 16]),
-        Err(OnnxError::Malformed(_))
-    ));
+    assert!(matches!(try_import(&[0xff; 16]), Err(OnnxError::Malformed(_))));
     assert!(matches!(try_import(b""), Err(OnnxError::Invalid(_))));
 }
 
@@ -152,10 +121,7 @@ fn inconsistent_models_are_errors() {
         vec![f32_info("y", &[2, 2])],
         vec![w],
     );
-    assert!(matches!(
-        try_import(&bytes(&m)),
-        Err(OnnxError::Malformed(_))
-    ));
+    assert!(matches!(try_import(&bytes(&m)), Err(OnnxError::Malformed(_))));
     // Negative and huge dims.
     let mut w = f32_tensor("w", &[-2], &[]);
     w.raw_data = Some(vec![]);
@@ -166,10 +132,7 @@ fn inconsistent_models_are_errors() {
         vec![f32_info("y", &[2])],
         vec![w],
     );
-    assert!(matches!(
-        try_import(&bytes(&m)),
-        Err(OnnxError::Malformed(_))
-    ));
+    assert!(matches!(try_import(&bytes(&m)), Err(OnnxError::Malformed(_))));
     let w = f32_tensor("w", &[1 << 40, 1 << 40], &[]);
     let m = model(
         17,
@@ -178,20 +141,11 @@ fn inconsistent_models_are_errors() {
         vec![f32_info("y", &[2])],
         vec![w],
     );
-    assert!(matches!(
-        try_import(&bytes(&m)),
-        Err(OnnxError::Malformed(_))
-    ));
+    assert!(matches!(try_import(&bytes(&m)), Err(OnnxError::Malformed(_))));
     // Attribute of the wrong type; axis out of range; bad reshape.
     let m = model(
         17,
-        vec![node(
-            "Softmax",
-            "sm",
-            &["x"],
-            &["y"],
-            vec![attr_s("axis", "one")],
-        )],
+        vec![node("Softmax", "sm", &["x"], &["y"], vec![attr_s("axis", "one")])],
         vec![f32_info("x", &[2])],
         vec![f32_info("y", &[2])],
         vec![],
@@ -199,13 +153,7 @@ fn inconsistent_models_are_errors() {
     assert!(try_import(&bytes(&m)).is_err());
     let m = model(
         17,
-        vec![node(
-            "Softmax",
-            "sm",
-            &["x"],
-            &["y"],
-            vec![attr_i("axis", 5)],
-        )],
+        vec![node("Softmax", "sm", &["x"], &["y"], vec![attr_i("axis", 5)])],
         vec![f32_info("x", &[2])],
         vec![f32_info("y", &[2])],
         vec![],

@@ -47,12 +47,7 @@ fn plain_tensors(model: &OnnxModel) -> Result<(), String> {
                     ));
                 }
             }
-            _ => {
-                return Err(format!(
-                    "'{}' is not a tensor",
-                    v.name.as_deref().unwrap_or("")
-                ))
-            }
+            _ => return Err(format!("'{}' is not a tensor", v.name.as_deref().unwrap_or(""))),
         }
     }
     Ok(())
@@ -64,11 +59,7 @@ fn numbered(dir: &Path, prefix: &str) -> Vec<std::path::PathBuf> {
             rd.flatten()
                 .filter_map(|e| {
                     let name = e.file_name().to_string_lossy().to_string();
-                    let n = name
-                        .strip_prefix(prefix)?
-                        .strip_suffix(".pb")?
-                        .parse()
-                        .ok()?;
+                    let n = name.strip_prefix(prefix)?.strip_suffix(".pb")?.parse().ok()?;
                     Some((n, e.path()))
                 })
                 .collect()
@@ -88,28 +79,15 @@ pub fn run_test(dir: &Path) -> Outcome {
         return Outcome::Unsupported(format!("graph input/output {why}"));
     }
     let mut sets: Vec<_> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.is_dir())
-                .collect()
-        })
+        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect())
         .unwrap_or_default();
     sets.sort();
     for set in sets {
-        let inputs = match numbered(&set, "input_")
-            .iter()
-            .map(|p| read_tensor(p))
-            .collect::<Result<Vec<_>, _>>()
-        {
+        let inputs = match numbered(&set, "input_").iter().map(|p| read_tensor(p)).collect::<Result<Vec<_>, _>>() {
             Ok(i) => i,
             Err(o) => return o,
         };
-        let expected = match numbered(&set, "output_")
-            .iter()
-            .map(|p| read_tensor(p))
-            .collect::<Result<Vec<_>, _>>()
-        {
+        let expected = match numbered(&set, "output_").iter().map(|p| read_tensor(p)).collect::<Result<Vec<_>, _>>() {
             Ok(o) => o,
             Err(o) => return o,
         };
@@ -143,10 +121,7 @@ fn onnx_backend_node_tests() {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.join("model.onnx").exists())
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().contains(&filter))
-        })
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().contains(&filter)))
         .collect();
     dirs.sort();
     let (mut passed, mut failed, mut unsupported, mut no_kernel) = (0, 0, 0, 0);
@@ -154,8 +129,7 @@ fn onnx_backend_node_tests() {
     let mut failures = Vec::new();
     for dir in &dirs {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
-        let outcome = std::panic::catch_unwind(|| run_test(dir))
-            .unwrap_or_else(|_| Outcome::Failed("panicked".into()));
+        let outcome = std::panic::catch_unwind(|| run_test(dir)).unwrap_or_else(|_| Outcome::Failed("panicked".into()));
         let line = match &outcome {
             Outcome::Passed => {
                 passed += 1;
@@ -190,14 +164,6 @@ fn onnx_backend_node_tests() {
     );
     println!("{summary}");
     // For CI logs (test output is captured): the summary line in a file next to the report.
-    let _ = std::fs::write(
-        report_path.with_file_name("onnx-node-summary.txt"),
-        format!("{summary}\n"),
-    );
-    assert_eq!(
-        failed,
-        0,
-        "{failed} ONNX node tests of supported operators failed:\n{}",
-        failures.join("\n")
-    );
+    let _ = std::fs::write(report_path.with_file_name("onnx-node-summary.txt"), format!("{summary}\n"));
+    assert_eq!(failed, 0, "{failed} ONNX node tests of supported operators failed:\n{}", failures.join("\n"));
 }

@@ -35,7 +35,9 @@ fn main() -> Result<()> {
         let c = builder.add(&a, &b, &OperatorOptions::default())?;
         let graph = builder.build(&[("c", &c)])?;
         let tensor = |readable, writable| {
-            context.create_tensor(&TensorDescriptor::new(DataType::Float32, vec![1, 4]).readable(readable).writable(writable))
+            context.create_tensor(
+                &TensorDescriptor::new(DataType::Float32, vec![1, 4]).readable(readable).writable(writable),
+            )
         };
         let (ta, tb, tc) = (tensor(false, true)?, tensor(false, true)?, tensor(true, false)?);
         let (xa, xb) = (f32_bytes(&[1.0, 2.0, 3.0, 4.0]), f32_bytes(&[0.5; 4]));

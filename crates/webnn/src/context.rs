@@ -13,8 +13,8 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use webnn_core::backend::{Backend, CompiledGraph};
-use webnn_gpu::wgpu;
 use webnn_core::{ContextLink, Error, OpSupportLimits, OperandDescriptor, PowerPreference, Result, TensorDescriptor};
+use webnn_gpu::wgpu;
 
 static NEXT_CONTEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -408,7 +408,8 @@ impl Context {
         if self.inner.is_lost() {
             return Promise::ready(Err(Error::invalid_state(format!("{what}: the context is lost"))));
         }
-        let (promise, resolver) = promise::pair(|| Err(Error::invalid_state("importExternalBuffer: the rental was aborted")));
+        let (promise, resolver) =
+            promise::pair(|| Err(Error::invalid_state("importExternalBuffer: the rental was aborted")));
         self.inner.enqueue(Job::Rent {
             tensor: tensor.inner.clone(),
             device: device.clone(),
@@ -581,13 +582,16 @@ impl Context {
         // Run what is queued before the read here rather than waiting for the worker; on
         // reaching the read, copy while holding the executor token, which orders the copy
         // before every later job as the worker's gate would.
-        let is_this_read = |job: &Job| matches!(job, Job::Read { tensor: t, id: i } if *i == id && Arc::ptr_eq(t, &tensor.inner));
+        let is_this_read =
+            |job: &Job| matches!(job, Job::Read { tensor: t, id: i } if *i == id && Arc::ptr_eq(t, &tensor.inner));
         if let Some((_job, token)) = self.inner.timeline.help(|| false, is_this_read) {
             let result = match tensor.inner.take_pending(id) {
                 // Rejected by a destroy() of the tensor or a loss of the context meanwhile:
                 // the promise holds the rejection.
                 None => promise.wait().map(drop),
-                Some(_) if self.inner.timeline.is_lost() => Err(Error::invalid_state("readTensor: the context was lost")),
+                Some(_) if self.inner.timeline.is_lost() => {
+                    Err(Error::invalid_state("readTensor: the context was lost"))
+                }
                 Some(_) => Self::copy_out(tensor, out),
             };
             drop(token);

@@ -58,16 +58,15 @@ pub use tensor::{RentedBuffer, Tensor};
 
 /// The core crate: graph IR, backend trait, validators, limits table.
 pub use webnn_core;
-/// The GPU backend (adapter discovery, [`webnn_gpu::GpuTensor`]) and the wgpu it runs on.
-pub use webnn_gpu::{self, wgpu};
 pub use webnn_core::backend::{Backend, CompiledGraph};
 pub use webnn_core::types::options::*;
 pub use webnn_core::types::*;
 pub use webnn_core::{
     ConstantTensorSource, Error, ErrorKind, LimitsKind, NumberParam, OpKind, OpParams, OpSupportLimits, Operand,
-    RankRange, Result,
-    TensorLimits,
+    RankRange, Result, TensorLimits,
 };
+/// The GPU backend (adapter discovery, [`webnn_gpu::GpuTensor`]) and the wgpu it runs on.
+pub use webnn_gpu::{self, wgpu};
 
 #[cfg(test)]
 mod tests {

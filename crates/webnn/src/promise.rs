@@ -240,7 +240,10 @@ pub(crate) fn pair<T>(fallback: impl FnOnce() -> T + Send + 'static) -> (Promise
         slot: Mutex::new(Slot { value: None, settled: false, taken: false, waker: None }),
         cond: Condvar::new(),
     });
-    (Promise { shared: shared.clone(), _keep_alive: None, helper: None }, Resolver { shared, fallback: Some(Box::new(fallback)) })
+    (
+        Promise { shared: shared.clone(), _keep_alive: None, helper: None },
+        Resolver { shared, fallback: Some(Box::new(fallback)) },
+    )
 }
 
 #[cfg(test)]

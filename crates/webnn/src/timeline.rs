@@ -115,7 +115,13 @@ impl Timeline {
     /// A timeline without a worker yet; `on_failure` is called (on whichever thread ran the
     /// job) when a job fails or panics.
     pub fn new(lost: Arc<AtomicBool>, on_failure: FailureHandler) -> Arc<Timeline> {
-        Arc::new(Timeline { queue: Mutex::default(), changed: Condvar::new(), busy: AtomicBool::new(false), lost, on_failure })
+        Arc::new(Timeline {
+            queue: Mutex::default(),
+            changed: Condvar::new(),
+            busy: AtomicBool::new(false),
+            lost,
+            on_failure,
+        })
     }
 
     /// Starts the worker thread, which runs jobs until the timeline is closed and drained.

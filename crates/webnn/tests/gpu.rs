@@ -57,7 +57,8 @@ fn a_gpu_context_builds_dispatches_and_reads_in_call_order() {
     let tx = context.create_tensor(&TensorDescriptor::new(DataType::Float32, [2, 3]).writable(true)).unwrap();
     let ty = context.create_tensor(&TensorDescriptor::new(DataType::Float32, [2, 3]).readable(true)).unwrap();
     let input: [f32; 6] = [1.0, 2.0, 3.0, -4.0, 5.0, -6.0];
-    let expected: Vec<f32> = input.iter().zip([1.0f32, -2.0, 0.5].iter().cycle()).map(|(a, w)| (a * w).max(0.0)).collect();
+    let expected: Vec<f32> =
+        input.iter().zip([1.0f32, -2.0, 0.5].iter().cycle()).map(|(a, w)| (a * w).max(0.0)).collect();
     context.write_tensor(&tx, &bytes(&input)).unwrap();
     context.dispatch(&graph, &[("x", &tx)], &[("y", &ty)]).unwrap();
     let first = context.read_tensor(&ty);
@@ -100,7 +101,12 @@ fn the_builder_enforces_the_gpu_limits_and_they_are_reported() {
 #[test]
 fn float16_round_trips_through_a_gpu_graph() {
     let Some(context) = gpu_context() else { return };
-    if !context.op_support_limits().to_json()["neg"]["input"]["dataTypes"].as_array().unwrap().iter().any(|t| t == "float16") {
+    if !context.op_support_limits().to_json()["neg"]["input"]["dataTypes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t == "float16")
+    {
         eprintln!("SKIPPED: this adapter has no SHADER_F16");
         return;
     }
@@ -119,7 +125,15 @@ fn float16_round_trips_through_a_gpu_graph() {
 }
 
 /// A caller-side shader: `dst[i] = src[i] * k + c` over `n` floats.
-fn run_shader(device: &wgpu::Device, queue: &wgpu::Queue, src: Option<&wgpu::Buffer>, dst: &wgpu::Buffer, n: u32, k: f32, c: f32) {
+fn run_shader(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    src: Option<&wgpu::Buffer>,
+    dst: &wgpu::Buffer,
+    n: u32,
+    k: f32,
+    c: f32,
+) {
     let body = match src {
         Some(_) => format!("dst[i] = src[i] * {k:?} + {c:?};"),
         None => format!("dst[i] = f32(i) * {k:?} + {c:?};"),
@@ -129,7 +143,10 @@ fn run_shader(device: &wgpu::Device, queue: &wgpu::Queue, src: Option<&wgpu::Buf
         "@group(0) @binding(0) var<storage, read_write> dst: array<f32>;\n{decl_src}\n\
          @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{ let i = g.x; if (i < {n}u) {{ {body} }} }}"
     );
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor { label: None, source: wgpu::ShaderSource::Wgsl(code.into()) });
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: None,
+        source: wgpu::ShaderSource::Wgsl(code.into()),
+    });
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: None,
         layout: None,
@@ -142,7 +159,11 @@ fn run_shader(device: &wgpu::Device, queue: &wgpu::Queue, src: Option<&wgpu::Buf
     if let Some(src) = src {
         entries.push(wgpu::BindGroupEntry { binding: 1, resource: src.as_entire_binding() });
     }
-    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &pipeline.get_bind_group_layout(0), entries: &entries });
+    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    });
     let mut encoder = device.create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -204,7 +225,9 @@ fn a_frame_goes_from_a_wgpu_shader_through_a_graph_to_a_wgpu_shader() {
         // "Tensorize" the frame: frame[i] = i * 0.01 + frame_number.
         let rented = context.import_external_buffer(&frame, &device, &queue).wait().unwrap();
         assert!(rented.is_zero_copy());
-        assert!(rented.usage().contains(wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST));
+        assert!(rented
+            .usage()
+            .contains(wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST));
         run_shader(&device, &queue, None, &rented, n as u32, 0.01, frame_number as f32);
         rented.release();
         context.dispatch(&graph, &[("frame", &frame)], &[("out", &result)]).unwrap();

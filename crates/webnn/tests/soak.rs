@@ -105,7 +105,11 @@ fn worker(context: &Context, graphs: &Graphs, seed: u64, len: u32, deadline: Ins
                 let inputs = [("a", &a.tensor), ("b", &b.tensor)];
                 if i == j {
                     // The same tensor bound twice is a TypeError (dispatch step 3).
-                    assert_err(context.dispatch(&graphs.add, &inputs, &[("out", &slots[k].tensor)]), ErrorKind::Type, "same tensor");
+                    assert_err(
+                        context.dispatch(&graphs.add, &inputs, &[("out", &slots[k].tensor)]),
+                        ErrorKind::Type,
+                        "same tensor",
+                    );
                     continue;
                 }
                 context.dispatch(&graphs.add, &inputs, &[("out", &slots[k].tensor)]).unwrap();
@@ -189,7 +193,11 @@ fn worker(context: &Context, graphs: &Graphs, seed: u64, len: u32, deadline: Ins
     }
     // Reads left pending for the final destroy of the context.
     let last = (0..slots.len())
-        .map(|i| PendingCheck { promise: context.read_tensor(&slots[i].tensor), expected: slots[i].values.clone(), slot: i })
+        .map(|i| PendingCheck {
+            promise: context.read_tensor(&slots[i].tensor),
+            expected: slots[i].values.clone(),
+            slot: i,
+        })
         .collect();
     (counts, last)
 }

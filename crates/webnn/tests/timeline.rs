@@ -260,7 +260,11 @@ fn destroyed_contexts_release_their_threads() {
     for _ in 0..400 {
         let context = ctx();
         let graph = add_graph(&context, &[2]);
-        let (a, b, out) = (rw_tensor(&context, &[2], &[1.0, 2.0]), rw_tensor(&context, &[2], &[3.0, 4.0]), rw_tensor(&context, &[2], &[0.0; 2]));
+        let (a, b, out) = (
+            rw_tensor(&context, &[2], &[1.0, 2.0]),
+            rw_tensor(&context, &[2], &[3.0, 4.0]),
+            rw_tensor(&context, &[2], &[0.0; 2]),
+        );
         context.dispatch(&graph, &[("a", &a), ("b", &b)], &[("out", &out)]).unwrap();
         assert_eq!(read_f32(&context, &out), vec![4.0, 6.0]);
         context.destroy();

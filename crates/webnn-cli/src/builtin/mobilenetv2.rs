@@ -42,7 +42,11 @@ pub fn build(b: &mut GraphBuilder, shapes: &mut Shapes, layout: InputOperandLayo
             h = net.conv(&h, hidden, 3, stride, hidden, Act::Relu6, 1.0, &format!("{name}.depthwise"))?;
             // A smaller projection keeps the residual stream from growing block after block.
             h = net.conv(&h, c, 1, 1, 1, Act::None, 0.5, &format!("{name}.project"))?;
-            x = if stride == 1 && in_c == c { net.b.add(&x, &h, &super::net::label(&format!("{name}.add")))? } else { h };
+            x = if stride == 1 && in_c == c {
+                net.b.add(&x, &h, &super::net::label(&format!("{name}.add")))?
+            } else {
+                h
+            };
             in_c = c;
             index += 1;
         }

@@ -170,7 +170,10 @@ mod tests {
         assert_eq!(count(&graph, Relu), 1 + 16 * 3);
         assert_eq!((count(&graph, MaxPool2d), count(&graph, AveragePool2d), count(&graph, Gemm)), (1, 1, 1));
         // torchvision resnet50: 25,557,032 parameters; folding BN adds a bias to all 53 convs.
-        let conv_channels: u64 = 64 + (64 + 64 + 256) * 3 + (128 + 128 + 512) * 4 + (256 + 256 + 1024) * 6
+        let conv_channels: u64 = 64
+            + (64 + 64 + 256) * 3
+            + (128 + 128 + 512) * 4
+            + (256 + 256 + 1024) * 6
             + (512 + 512 + 2048) * 3
             + 256
             + 512
@@ -221,7 +224,9 @@ mod tests {
         let dims = shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
         let input_name = if name == "bert" { "hidden_states" } else { "input" };
         let source = crate::model::ModelSource::Builtin(name.into());
-        let session = crate::model::Session::new(&source, &[format!("{input_name}={dims}")], Some(2), webnn::DeviceChoice::Cpu).unwrap();
+        let session =
+            crate::model::Session::new(&source, &[format!("{input_name}={dims}")], Some(2), webnn::DeviceChoice::Cpu)
+                .unwrap();
         let bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
         session.write_input(0, &bytes).unwrap();
         let out = session.run().unwrap().remove(0);

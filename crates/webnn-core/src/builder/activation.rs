@@ -149,11 +149,7 @@ impl GraphBuilder {
         zero_point: &Operand,
         options: &OperatorOptions,
     ) -> Result<Operand> {
-        let call = self.begin(
-            op,
-            &options.label,
-            &[Some(input), Some(scale), Some(zero_point)],
-        )?;
+        let call = self.begin(op, &options.label, &[Some(input), Some(scale), Some(zero_point)])?;
         let out = v::quantize_dequantize(&call, &input.descriptor, &scale.descriptor, &zero_point.descriptor)?;
         self.finish_one(call, &[Some(input), Some(scale), Some(zero_point)], Attrs::None, out)
     }

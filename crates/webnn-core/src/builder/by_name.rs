@@ -209,9 +209,11 @@ impl GraphBuilder {
         match op {
             Add | Sub | Mul | Div | Max | Min | Pow | Equal | NotEqual | Greater | GreaterOrEqual | Lesser
             | LesserOrEqual | LogicalAnd | LogicalOr | LogicalXor => one(self.binary(op, s.req(0)?, s.req(1)?, &plain)),
-            LogicalNot | IsNaN | IsInfinite | Abs | Ceil | Cos | Erf | Exp | Floor | Identity | Log | Neg | Reciprocal
-            | RoundEven | Sin | Sign | Sqrt | Tan => one(self.unary(op, s.req(0)?, &plain)),
-            Gelu | HardSwish | Relu | Sigmoid | Softplus | Softsign | Tanh => one(self.activation(op, s.req(0)?, &plain)),
+            LogicalNot | IsNaN | IsInfinite | Abs | Ceil | Cos | Erf | Exp | Floor | Identity | Log | Neg
+            | Reciprocal | RoundEven | Sin | Sign | Sqrt | Tan => one(self.unary(op, s.req(0)?, &plain)),
+            Gelu | HardSwish | Relu | Sigmoid | Softplus | Softsign | Tanh => {
+                one(self.activation(op, s.req(0)?, &plain))
+            }
             ArgMin | ArgMax => {
                 let d = ArgMinMaxOptions::default();
                 let options = ArgMinMaxOptions {
@@ -237,7 +239,8 @@ impl GraphBuilder {
             }
             Cast => one(self.cast(s.req(0)?, data_type(&p.req(op, &p.data_type, "type")?)?, &plain)),
             Clamp => {
-                let options = ClampOptions { label, min_value: number(&p.min_value)?, max_value: number(&p.max_value)? };
+                let options =
+                    ClampOptions { label, min_value: number(&p.min_value)?, max_value: number(&p.max_value)? };
                 one(self.clamp(s.req(0)?, &options))
             }
             Concat => {
@@ -341,7 +344,8 @@ impl GraphBuilder {
             }
             HardSigmoid => {
                 let d = HardSigmoidOptions::default();
-                let options = HardSigmoidOptions { label, alpha: p.alpha.unwrap_or(d.alpha), beta: p.beta.unwrap_or(d.beta) };
+                let options =
+                    HardSigmoidOptions { label, alpha: p.alpha.unwrap_or(d.alpha), beta: p.beta.unwrap_or(d.beta) };
                 one(self.hard_sigmoid(s.req(0)?, &options))
             }
             InstanceNormalization => {
@@ -372,7 +376,8 @@ impl GraphBuilder {
             }
             Linear => {
                 let d = LinearOptions::default();
-                let options = LinearOptions { label, alpha: p.alpha.unwrap_or(d.alpha), beta: p.beta.unwrap_or(d.beta) };
+                let options =
+                    LinearOptions { label, alpha: p.alpha.unwrap_or(d.alpha), beta: p.beta.unwrap_or(d.beta) };
                 one(self.linear(s.req(0)?, &options))
             }
             Lstm => {
@@ -408,11 +413,8 @@ impl GraphBuilder {
             Matmul => one(self.matmul(s.req(0)?, s.req(1)?, &plain)),
             Pad => {
                 let d = PadOptions::default();
-                let options = PadOptions {
-                    label,
-                    mode: parse_or(&p.mode, d.mode)?,
-                    value: number(&p.value)?.unwrap_or(d.value),
-                };
+                let options =
+                    PadOptions { label, mode: parse_or(&p.mode, d.mode)?, value: number(&p.value)?.unwrap_or(d.value) };
                 let beginning = p.req(op, &p.beginning_padding, "beginningPadding")?;
                 let ending = p.req(op, &p.ending_padding, "endingPadding")?;
                 one(self.pad(s.req(0)?, &beginning, &ending, &options))
@@ -432,8 +434,8 @@ impl GraphBuilder {
                 one(self.pool2d(op, s.req(0)?, &options))
             }
             Prelu => one(self.prelu(s.req(0)?, s.req(1)?, &plain)),
-            ReduceL1 | ReduceL2 | ReduceLogSum | ReduceLogSumExp | ReduceMax | ReduceMean | ReduceMin | ReduceProduct
-            | ReduceSum | ReduceSumSquare => {
+            ReduceL1 | ReduceL2 | ReduceLogSum | ReduceLogSumExp | ReduceMax | ReduceMean | ReduceMin
+            | ReduceProduct | ReduceSum | ReduceSumSquare => {
                 let d = ReduceOptions::default();
                 let options = ReduceOptions {
                     label,
@@ -481,8 +483,11 @@ impl GraphBuilder {
             }
             Triangular => {
                 let d = TriangularOptions::default();
-                let options =
-                    TriangularOptions { label, upper: p.upper.unwrap_or(d.upper), diagonal: p.diagonal.unwrap_or(d.diagonal) };
+                let options = TriangularOptions {
+                    label,
+                    upper: p.upper.unwrap_or(d.upper),
+                    diagonal: p.diagonal.unwrap_or(d.diagonal),
+                };
                 one(self.triangular(s.req(0)?, &options))
             }
             Where => one(self.where_(s.req(0)?, s.req(1)?, s.req(2)?, &plain)),

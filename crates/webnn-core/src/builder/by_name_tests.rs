@@ -20,7 +20,10 @@ fn options_defaults_are_the_idl_defaults() {
     let d = BatchNormalizationOptions::default();
     assert_eq!((d.axis, d.epsilon), (1, 1e-5));
     let d = Conv2dOptions::default();
-    assert_eq!((d.groups, d.input_layout, d.filter_layout), (1, InputOperandLayout::Nchw, Conv2dFilterOperandLayout::Oihw));
+    assert_eq!(
+        (d.groups, d.input_layout, d.filter_layout),
+        (1, InputOperandLayout::Nchw, Conv2dFilterOperandLayout::Oihw)
+    );
     let d = ConvTranspose2dOptions::default();
     assert_eq!(
         (d.groups, d.input_layout, d.filter_layout),

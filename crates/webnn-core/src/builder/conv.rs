@@ -15,12 +15,9 @@ impl GraphBuilder {
     /// `conv2d(input, filter, options)` (§8.9.10): grouped 2-D convolution.
     pub fn conv2d(&mut self, input: &Operand, filter: &Operand, options: &Conv2dOptions) -> Result<Operand> {
         let bias = options.bias.as_ref();
-        let call = self.begin(
-            OpKind::Conv2d,
-            &options.label,
-            &[Some(input), Some(filter), bias],
-        )?;
-        let (out, attrs) = v::conv2d(&call, &input.descriptor, &filter.descriptor, bias.map(|b| &b.descriptor), options)?;
+        let call = self.begin(OpKind::Conv2d, &options.label, &[Some(input), Some(filter), bias])?;
+        let (out, attrs) =
+            v::conv2d(&call, &input.descriptor, &filter.descriptor, bias.map(|b| &b.descriptor), options)?;
         self.finish_one(call, &[Some(input), Some(filter), bias], attrs, out)
     }
 
@@ -32,11 +29,7 @@ impl GraphBuilder {
         options: &ConvTranspose2dOptions,
     ) -> Result<Operand> {
         let bias = options.bias.as_ref();
-        let call = self.begin(
-            OpKind::ConvTranspose2d,
-            &options.label,
-            &[Some(input), Some(filter), bias],
-        )?;
+        let call = self.begin(OpKind::ConvTranspose2d, &options.label, &[Some(input), Some(filter), bias])?;
         let (out, attrs) =
             v::conv_transpose2d(&call, &input.descriptor, &filter.descriptor, bias.map(|b| &b.descriptor), options)?;
         self.finish_one(call, &[Some(input), Some(filter), bias], attrs, out)
@@ -46,7 +39,10 @@ impl GraphBuilder {
     /// kind is a TypeError.
     pub fn pool2d(&mut self, op: OpKind, input: &Operand, options: &Pool2dOptions) -> Result<Operand> {
         if !matches!(op, OpKind::AveragePool2d | OpKind::L2Pool2d | OpKind::MaxPool2d) {
-            return Err(Error::type_error(format!("{}pool2d: {op} is not a pooling operation", label_prefix(&options.label))));
+            return Err(Error::type_error(format!(
+                "{}pool2d: {op} is not a pooling operation",
+                label_prefix(&options.label)
+            )));
         }
         let call = self.begin(op, &options.label, &[Some(input)])?;
         let (out, attrs) = v::pool2d(&call, &input.descriptor, options)?;

@@ -22,16 +22,14 @@ impl GraphBuilder {
 
     /// `gatherElements(input, indices, options)` (§8.9.21).
     pub fn gather_elements(&mut self, input: &Operand, indices: &Operand, options: &GatherOptions) -> Result<Operand> {
-        let call =
-            self.begin(OpKind::GatherElements, &options.label, &[Some(input), Some(indices)])?;
+        let call = self.begin(OpKind::GatherElements, &options.label, &[Some(input), Some(indices)])?;
         let out = v::gather_elements(&call, &input.descriptor, &indices.descriptor, options.axis)?;
         self.finish_one(call, &[Some(input), Some(indices)], Attrs::Axis { axis: options.axis }, out)
     }
 
     /// `gatherND(input, indices, options)` (§8.9.22).
     pub fn gather_nd(&mut self, input: &Operand, indices: &Operand, options: &OperatorOptions) -> Result<Operand> {
-        let call =
-            self.begin(OpKind::GatherNd, &options.label, &[Some(input), Some(indices)])?;
+        let call = self.begin(OpKind::GatherNd, &options.label, &[Some(input), Some(indices)])?;
         let out = v::gather_nd(&call, &input.descriptor, &indices.descriptor)?;
         self.finish_one(call, &[Some(input), Some(indices)], Attrs::None, out)
     }
@@ -44,11 +42,7 @@ impl GraphBuilder {
         updates: &Operand,
         options: &ScatterOptions,
     ) -> Result<Operand> {
-        let call = self.begin(
-            OpKind::ScatterElements,
-            &options.label,
-            &[Some(input), Some(indices), Some(updates)],
-        )?;
+        let call = self.begin(OpKind::ScatterElements, &options.label, &[Some(input), Some(indices), Some(updates)])?;
         let out =
             v::scatter_elements(&call, &input.descriptor, &indices.descriptor, &updates.descriptor, options.axis)?;
         self.finish_one(call, &[Some(input), Some(indices), Some(updates)], Attrs::Axis { axis: options.axis }, out)
@@ -62,11 +56,7 @@ impl GraphBuilder {
         updates: &Operand,
         options: &OperatorOptions,
     ) -> Result<Operand> {
-        let call = self.begin(
-            OpKind::ScatterNd,
-            &options.label,
-            &[Some(input), Some(indices), Some(updates)],
-        )?;
+        let call = self.begin(OpKind::ScatterNd, &options.label, &[Some(input), Some(indices), Some(updates)])?;
         let out = v::scatter_nd(&call, &input.descriptor, &indices.descriptor, &updates.descriptor)?;
         self.finish_one(call, &[Some(input), Some(indices), Some(updates)], Attrs::None, out)
     }

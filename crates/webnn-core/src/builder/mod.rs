@@ -243,9 +243,7 @@ impl GraphBuilder {
         if self.inputs.iter().any(|(n, _)| n == name) {
             return Err(Error::type_error(format!("input: an input named '{name}' already exists")));
         }
-        descriptor
-            .check_dimensions()
-            .map_err(|e| Error::type_error(format!("input '{name}': {}", e.message)))?;
+        descriptor.check_dimensions().map_err(|e| Error::type_error(format!("input '{name}': {}", e.message)))?;
         if let Some(context_limits) = &self.context.limits {
             context_limits.check_io(&format!("input '{name}'"), descriptor)?;
         }
@@ -270,7 +268,10 @@ impl GraphBuilder {
         // Our decision (the spec has no step for it): a copy that cannot be allocated is a
         // TypeError, like a buffer of the wrong size, instead of aborting the process.
         let copy = crate::SharedBytes::try_copy_from(bytes).map_err(|_| {
-            Error::type_error(format!("constant: cannot allocate {} bytes to copy the buffer of {descriptor}", bytes.len()))
+            Error::type_error(format!(
+                "constant: cannot allocate {} bytes to copy the buffer of {descriptor}",
+                bytes.len()
+            ))
         })?;
         Ok(self.push_constant(descriptor.clone(), copy, None))
     }
@@ -422,13 +423,14 @@ impl GraphBuilder {
                     const_count += 1;
                     OperandSource::Constant(const_count - 1)
                 }
-                OperandSource::Operation { op, output } => OperandSource::Operation { op: op_remap[*op], output: *output },
+                OperandSource::Operation { op, output } => {
+                    OperandSource::Operation { op: op_remap[*op], output: *output }
+                }
             };
             graph.operands.push(OperandNode { descriptor: node.descriptor.clone(), source });
         }
         // Inputs keep creation order (the order of the builder's input list).
-        let order: HashMap<&str, usize> =
-            self.inputs.iter().enumerate().map(|(i, (n, _))| (n.as_str(), i)).collect();
+        let order: HashMap<&str, usize> = self.inputs.iter().enumerate().map(|(i, (n, _))| (n.as_str(), i)).collect();
         graph.inputs.sort_by_key(|(n, _)| order.get(n.as_str()).copied().unwrap_or(usize::MAX));
         for (i, operation) in self.operations.iter().enumerate() {
             if op_live[i] {

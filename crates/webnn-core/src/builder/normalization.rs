@@ -36,13 +36,13 @@ impl GraphBuilder {
     }
 
     /// `instanceNormalization(input, options)` (§8.9.29)
-    pub fn instance_normalization(&mut self, input: &Operand, options: &InstanceNormalizationOptions) -> Result<Operand> {
+    pub fn instance_normalization(
+        &mut self,
+        input: &Operand,
+        options: &InstanceNormalizationOptions,
+    ) -> Result<Operand> {
         let (scale, bias) = (options.scale.as_ref(), options.bias.as_ref());
-        let call = self.begin(
-            OpKind::InstanceNormalization,
-            &options.label,
-            &[Some(input), scale, bias],
-        )?;
+        let call = self.begin(OpKind::InstanceNormalization, &options.label, &[Some(input), scale, bias])?;
         let (out, attrs) = v::instance_normalization(
             &call,
             &input.descriptor,
@@ -56,11 +56,7 @@ impl GraphBuilder {
     /// `layerNormalization(input, options)` (§8.9.30)
     pub fn layer_normalization(&mut self, input: &Operand, options: &LayerNormalizationOptions) -> Result<Operand> {
         let (scale, bias) = (options.scale.as_ref(), options.bias.as_ref());
-        let call = self.begin(
-            OpKind::LayerNormalization,
-            &options.label,
-            &[Some(input), scale, bias],
-        )?;
+        let call = self.begin(OpKind::LayerNormalization, &options.label, &[Some(input), scale, bias])?;
         let (out, attrs) = v::layer_normalization(
             &call,
             &input.descriptor,

@@ -20,7 +20,13 @@ macro_rules! reduce_methods {
 
 impl GraphBuilder {
     /// *create an argMin/argMax operation* (§8.9.5) by kind (`op` is ArgMin or ArgMax).
-    pub fn arg_min_max(&mut self, op: OpKind, input: &Operand, axis: u32, options: &ArgMinMaxOptions) -> Result<Operand> {
+    pub fn arg_min_max(
+        &mut self,
+        op: OpKind,
+        input: &Operand,
+        axis: u32,
+        options: &ArgMinMaxOptions,
+    ) -> Result<Operand> {
         if !matches!(op, OpKind::ArgMin | OpKind::ArgMax) {
             return Err(Error::type_error(format!("{op} is not argMin or argMax")));
         }

@@ -110,11 +110,8 @@ impl GraphBuilder {
         false_value: &Operand,
         options: &OperatorOptions,
     ) -> Result<Operand> {
-        let call = self.begin(
-            OpKind::Where,
-            &options.label,
-            &[Some(condition), Some(true_value), Some(false_value)],
-        )?;
+        let call =
+            self.begin(OpKind::Where, &options.label, &[Some(condition), Some(true_value), Some(false_value)])?;
         let out = v::where_(&call, &condition.descriptor, &true_value.descriptor, &false_value.descriptor)?;
         self.finish_one(call, &[Some(condition), Some(true_value), Some(false_value)], Attrs::None, out)
     }

@@ -96,14 +96,9 @@ impl fmt::Display for DataType {
 impl FromStr for DataType {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        DataType::ALL
-            .into_iter()
-            .find(|t| t.as_str() == s)
-            .ok_or_else(|| {
-                Error::type_error(format!(
-                    "The provided value '{s}' is not a valid enum value of type MLOperandDataType."
-                ))
-            })
+        DataType::ALL.into_iter().find(|t| t.as_str() == s).ok_or_else(|| {
+            Error::type_error(format!("The provided value '{s}' is not a valid enum value of type MLOperandDataType."))
+        })
     }
 }
 

@@ -114,7 +114,13 @@ pub struct TensorDescriptor {
 impl TensorDescriptor {
     /// A descriptor with `readable` and `writable` false (the IDL defaults).
     pub fn new(data_type: DataType, shape: impl Into<Vec<u32>>) -> Self {
-        TensorDescriptor { data_type, shape: shape.into(), readable: false, writable: false, importable_to_webgpu: false }
+        TensorDescriptor {
+            data_type,
+            shape: shape.into(),
+            readable: false,
+            writable: false,
+            importable_to_webgpu: false,
+        }
     }
     /// Sets `importableToWebGPU`.
     pub fn importable_to_webgpu(mut self, importable: bool) -> Self {

@@ -40,9 +40,9 @@ pub(crate) fn clamp(
     let min = min_value.unwrap_or(MLNumber::Double(f64::NEG_INFINITY)).cast(t);
     let max = max_value.unwrap_or(MLNumber::Double(f64::INFINITY)).cast(t);
     if min.partial_cmp_value(max) == Some(std::cmp::Ordering::Greater) {
-        return Err(call.error(format_args!(
-            "minValue ({min}) must not be greater than maxValue ({max}) after casting to {t}"
-        )));
+        return Err(
+            call.error(format_args!("minValue ({min}) must not be greater than maxValue ({max}) after casting to {t}"))
+        );
     }
     Ok((min, max))
 }
@@ -131,10 +131,9 @@ pub(crate) fn quantize_dequantize(
         )));
     }
     if scale.shape != zero_point.shape {
-        return Err(call.error(format_args!(
-            "scale shape {:?} must equal zeroPoint shape {:?}",
-            scale.shape, zero_point.shape
-        )));
+        return Err(
+            call.error(format_args!("scale shape {:?} must equal zeroPoint shape {:?}", scale.shape, zero_point.shape))
+        );
     }
     if !blockwise_broadcastable(&scale.shape, &input.shape) {
         return Err(call.error(format_args!(

@@ -431,7 +431,12 @@ fn softmax_types_ranks_and_axes() {
 }
 
 /// Expected outcome of (de)quantizeLinear for the data types, per the spec steps in order.
-fn quant_types_expectation(op: OpKind, ti: DataType, ts: DataType, tz: DataType) -> std::result::Result<DataType, String> {
+fn quant_types_expectation(
+    op: OpKind,
+    ti: DataType,
+    ts: DataType,
+    tz: DataType,
+) -> std::result::Result<DataType, String> {
     let name = op.idl_name();
     let quantize = op == OpKind::QuantizeLinear;
     let input_ok = if quantize { ti.is_float() } else { QUANTIZED.contains(&ti) };
@@ -596,9 +601,20 @@ fn every_op_fails_with_invalid_state_after_build() {
     let out = b.relu(&x, &OperatorOptions::default()).unwrap();
     b.build(&[("out", &out)]).unwrap();
     let ops = [
-        OpKind::Gelu, OpKind::HardSwish, OpKind::Relu, OpKind::Sigmoid, OpKind::Softplus, OpKind::Softsign,
-        OpKind::Tanh, OpKind::Elu, OpKind::HardSigmoid, OpKind::LeakyRelu, OpKind::Linear, OpKind::Clamp,
-        OpKind::Cast, OpKind::Softmax,
+        OpKind::Gelu,
+        OpKind::HardSwish,
+        OpKind::Relu,
+        OpKind::Sigmoid,
+        OpKind::Softplus,
+        OpKind::Softsign,
+        OpKind::Tanh,
+        OpKind::Elu,
+        OpKind::HardSigmoid,
+        OpKind::LeakyRelu,
+        OpKind::Linear,
+        OpKind::Clamp,
+        OpKind::Cast,
+        OpKind::Softmax,
     ];
     for op in ops {
         assert_kind(call_single(&mut b, op, &x, "l"), ErrorKind::InvalidState);
@@ -626,9 +642,20 @@ fn single_input_ops_reject_operands_of_another_builder_with_label() {
     let mut other = builder();
     let y = other.input("y", &desc(Float32, &[2, 2])).unwrap();
     let ops = [
-        OpKind::Gelu, OpKind::HardSwish, OpKind::Relu, OpKind::Sigmoid, OpKind::Softplus, OpKind::Softsign,
-        OpKind::Tanh, OpKind::Elu, OpKind::HardSigmoid, OpKind::LeakyRelu, OpKind::Linear, OpKind::Clamp,
-        OpKind::Cast, OpKind::Softmax,
+        OpKind::Gelu,
+        OpKind::HardSwish,
+        OpKind::Relu,
+        OpKind::Sigmoid,
+        OpKind::Softplus,
+        OpKind::Softsign,
+        OpKind::Tanh,
+        OpKind::Elu,
+        OpKind::HardSigmoid,
+        OpKind::LeakyRelu,
+        OpKind::Linear,
+        OpKind::Clamp,
+        OpKind::Cast,
+        OpKind::Softmax,
     ];
     for op in ops {
         let mut b = builder();

@@ -9,9 +9,7 @@ use super::{broadcast_bidirectional, broadcast_unidirectional};
 use crate::builder::OpCall;
 use crate::error::Result;
 use crate::graph::Attrs;
-use crate::types::options::{
-    Conv2dOptions, ConvTranspose2dOptions, GemmOptions, Pool2dOptions, Resample2dOptions,
-};
+use crate::types::options::{Conv2dOptions, ConvTranspose2dOptions, GemmOptions, Pool2dOptions, Resample2dOptions};
 use crate::types::{
     is_valid_dimension, Conv2dFilterOperandLayout, ConvTranspose2dFilterOperandLayout, DataType, InputOperandLayout,
     MLNumber, OperandDescriptor, RoundingType,
@@ -117,7 +115,14 @@ fn conv_output_size(input: u32, filter: u32, pad_begin: u32, pad_end: u32, strid
 }
 
 /// *calculate convtranspose output size* (§8.9.11): `(in − 1)·s + (k − 1)·d + 1 − pb − pe`.
-fn conv_transpose_output_size(input: u32, filter: u32, pad_begin: u32, pad_end: u32, stride: u32, dilation: u32) -> i128 {
+fn conv_transpose_output_size(
+    input: u32,
+    filter: u32,
+    pad_begin: u32,
+    pad_end: u32,
+    stride: u32,
+    dilation: u32,
+) -> i128 {
     let effective = (filter as i128 - 1) * dilation as i128 + 1;
     (input as i128 - 1) * stride as i128 + effective - pad_begin as i128 - pad_end as i128
 }
@@ -168,9 +173,9 @@ pub(crate) fn conv2d(
         Conv2dFilterOperandLayout::Ihwo => (f3, f0, f1, f2),
     };
     if input_channels % groups != 0 {
-        return Err(call.error(format_args!(
-            "input channels ({input_channels}) must be divisible by groups ({groups})"
-        )));
+        return Err(
+            call.error(format_args!("input channels ({input_channels}) must be divisible by groups ({groups})"))
+        );
     }
     if input_channels / groups != filter_input_channels {
         return Err(call.error(format_args!(
@@ -180,9 +185,9 @@ pub(crate) fn conv2d(
         )));
     }
     if output_channels % groups != 0 {
-        return Err(call.error(format_args!(
-            "output channels ({output_channels}) must be divisible by groups ({groups})"
-        )));
+        return Err(
+            call.error(format_args!("output channels ({output_channels}) must be divisible by groups ({groups})"))
+        );
     }
     if let Some(bias) = bias {
         check_shape(call, "bias", bias, &[output_channels as u64])?;
@@ -229,9 +234,8 @@ pub(crate) fn conv_transpose2d(
         Some(sizes) => Some(fixed_list(call, "outputSizes", Some(sizes), [0, 0])?),
         None => {
             if output_padding[0] >= strides[0] || output_padding[1] >= strides[1] {
-                return Err(call.error(format_args!(
-                    "outputPadding {output_padding:?} must be smaller than strides {strides:?}"
-                )));
+                return Err(call
+                    .error(format_args!("outputPadding {output_padding:?} must be smaller than strides {strides:?}")));
             }
             None
         }
@@ -267,16 +271,18 @@ pub(crate) fn conv_transpose2d(
     // outputChannels/groups, ...]) splits the input channels into `groups` equal parts, and
     // Chromium's validation rejects it here too (ARCHITECTURE.md, our decisions).
     if input_channels % groups != 0 {
-        return Err(call.error(format_args!(
-            "input channels ({input_channels}) must be divisible by groups ({groups})"
-        )));
+        return Err(
+            call.error(format_args!("input channels ({input_channels}) must be divisible by groups ({groups})"))
+        );
     }
     if let Some(bias) = bias {
         check_shape(call, "bias", bias, &[output_channels as u64])?;
         check_same_type(call, "bias", bias, "input", input)?;
     }
-    let calc_h = conv_transpose_output_size(input_height, filter_height, padding[0], padding[1], strides[0], dilations[0]);
-    let calc_w = conv_transpose_output_size(input_width, filter_width, padding[2], padding[3], strides[1], dilations[1]);
+    let calc_h =
+        conv_transpose_output_size(input_height, filter_height, padding[0], padding[1], strides[0], dilations[0]);
+    let calc_w =
+        conv_transpose_output_size(input_width, filter_width, padding[2], padding[3], strides[1], dilations[1]);
     let (h, w) = match output_sizes {
         Some([oh, ow]) => {
             for (name, size, calc, stride) in [("height", oh, calc_h, strides[0]), ("width", ow, calc_w, strides[1])] {
@@ -322,9 +328,15 @@ pub(crate) fn conv_transpose2d(
 /// decisions.md D14: the caller's padding is kept when outputSizes is given (only an absent
 /// padding becomes zeros), the "outputSizes smaller than strides" sentence is not applied, and
 /// outputSizes must equal the floor or the ceil of the calculated size on both axes alike.
-pub(crate) fn pool2d(call: &OpCall, input: &OperandDescriptor, options: &Pool2dOptions) -> Result<(OperandDescriptor, Attrs)> {
-    let [batches, channels, input_height, input_width] = decode_input(options.layout, dims4(call, "input", &input.shape)?);
-    let window = fixed_list(call, "windowDimensions", options.window_dimensions.as_deref(), [input_height, input_width])?;
+pub(crate) fn pool2d(
+    call: &OpCall,
+    input: &OperandDescriptor,
+    options: &Pool2dOptions,
+) -> Result<(OperandDescriptor, Attrs)> {
+    let [batches, channels, input_height, input_width] =
+        decode_input(options.layout, dims4(call, "input", &input.shape)?);
+    let window =
+        fixed_list(call, "windowDimensions", options.window_dimensions.as_deref(), [input_height, input_width])?;
     check_nonzero(call, "windowDimensions", &window)?;
     let padding = fixed_list(call, "padding", options.padding.as_deref(), [0; 4])?;
     let strides = fixed_list(call, "strides", options.strides.as_deref(), [1, 1])?;
@@ -473,10 +485,9 @@ pub(crate) fn gemm(
     let out = [shape_a[0], shape_b[1]];
     if let Some(c) = c {
         if broadcast_unidirectional(&c.shape, &out).is_none() {
-            return Err(call.error(format_args!(
-                "c shape {:?} is not unidirectionally broadcastable to {out:?}",
-                c.shape
-            )));
+            return Err(
+                call.error(format_args!("c shape {:?} is not unidirectionally broadcastable to {out:?}", c.shape))
+            );
         }
         check_same_type(call, "c", c, "a", a)?;
     }
@@ -512,11 +523,11 @@ pub(crate) fn matmul(call: &OpCall, a: &OperandDescriptor, b: &OperandDescriptor
 }
 
 #[cfg(test)]
-#[path = "conv_tests.rs"]
-mod tests;
+#[path = "conv_gemm_tests.rs"]
+mod gemm_tests;
 #[cfg(test)]
 #[path = "conv_pool_tests.rs"]
 mod pool_tests;
 #[cfg(test)]
-#[path = "conv_gemm_tests.rs"]
-mod gemm_tests;
+#[path = "conv_tests.rs"]
+mod tests;

@@ -100,7 +100,8 @@ fn gemm_table() {
             let a = b.input("a", &desc(t, row.a)).unwrap();
             let bb = b.input("b", &desc(t, row.b)).unwrap();
             let c = row.c.map(|s| b.input("c", &desc(t, s)).unwrap());
-            let options = GemmOptions { c, a_transpose: row.a_transpose, b_transpose: row.b_transpose, ..Default::default() };
+            let options =
+                GemmOptions { c, a_transpose: row.a_transpose, b_transpose: row.b_transpose, ..Default::default() };
             let r = b.gemm(&a, &bb, &options);
             let ctx = format!("row {i} {t}");
             match row.expect {
@@ -142,14 +143,23 @@ fn gemm_types_builders_attrs() {
         b.gemm(&a, &bb, &GemmOptions { c: Some(c16), ..Default::default() }),
         "c data type float16 must equal a data type float32",
     );
-    assert_type_error(b.gemm(&a, &bb, &GemmOptions { c: Some(ci), ..Default::default() }), "c data type int32 is not supported");
+    assert_type_error(
+        b.gemm(&a, &bb, &GemmOptions { c: Some(ci), ..Default::default() }),
+        "c data type int32 is not supported",
+    );
     // decisions.md D12: c from another builder is a TypeError.
     let mut other = builder();
     let oc = other.input("c", &desc(Float32, &[4])).unwrap();
     let ob = other.input("b", &desc(Float32, &[3, 4])).unwrap();
-    assert_type_error(b.gemm(&a, &bb, &GemmOptions { c: Some(oc), ..Default::default() }), "c was created by another MLGraphBuilder");
+    assert_type_error(
+        b.gemm(&a, &bb, &GemmOptions { c: Some(oc), ..Default::default() }),
+        "c was created by another MLGraphBuilder",
+    );
     assert_type_error(b.gemm(&a, &ob, &GemmOptions::default()), "b was created by another MLGraphBuilder");
-    assert_type_error(b.gemm(&a, &a, &GemmOptions { label: "fc".into(), ..Default::default() }), "[fc] gemm: columns of a");
+    assert_type_error(
+        b.gemm(&a, &a, &GemmOptions { label: "fc".into(), ..Default::default() }),
+        "[fc] gemm: columns of a",
+    );
     assert_eq!(b.operation_count(), 0);
     let (mut built, x) = built_builder();
     assert_kind(built.gemm(&x, &x, &GemmOptions::default()), ErrorKind::InvalidState);
@@ -165,7 +175,8 @@ fn gemm_types_builders_attrs() {
         let a = b.input("a", &desc(t, &[3, 2])).unwrap();
         let bb = b.input("b", &desc(t, &[4, 3])).unwrap();
         let c = b.input("c", &desc(t, &[1])).unwrap();
-        let options = GemmOptions { c: Some(c), alpha, beta, a_transpose: true, b_transpose: true, ..Default::default() };
+        let options =
+            GemmOptions { c: Some(c), alpha, beta, a_transpose: true, b_transpose: true, ..Default::default() };
         let out = b.gemm(&a, &bb, &options).unwrap();
         let g = graph_of(&mut b, &out);
         assert_eq!(
@@ -267,7 +278,10 @@ fn matmul_types_builders_attrs() {
     let mut b = builder();
     let a = b.input("a", &desc(Float32, &[2, 3])).unwrap();
     let b16 = b.input("b16", &desc(Float16, &[3, 4])).unwrap();
-    assert_type_error(b.matmul(&a, &b16, &OperatorOptions::default()), "b data type float16 must equal a data type float32");
+    assert_type_error(
+        b.matmul(&a, &b16, &OperatorOptions::default()),
+        "b data type float16 must equal a data type float32",
+    );
     assert_type_error(b.matmul(&a, &a, &labeled("mm")), "[mm] matmul: columns of a (3)");
     let mut other = builder();
     let ob = other.input("b", &desc(Float32, &[3, 4])).unwrap();

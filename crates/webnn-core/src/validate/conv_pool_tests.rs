@@ -119,13 +119,20 @@ fn pool_rows() -> Vec<Pool> {
         p([1, 1, 5, 5]).dil(&[0, 1]).err("every item of dilations"),
         p([1, 1, 5, 5]).dil(&[1, 0]).err("every item of dilations"),
         // ---- outputSizes: floor or ceil, the same rounding on both axes ----
-        p([1, 2, 5, 5]).win(&[3, 3]).pad(&[1, 0, 0, 1]).strides(&[2, 2]).osizes(&[2, 3]).err(
-            "outputSizes [2, 3] must be the floor [2, 2] or the ceil [3, 3]",
-        ),
+        p([1, 2, 5, 5])
+            .win(&[3, 3])
+            .pad(&[1, 0, 0, 1])
+            .strides(&[2, 2])
+            .osizes(&[2, 3])
+            .err("outputSizes [2, 3] must be the floor [2, 2] or the ceil [3, 3]"),
         p([1, 2, 5, 5]).win(&[3, 3]).pad(&[1, 0, 0, 1]).strides(&[2, 2]).osizes(&[3, 2]).err("outputSizes [3, 2]"),
         p([1, 2, 5, 5]).win(&[3, 3]).pad(&[1, 0, 0, 1]).strides(&[2, 2]).osizes(&[4, 4]).err("outputSizes [4, 4]"),
         p([1, 2, 5, 5]).win(&[3, 3]).pad(&[1, 0, 0, 1]).strides(&[2, 2]).osizes(&[1, 1]).err("outputSizes [1, 1]"),
-        p([1, 1, 4, 4]).win(&[2, 2]).strides(&[2, 2]).osizes(&[3, 3]).err("must be the floor [2, 2] or the ceil [2, 2]"),
+        p([1, 1, 4, 4])
+            .win(&[2, 2])
+            .strides(&[2, 2])
+            .osizes(&[3, 3])
+            .err("must be the floor [2, 2] or the ceil [2, 2]"),
         p([2, 1, 10, 6]).win(&[3, 2]).strides(&[3, 2]).osizes(&[4, 4]).err("outputSizes [4, 4]"),
         // ---- output size ----
         p([1, 1, 2, 2]).win(&[3, 3]).err("output size 0x0 is not valid"),
@@ -198,14 +205,18 @@ fn pool2d_data_types_ranks_label_attrs() {
             assert_type_error(b.pool2d(op, &x, &Pool2dOptions::default()), "input rank");
         }
         let x = b.input("x", &desc(Float32, &[1, 1, 4, 4])).unwrap();
-        let r = b.pool2d(op, &x, &Pool2dOptions { label: "pool".into(), strides: Some(vec![0, 0]), ..Default::default() });
+        let r =
+            b.pool2d(op, &x, &Pool2dOptions { label: "pool".into(), strides: Some(vec![0, 0]), ..Default::default() });
         assert_type_error(r, &format!("[pool] {op}: every item of strides"));
         let mut other = builder();
         let ox = other.input("x", &desc(Float32, &[1, 1, 4, 4])).unwrap();
         assert_type_error(b.pool2d(op, &ox, &Pool2dOptions::default()), "input was created by another MLGraphBuilder");
         assert_eq!(b.operation_count(), 0);
         let (mut built, x) = built_builder();
-        assert_kind(built.pool2d(op, &x, &Pool2dOptions { strides: Some(vec![0]), ..Default::default() }), ErrorKind::InvalidState);
+        assert_kind(
+            built.pool2d(op, &x, &Pool2dOptions { strides: Some(vec![0]), ..Default::default() }),
+            ErrorKind::InvalidState,
+        );
     }
     let mut b = builder();
     let x = b.input("x", &desc(Float32, &[1, 1, 4, 4])).unwrap();
@@ -410,8 +421,16 @@ fn resample2d_types_ranks_attrs() {
     // scales are recorded only when given and sizes is absent.
     let cases: [(Resample2dOptions, Option<[f32; 2]>, [u32; 2]); 4] = [
         (Resample2dOptions::default(), None, [2, 3]),
-        (Resample2dOptions { scales: Some(vec![2.0, 3.0]), axes: Some(vec![3, 2]), ..Default::default() }, Some([2.0, 3.0]), [3, 2]),
-        (Resample2dOptions { scales: Some(vec![2.0, 3.0]), sizes: Some(vec![4, 4]), ..Default::default() }, None, [2, 3]),
+        (
+            Resample2dOptions { scales: Some(vec![2.0, 3.0]), axes: Some(vec![3, 2]), ..Default::default() },
+            Some([2.0, 3.0]),
+            [3, 2],
+        ),
+        (
+            Resample2dOptions { scales: Some(vec![2.0, 3.0]), sizes: Some(vec![4, 4]), ..Default::default() },
+            None,
+            [2, 3],
+        ),
         (
             Resample2dOptions { sizes: Some(vec![4, 4]), mode: InterpolationMode::Linear, ..Default::default() },
             None,

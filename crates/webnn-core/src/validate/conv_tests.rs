@@ -276,7 +276,10 @@ fn conv2d_data_types() {
     let mut b = builder();
     let x = b.input("x", &desc(Float32, &[1, 1, 5, 5])).unwrap();
     let f16 = b.input("f16", &desc(Float16, &[1, 1, 3, 3])).unwrap();
-    assert_type_error(b.conv2d(&x, &f16, &Conv2dOptions::new()), "filter data type float16 must equal input data type float32");
+    assert_type_error(
+        b.conv2d(&x, &f16, &Conv2dOptions::new()),
+        "filter data type float16 must equal input data type float32",
+    );
     let f = b.input("f", &desc(Float32, &[1, 1, 3, 3])).unwrap();
     let bias16 = b.input("b16", &desc(Float16, &[1])).unwrap();
     assert_type_error(
@@ -557,7 +560,11 @@ fn conv_transpose2d_types_ranks_builders_attrs() {
         "bias was created by another MLGraphBuilder",
     );
     assert_type_error(
-        b.conv_transpose2d(&x, &f, &ConvTranspose2dOptions { label: "up".into(), groups: 0, ..ConvTranspose2dOptions::new() }),
+        b.conv_transpose2d(
+            &x,
+            &f,
+            &ConvTranspose2dOptions { label: "up".into(), groups: 0, ..ConvTranspose2dOptions::new() },
+        ),
         "[up] convTranspose2d: groups",
     );
     // Input channels not divisible by groups: a TypeError in the builder (our decision, as in
@@ -565,7 +572,11 @@ fn conv_transpose2d_types_ranks_builders_attrs() {
     let x3 = b.input("x3", &desc(Float32, &[1, 3, 4, 4])).unwrap();
     let f3 = b.input("f3", &desc(Float32, &[3, 1, 3, 3])).unwrap();
     assert_type_error(
-        b.conv_transpose2d(&x3, &f3, &ConvTranspose2dOptions { label: "up".into(), groups: 2, ..ConvTranspose2dOptions::new() }),
+        b.conv_transpose2d(
+            &x3,
+            &f3,
+            &ConvTranspose2dOptions { label: "up".into(), groups: 2, ..ConvTranspose2dOptions::new() },
+        ),
         "[up] convTranspose2d: input channels (3) must be divisible by groups (2)",
     );
     assert_eq!(b.operation_count(), 0);

@@ -24,8 +24,18 @@ pub(crate) fn is_logical(op: OpKind) -> bool {
     use OpKind::*;
     matches!(
         op,
-        Equal | NotEqual | Greater | GreaterOrEqual | Lesser | LesserOrEqual | LogicalNot | LogicalAnd | LogicalOr
-            | LogicalXor | IsNaN | IsInfinite
+        Equal
+            | NotEqual
+            | Greater
+            | GreaterOrEqual
+            | Lesser
+            | LesserOrEqual
+            | LogicalNot
+            | LogicalAnd
+            | LogicalOr
+            | LogicalXor
+            | IsNaN
+            | IsInfinite
     )
 }
 
@@ -34,8 +44,21 @@ pub(crate) fn is_binary(op: OpKind) -> bool {
     use OpKind::*;
     matches!(
         op,
-        Add | Sub | Mul | Div | Max | Min | Pow | Equal | NotEqual | Greater | GreaterOrEqual | Lesser
-            | LesserOrEqual | LogicalAnd | LogicalOr | LogicalXor
+        Add | Sub
+            | Mul
+            | Div
+            | Max
+            | Min
+            | Pow
+            | Equal
+            | NotEqual
+            | Greater
+            | GreaterOrEqual
+            | Lesser
+            | LesserOrEqual
+            | LogicalAnd
+            | LogicalOr
+            | LogicalXor
     )
 }
 
@@ -44,8 +67,24 @@ pub(crate) fn is_unary(op: OpKind) -> bool {
     use OpKind::*;
     matches!(
         op,
-        LogicalNot | IsNaN | IsInfinite | Abs | Ceil | Cos | Erf | Exp | Floor | Identity | Log | Neg | Reciprocal
-            | RoundEven | Sin | Sign | Sqrt | Tan
+        LogicalNot
+            | IsNaN
+            | IsInfinite
+            | Abs
+            | Ceil
+            | Cos
+            | Erf
+            | Exp
+            | Floor
+            | Identity
+            | Log
+            | Neg
+            | Reciprocal
+            | RoundEven
+            | Sin
+            | Sign
+            | Sqrt
+            | Tan
     )
 }
 
@@ -93,7 +132,14 @@ mod tests {
 
     #[test]
     fn comparisons_output_uint8_for_any_type() {
-        for op in [OpKind::Equal, OpKind::NotEqual, OpKind::Greater, OpKind::GreaterOrEqual, OpKind::Lesser, OpKind::LesserOrEqual] {
+        for op in [
+            OpKind::Equal,
+            OpKind::NotEqual,
+            OpKind::Greater,
+            OpKind::GreaterOrEqual,
+            OpKind::Lesser,
+            OpKind::LesserOrEqual,
+        ] {
             for t in DataType::ALL {
                 let mut b = builder();
                 let x = b.input("x", &desc(t, &[3])).unwrap();
@@ -131,9 +177,21 @@ mod tests {
     fn unary_ops_allowed_types() {
         use crate::limits::member_limits;
         for op in [
-            OpKind::Abs, OpKind::Ceil, OpKind::Cos, OpKind::Erf, OpKind::Exp, OpKind::Floor, OpKind::Identity,
-            OpKind::Log, OpKind::Neg, OpKind::Reciprocal, OpKind::RoundEven, OpKind::Sin, OpKind::Sign,
-            OpKind::Sqrt, OpKind::Tan,
+            OpKind::Abs,
+            OpKind::Ceil,
+            OpKind::Cos,
+            OpKind::Erf,
+            OpKind::Exp,
+            OpKind::Floor,
+            OpKind::Identity,
+            OpKind::Log,
+            OpKind::Neg,
+            OpKind::Reciprocal,
+            OpKind::RoundEven,
+            OpKind::Sin,
+            OpKind::Sign,
+            OpKind::Sqrt,
+            OpKind::Tan,
         ] {
             let allowed = member_limits(op, "input").unwrap().data_types;
             for t in DataType::ALL {

@@ -22,7 +22,14 @@ fn built_builder() -> (GraphBuilder, Operand) {
 }
 
 #[track_caller]
-fn check(r: Result<Operand>, expect: std::result::Result<&OperandDescriptor, &str>, op: &str, ops_before: usize, b: &GraphBuilder, ctx: &str) {
+fn check(
+    r: Result<Operand>,
+    expect: std::result::Result<&OperandDescriptor, &str>,
+    op: &str,
+    ops_before: usize,
+    b: &GraphBuilder,
+    ctx: &str,
+) {
     match expect {
         Ok(d) => assert_eq!(r.expect(ctx).descriptor(), d, "{ctx}"),
         Err(needle) => {
@@ -156,8 +163,14 @@ fn batch_normalization_types_builders_attrs() {
     let h = b.input("h", &desc(Float16, &[2])).unwrap();
     let i = b.input("i", &desc(Int32, &[2])).unwrap();
     let o = BatchNormalizationOptions::default;
-    assert_type_error(b.batch_normalization(&x, &h, &m, &o()), "mean data type float16 must equal input data type float32");
-    assert_type_error(b.batch_normalization(&x, &m, &h, &o()), "variance data type float16 must equal input data type float32");
+    assert_type_error(
+        b.batch_normalization(&x, &h, &m, &o()),
+        "mean data type float16 must equal input data type float32",
+    );
+    assert_type_error(
+        b.batch_normalization(&x, &m, &h, &o()),
+        "variance data type float16 must equal input data type float32",
+    );
     assert_type_error(
         b.batch_normalization(&x, &m, &m, &BatchNormalizationOptions { scale: Some(h.clone()), ..o() }),
         "scale data type float16 must equal input data type float32",
@@ -290,7 +303,10 @@ fn instance_normalization_types_builders_attrs() {
         "bias was created by another MLGraphBuilder",
     );
     assert_type_error(
-        b.instance_normalization(&x, &InstanceNormalizationOptions { label: "in".into(), bias: Some(x.clone()), ..o() }),
+        b.instance_normalization(
+            &x,
+            &InstanceNormalizationOptions { label: "in".into(), bias: Some(x.clone()), ..o() },
+        ),
         "[in] instanceNormalization: bias rank 4",
     );
     assert_eq!(b.operation_count(), 0);
@@ -408,7 +424,8 @@ fn layer_normalization_table() {
             let x = b.input("x", &desc(t, row.input)).unwrap();
             let scale = row.scale.map(|s| b.input("scale", &desc(t, s)).unwrap());
             let bias = row.bias.map(|s| b.input("bias", &desc(t, s)).unwrap());
-            let options = LayerNormalizationOptions { axes: row.axes.map(|a| a.to_vec()), scale, bias, ..Default::default() };
+            let options =
+                LayerNormalizationOptions { axes: row.axes.map(|a| a.to_vec()), scale, bias, ..Default::default() };
             let r = b.layer_normalization(&x, &options);
             let want = desc(t, row.input);
             let ctx = format!("row {i} {t}");

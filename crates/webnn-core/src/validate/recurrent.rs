@@ -29,7 +29,8 @@ fn check_optional(
 /// `[d0, d1]` of a rank-2 shape or `[d0, d1, d2]` of a rank-3 one (guaranteed by the limits
 /// table; this never panics).
 fn dims<const N: usize>(call: &OpCall, member: &str, shape: &[u32]) -> Result<[u32; N]> {
-    <[u32; N]>::try_from(shape).map_err(|_| call.error(format_args!("{member} must have rank {N}, got shape {shape:?}")))
+    <[u32; N]>::try_from(shape)
+        .map_err(|_| call.error(format_args!("{member} must have rank {N}, got shape {shape:?}")))
 }
 
 /// TypeError unless `hiddenSize * factor` is a valid dimension (platforms may concatenate
@@ -37,9 +38,7 @@ fn dims<const N: usize>(call: &OpCall, member: &str, shape: &[u32]) -> Result<[u
 fn check_hidden_size(call: &OpCall, hidden_size: u32, factor: u64) -> Result<()> {
     let v = hidden_size as u64 * factor;
     if !is_valid_dimension(v) {
-        return Err(call.error(format_args!(
-            "hiddenSize ({hidden_size}) * {factor} = {v} is not a valid dimension"
-        )));
+        return Err(call.error(format_args!("hiddenSize ({hidden_size}) * {factor} = {v} is not a valid dimension")));
     }
     Ok(())
 }
@@ -78,7 +77,12 @@ pub(crate) struct RecurrentArgs<'a> {
 
 /// The shared head of gru and lstm: weight types, steps, input shape, weight shapes,
 /// `hiddenSize * 2·gates` valid. Returns (numDirections, batchSize).
-fn sequence_head(call: &OpCall, args: &RecurrentArgs, direction: RecurrentNetworkDirection, gates: u64) -> Result<(u64, u32)> {
+fn sequence_head(
+    call: &OpCall,
+    args: &RecurrentArgs,
+    direction: RecurrentNetworkDirection,
+    gates: u64,
+) -> Result<(u64, u32)> {
     check_same_type(call, "weight", args.weight, "input", args.input)?;
     check_same_type(call, "recurrentWeight", args.recurrent_weight, "input", args.input)?;
     // "The value must be greater than 0" (argument description; lstm's steps check).

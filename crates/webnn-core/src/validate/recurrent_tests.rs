@@ -9,7 +9,9 @@ use crate::builder::OpCall;
 use crate::graph::{Attrs, Graph};
 use crate::limits::member_limits;
 use crate::testing::*;
-use crate::types::{GruWeightLayout, LstmWeightLayout, RecurrentNetworkActivation as Act, RecurrentNetworkDirection as Dir};
+use crate::types::{
+    GruWeightLayout, LstmWeightLayout, RecurrentNetworkActivation as Act, RecurrentNetworkDirection as Dir,
+};
 use crate::{DataType::*, ErrorKind};
 use std::collections::HashMap;
 
@@ -297,17 +299,31 @@ fn gru_table() {
         gru(2, 3, 4, 5).shape("weight", &[1, 15, 5]).err("weight shape [1, 15, 5] must be [1, 15, 4]"),
         gru(2, 3, 4, 5).dir(Dir::Both).shape("weight", &[1, 15, 4]).err("weight shape [1, 15, 4] must be [2, 15, 4]"),
         gru(2, 3, 4, 5).shape("weight", &[2, 15, 4]).err("weight shape [2, 15, 4] must be [1, 15, 4]"),
-        gru(2, 3, 4, 5).shape("recurrentWeight", &[1, 15, 4]).err("recurrentWeight shape [1, 15, 4] must be [1, 15, 5]"),
-        gru(2, 3, 4, 5).shape("recurrentWeight", &[2, 15, 5]).err("recurrentWeight shape [2, 15, 5] must be [1, 15, 5]"),
+        gru(2, 3, 4, 5)
+            .shape("recurrentWeight", &[1, 15, 4])
+            .err("recurrentWeight shape [1, 15, 4] must be [1, 15, 5]"),
+        gru(2, 3, 4, 5)
+            .shape("recurrentWeight", &[2, 15, 5])
+            .err("recurrentWeight shape [2, 15, 5] must be [1, 15, 5]"),
         gru(2, 3, 4, 5).shape("recurrentWeight", &[1, 20, 5]).err("recurrentWeight shape [1, 20, 5]"),
-        gru(2, 3, 4, 0).shape("weight", &[1, 1, 4]).shape("recurrentWeight", &[1, 1, 1]).err("weight shape [1, 1, 4] must be [1, 0, 4]"),
+        gru(2, 3, 4, 0)
+            .shape("weight", &[1, 1, 4])
+            .shape("recurrentWeight", &[1, 1, 1])
+            .err("weight shape [1, 1, 4] must be [1, 0, 4]"),
         // ---- option operands ----
         gru(2, 3, 4, 5).shape("bias", &[1, 14]).err("bias shape [1, 14] must be [1, 15]"),
         gru(2, 3, 4, 5).dir(Dir::Both).shape("bias", &[1, 15]).err("bias shape [1, 15] must be [2, 15]"),
         gru(2, 3, 4, 5).shape("recurrentBias", &[1, 16]).err("recurrentBias shape [1, 16] must be [1, 15]"),
-        gru(2, 3, 4, 5).dir(Dir::Both).shape("recurrentBias", &[1, 15]).err("recurrentBias shape [1, 15] must be [2, 15]"),
-        gru(2, 3, 4, 5).shape("initialHiddenState", &[1, 2, 5]).err("initialHiddenState shape [1, 2, 5] must be [1, 3, 5]"),
-        gru(2, 3, 4, 5).shape("initialHiddenState", &[1, 3, 4]).err("initialHiddenState shape [1, 3, 4] must be [1, 3, 5]"),
+        gru(2, 3, 4, 5)
+            .dir(Dir::Both)
+            .shape("recurrentBias", &[1, 15])
+            .err("recurrentBias shape [1, 15] must be [2, 15]"),
+        gru(2, 3, 4, 5)
+            .shape("initialHiddenState", &[1, 2, 5])
+            .err("initialHiddenState shape [1, 2, 5] must be [1, 3, 5]"),
+        gru(2, 3, 4, 5)
+            .shape("initialHiddenState", &[1, 3, 4])
+            .err("initialHiddenState shape [1, 3, 4] must be [1, 3, 5]"),
         gru(2, 3, 4, 5).dir(Dir::Both).shape("initialHiddenState", &[1, 3, 5]).err("must be [2, 3, 5]"),
         // ---- activations ----
         gru(2, 3, 4, 5).act(&[Sigmoid]).err("activations must have 2 items, got 1"),
@@ -332,7 +348,10 @@ fn gru_table() {
         gru(2, 3, 4, 5).shape("weight", &[1, 1, 1]).shape("recurrentWeight", &[1, 1, 1]).err("weight shape [1, 1, 1]"),
         gru(2, 3, 4, 5).shape("recurrentWeight", &[1, 1, 1]).shape("bias", &[1, 1]).err("recurrentWeight shape"),
         gru(2, 3, 4, 5).shape("bias", &[1, 1]).shape("recurrentBias", &[1, 1]).err("bias shape [1, 1]"),
-        gru(2, 3, 4, 5).shape("recurrentBias", &[1, 1]).shape("initialHiddenState", &[1, 1, 1]).err("recurrentBias shape"),
+        gru(2, 3, 4, 5)
+            .shape("recurrentBias", &[1, 1])
+            .shape("initialHiddenState", &[1, 1, 1])
+            .err("recurrentBias shape"),
         gru(2, 3, 4, 5).shape("initialHiddenState", &[1, 1, 1]).act(&[]).err("initialHiddenState shape"),
         gru(2, 3, 4, 5).other("weight").shape("input", &[9, 3, 4]).err("weight data type"),
     ];
@@ -423,7 +442,9 @@ fn lstm_table() {
         lstm(2, 3, 4, 5).shape("weight", &[1, 15, 4]).err("weight shape [1, 15, 4] must be [1, 20, 4]"),
         lstm(2, 3, 4, 5).shape("weight", &[1, 20, 3]).err("weight shape [1, 20, 3] must be [1, 20, 4]"),
         lstm(2, 3, 4, 5).dir(Dir::Both).shape("weight", &[1, 20, 4]).err("weight shape [1, 20, 4] must be [2, 20, 4]"),
-        lstm(2, 3, 4, 5).shape("recurrentWeight", &[1, 20, 4]).err("recurrentWeight shape [1, 20, 4] must be [1, 20, 5]"),
+        lstm(2, 3, 4, 5)
+            .shape("recurrentWeight", &[1, 20, 4])
+            .err("recurrentWeight shape [1, 20, 4] must be [1, 20, 5]"),
         lstm(2, 3, 4, 5).dir(Dir::Backward).shape("recurrentWeight", &[2, 20, 5]).err("must be [1, 20, 5]"),
         lstm(2, 3, 4, 0).shape("weight", &[1, 1, 4]).shape("recurrentWeight", &[1, 1, 1]).err("must be [1, 0, 4]"),
         // ---- option operands ----
@@ -431,11 +452,21 @@ fn lstm_table() {
         lstm(2, 3, 4, 5).dir(Dir::Both).shape("bias", &[1, 20]).err("bias shape [1, 20] must be [2, 20]"),
         lstm(2, 3, 4, 5).shape("recurrentBias", &[1, 21]).err("recurrentBias shape [1, 21] must be [1, 20]"),
         lstm(2, 3, 4, 5).shape("peepholeWeight", &[1, 20]).err("peepholeWeight shape [1, 20] must be [1, 15]"),
-        lstm(2, 3, 4, 5).dir(Dir::Both).shape("peepholeWeight", &[1, 15]).err("peepholeWeight shape [1, 15] must be [2, 15]"),
-        lstm(2, 3, 4, 5).shape("initialHiddenState", &[1, 3, 4]).err("initialHiddenState shape [1, 3, 4] must be [1, 3, 5]"),
+        lstm(2, 3, 4, 5)
+            .dir(Dir::Both)
+            .shape("peepholeWeight", &[1, 15])
+            .err("peepholeWeight shape [1, 15] must be [2, 15]"),
+        lstm(2, 3, 4, 5)
+            .shape("initialHiddenState", &[1, 3, 4])
+            .err("initialHiddenState shape [1, 3, 4] must be [1, 3, 5]"),
         lstm(2, 3, 4, 5).shape("initialHiddenState", &[1, 1, 5]).err("initialHiddenState shape [1, 1, 5]"),
-        lstm(2, 3, 4, 5).shape("initialCellState", &[1, 3, 4]).err("initialCellState shape [1, 3, 4] must be [1, 3, 5]"),
-        lstm(2, 3, 4, 5).dir(Dir::Both).shape("initialCellState", &[1, 3, 5]).err("initialCellState shape [1, 3, 5] must be [2, 3, 5]"),
+        lstm(2, 3, 4, 5)
+            .shape("initialCellState", &[1, 3, 4])
+            .err("initialCellState shape [1, 3, 4] must be [1, 3, 5]"),
+        lstm(2, 3, 4, 5)
+            .dir(Dir::Both)
+            .shape("initialCellState", &[1, 3, 5])
+            .err("initialCellState shape [1, 3, 5] must be [2, 3, 5]"),
         // ---- activations ----
         lstm(2, 3, 4, 5).act(&[Sigmoid, Tanh]).err("activations must have 3 items, got 2"),
         lstm(2, 3, 4, 5).act(&[Sigmoid, Tanh, Tanh, Tanh]).err("activations must have 3 items, got 4"),
@@ -464,8 +495,14 @@ fn lstm_table() {
         lstm(2, 3, 4, 5).shape("recurrentWeight", &[1, 1, 1]).shape("bias", &[1, 1]).err("recurrentWeight shape"),
         lstm(2, 3, 4, 5).shape("bias", &[1, 1]).shape("recurrentBias", &[1, 1]).err("bias shape [1, 1]"),
         lstm(2, 3, 4, 5).shape("recurrentBias", &[1, 1]).shape("peepholeWeight", &[1, 1]).err("recurrentBias shape"),
-        lstm(2, 3, 4, 5).shape("peepholeWeight", &[1, 1]).shape("initialHiddenState", &[1, 1, 1]).err("peepholeWeight shape"),
-        lstm(2, 3, 4, 5).shape("initialHiddenState", &[1, 1, 1]).shape("initialCellState", &[1, 1, 1]).err("initialHiddenState shape"),
+        lstm(2, 3, 4, 5)
+            .shape("peepholeWeight", &[1, 1])
+            .shape("initialHiddenState", &[1, 1, 1])
+            .err("peepholeWeight shape"),
+        lstm(2, 3, 4, 5)
+            .shape("initialHiddenState", &[1, 1, 1])
+            .shape("initialCellState", &[1, 1, 1])
+            .err("initialHiddenState shape"),
         lstm(2, 3, 4, 5).shape("initialCellState", &[1, 1, 1]).act(&[]).err("initialCellState shape"),
     ];
     run_table(&rows, 55);
@@ -580,32 +617,57 @@ fn recurrent_option_operands_from_another_builder() {
             let foreign = other.input(slot, &desc(Float32, &shape)).unwrap();
             let mut ops: HashMap<&str, Operand> = HashMap::new();
             for &s in op.limits_kind().inputs() {
-                let o = if s == slot { foreign.clone() } else { b.input(s, &desc(Float32, &row.default_shape(s))).unwrap() };
+                let o = if s == slot {
+                    foreign.clone()
+                } else {
+                    b.input(s, &desc(Float32, &row.default_shape(s))).unwrap()
+                };
                 ops.insert(s, o);
             }
             let get = |s: &str| Some(ops[s].clone());
             let r = match op {
-                OpKind::Gru => b.gru(&ops["input"], &ops["weight"], &ops["recurrentWeight"], 2, 5, &GruOptions {
-                    bias: get("bias"),
-                    recurrent_bias: get("recurrentBias"),
-                    initial_hidden_state: get("initialHiddenState"),
-                    ..Default::default()
-                }),
-                OpKind::GruCell => b
-                    .gru_cell(&ops["input"], &ops["weight"], &ops["recurrentWeight"], &ops["hiddenState"], 5, &GruCellOptions {
+                OpKind::Gru => b.gru(
+                    &ops["input"],
+                    &ops["weight"],
+                    &ops["recurrentWeight"],
+                    2,
+                    5,
+                    &GruOptions {
                         bias: get("bias"),
                         recurrent_bias: get("recurrentBias"),
+                        initial_hidden_state: get("initialHiddenState"),
                         ..Default::default()
-                    })
+                    },
+                ),
+                OpKind::GruCell => b
+                    .gru_cell(
+                        &ops["input"],
+                        &ops["weight"],
+                        &ops["recurrentWeight"],
+                        &ops["hiddenState"],
+                        5,
+                        &GruCellOptions {
+                            bias: get("bias"),
+                            recurrent_bias: get("recurrentBias"),
+                            ..Default::default()
+                        },
+                    )
                     .map(|o| vec![o]),
-                OpKind::Lstm => b.lstm(&ops["input"], &ops["weight"], &ops["recurrentWeight"], 2, 5, &LstmOptions {
-                    bias: get("bias"),
-                    recurrent_bias: get("recurrentBias"),
-                    peephole_weight: get("peepholeWeight"),
-                    initial_hidden_state: get("initialHiddenState"),
-                    initial_cell_state: get("initialCellState"),
-                    ..Default::default()
-                }),
+                OpKind::Lstm => b.lstm(
+                    &ops["input"],
+                    &ops["weight"],
+                    &ops["recurrentWeight"],
+                    2,
+                    5,
+                    &LstmOptions {
+                        bias: get("bias"),
+                        recurrent_bias: get("recurrentBias"),
+                        peephole_weight: get("peepholeWeight"),
+                        initial_hidden_state: get("initialHiddenState"),
+                        initial_cell_state: get("initialCellState"),
+                        ..Default::default()
+                    },
+                ),
                 _ => b.lstm_cell(
                     &ops["input"],
                     &ops["weight"],

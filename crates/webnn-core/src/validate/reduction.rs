@@ -57,10 +57,8 @@ pub(crate) fn arg_min_max(
     let allowed = member_limits(call.op, "output").map(|l| l.data_types).unwrap_or(&[]);
     if !allowed.contains(&output_data_type) {
         let names: Vec<_> = allowed.iter().map(|t| t.as_str()).collect();
-        return Err(call.error(format_args!(
-            "outputDataType {output_data_type} is not allowed; allowed: [{}]",
-            names.join(", ")
-        )));
+        return Err(call
+            .error(format_args!("outputDataType {output_data_type} is not allowed; allowed: [{}]", names.join(", "))));
     }
     // check_axis guarantees the index is in range.
     let size = input.shape.get(axis as usize).copied().unwrap_or(0);
@@ -72,8 +70,7 @@ pub(crate) fn arg_min_max(
             )))
         }
     }
-    let (shape, _) =
-        reduction_output_shape(&input.shape, Some(&[axis]), keep_dimensions).map_err(|e| call.error(e))?;
+    let (shape, _) = reduction_output_shape(&input.shape, Some(&[axis]), keep_dimensions).map_err(|e| call.error(e))?;
     Ok(OperandDescriptor::new(output_data_type, shape))
 }
 

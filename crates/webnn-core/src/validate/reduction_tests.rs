@@ -88,7 +88,12 @@ fn reductions_allowed_types() {
 
 #[test]
 fn reduction_axes_table() {
-    type Row = (&'static [u32], Option<&'static [u32]>, bool, std::result::Result<(&'static [u32], &'static [u32]), &'static str>);
+    type Row = (
+        &'static [u32],
+        Option<&'static [u32]>,
+        bool,
+        std::result::Result<(&'static [u32], &'static [u32]), &'static str>,
+    );
     let rows: [Row; 30] = [
         // absent axes: every dimension
         (&[2, 3, 4], None, false, Ok((&[], &[0, 1, 2]))),
@@ -251,7 +256,10 @@ fn arg_min_max_input_and_output_types() {
                 if matches!(out_t, Int32 | Int64) {
                     assert_eq!(r.unwrap().descriptor(), &desc(out_t, &[3]), "{op} {in_t} {out_t}");
                 } else {
-                    assert_type_error(r, &format!("{op}: outputDataType {out_t} is not allowed; allowed: [int32, int64]"));
+                    assert_type_error(
+                        r,
+                        &format!("{op}: outputDataType {out_t} is not allowed; allowed: [int32, int64]"),
+                    );
                 }
             }
         }

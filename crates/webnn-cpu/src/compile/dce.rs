@@ -26,8 +26,8 @@ pub fn run(graph: &Graph, program: &mut Program) {
 
 #[cfg(test)]
 mod tests {
-    use crate::testing::graphs::*;
     use super::*;
+    use crate::testing::graphs::*;
 
     #[test]
     fn unread_values_are_dropped_and_outputs_kept() {

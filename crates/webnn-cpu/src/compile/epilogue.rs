@@ -47,7 +47,13 @@ fn binary(graph: &Graph, node: &Node, y: OperandId, slot: usize) -> Option<(Epil
         _ => return None,
     };
     let (a, b) = (node.inputs.first().copied().flatten()?, node.inputs.get(1).copied().flatten()?);
-    let other = if a == y && b != y { b } else if b == y && a != y { a } else { return None };
+    let other = if a == y && b != y {
+        b
+    } else if b == y && a != y {
+        a
+    } else {
+        return None;
+    };
     let (inner, len) = axis_group(&graph.descriptor(other).shape, &graph.descriptor(y).shape)?;
     Some((EpilogueStep::Binary { op, input: slot, inner, len }, Some(other)))
 }
@@ -102,7 +108,10 @@ pub fn run(graph: &Graph, program: &mut Program) {
             if removed[r] || follower.outputs.len() != 1 || graph.descriptor(follower.outputs[0]) != &out_desc {
                 break;
             }
-            let Some((step, extra)) = FOLLOWERS.iter().find_map(|(_, f)| f(graph, follower, y, fused.inputs.len())) else { break };
+            let Some((step, extra)) = FOLLOWERS.iter().find_map(|(_, f)| f(graph, follower, y, fused.inputs.len()))
+            else {
+                break;
+            };
             if let Some(e) = extra {
                 if graph.descriptor(e).data_type != DataType::Float32 {
                     break;

@@ -1,10 +1,10 @@
 //! Tests of epilogue fusion: which chains fuse, and fused results equal to the unfused steps
 //! bit for bit (the same f32 operations in the same order) on every conv / matmul / gemm path.
 
-use crate::testing::graphs::*;
 use super::super::{NodeKind, Program};
 use super::*;
 use crate::kernels::activation::Activation;
+use crate::testing::graphs::*;
 use webnn_core::types::{Conv2dFilterOperandLayout, InputOperandLayout};
 use webnn_core::{ClampOptions, Conv2dOptions, GemmOptions, Graph, GraphBuilder, Operand, OperandDescriptor};
 
@@ -61,7 +61,10 @@ impl Case {
         let unfused = f32_values(&run_graph(&self.unfused, &ins)[0]);
         assert_eq!(fused.len(), unfused.len());
         for (i, (a, b)) in fused.iter().zip(&unfused).enumerate() {
-            assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()), "{want:?}: element {i}: fused {a}, unfused {b}");
+            assert!(
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                "{want:?}: element {i}: fused {a}, unfused {b}"
+            );
         }
     }
 }
@@ -72,7 +75,8 @@ fn constant(b: &mut GraphBuilder, shape: &[u32], seed: u64) -> Operand {
 }
 
 fn conv(b: &mut GraphBuilder, x: &Operand, cin: u32, cout: u32, k: u32, groups: u32, nhwc: bool) -> Operand {
-    let filter = if nhwc { constant(b, &[cout, k, k, cin / groups], 1) } else { constant(b, &[cout, cin / groups, k, k], 1) };
+    let filter =
+        if nhwc { constant(b, &[cout, k, k, cin / groups], 1) } else { constant(b, &[cout, cin / groups, k, k], 1) };
     let bias = constant(b, &[cout], 2);
     let options = Conv2dOptions {
         padding: Some(vec![k / 2; 4]),
@@ -102,7 +106,8 @@ fn conv_paths_with_activations_and_residuals_equal_the_unfused_steps() {
             case(&[f32_desc(&shape), f32_desc(&out_shape)], |b, ins| {
                 let c = conv(b, &ins[0], cin, cout, k, groups, nhwc);
                 let r = b.add(&ins[1], &c, &opts()).unwrap();
-                let options = ClampOptions { min_value: Some(0.0.into()), max_value: Some(6.0.into()), ..Default::default() };
+                let options =
+                    ClampOptions { min_value: Some(0.0.into()), max_value: Some(6.0.into()), ..Default::default() };
                 (b.clamp(&r, &options).unwrap(), vec![c, r])
             })
             .check(&["conv2d+add+clamp"]);
@@ -124,7 +129,9 @@ fn conv_paths_with_activations_and_residuals_equal_the_unfused_steps() {
 fn matmul_and_gemm_with_bias_and_activations_equal_the_unfused_steps() {
     // Batched with a shared weight (one folded GEMM), batched with broadcast batches, and
     // wider than one column tile (the bias read from each tile's first column on).
-    for (a_shape, b_shape) in [(vec![2, 37, 19], vec![19, 23]), (vec![3, 1, 5, 7], vec![2, 7, 9]), (vec![1, 20, 33], vec![33, 100])] {
+    for (a_shape, b_shape) in
+        [(vec![2, 37, 19], vec![19, 23]), (vec![3, 1, 5, 7], vec![2, 7, 9]), (vec![1, 20, 33], vec![33, 100])]
+    {
         let n = *b_shape.last().unwrap();
         case(&[f32_desc(&a_shape), f32_desc(&b_shape)], |b, ins| {
             let m = b.matmul(&ins[0], &ins[1], &opts()).unwrap();

@@ -31,7 +31,8 @@ pub fn run(graph: &Graph) -> Option<Graph> {
     let is_output = |id: webnn_core::OperandId| graph.outputs.iter().any(|(_, o)| *o == id);
     for (i, op) in graph.operations.iter().enumerate() {
         let g = folded.as_ref().unwrap_or(graph);
-        let constant_input = |id: &webnn_core::OperandId| matches!(g.operands[id.index()].source, OperandSource::Constant(_));
+        let constant_input =
+            |id: &webnn_core::OperandId| matches!(g.operands[id.index()].source, OperandSource::Constant(_));
         if op.inputs.iter().flatten().next().is_none()
             || !op.inputs.iter().flatten().all(constant_input)
             || op.outputs.iter().any(|&o| is_output(o))
@@ -73,24 +74,29 @@ fn evaluate(graph: &Graph, i: usize) -> Option<Vec<SharedBytes>> {
     for id in &op.outputs {
         bufs.push(AlignedBuf::try_zeroed(graph.descriptor(*id).byte_length() as usize, "constant folding").ok()?);
     }
-    let mut outs: Vec<Out<'_>> =
-        op.outputs.iter().zip(bufs.iter_mut()).map(|(id, b)| Out { desc: graph.descriptor(*id), bytes: b.as_bytes_mut() }).collect();
+    let mut outs: Vec<Out<'_>> = op
+        .outputs
+        .iter()
+        .zip(bufs.iter_mut())
+        .map(|(id, b)| Out { desc: graph.descriptor(*id), bytes: b.as_bytes_mut() })
+        .collect();
     kernel.run(&ins, &mut outs).ok()?;
     bufs.iter().map(|b| SharedBytes::try_copy_from(b.as_bytes()).ok()).collect()
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::testing::graphs::*;
     use super::super::Program;
     use super::*;
+    use crate::testing::graphs::*;
     use webnn_core::{DataType, OperandDescriptor};
 
     #[test]
     fn chains_of_constant_operations_fold_and_give_the_same_values() {
         let mut b = builder();
         let x = b.input("x", &f32_desc(&[2, 3])).unwrap();
-        let c = b.constant(&f32_desc(&[4, 3]), &f32_bytes(&[1., 2., 3., 4., 5., 6., 7., 8., 9., 10., 11., 12.])).unwrap();
+        let c =
+            b.constant(&f32_desc(&[4, 3]), &f32_bytes(&[1., 2., 3., 4., 5., 6., 7., 8., 9., 10., 11., 12.])).unwrap();
         let s = b.slice(&c, &[1, 0], &[2, 3], &Default::default()).unwrap();
         let t = b.neg(&s, &opts()).unwrap();
         let y = b.add(&x, &t, &opts()).unwrap();
@@ -126,7 +132,12 @@ mod tests {
     fn integer_and_multi_output_operations_fold() {
         let mut b = builder();
         let x = b.input("x", &OperandDescriptor::new(DataType::Int32, vec![3])).unwrap();
-        let c = b.constant(&OperandDescriptor::new(DataType::Int32, vec![6]), &[1i32, -2, 3, -4, 5, -6].map(i32::to_le_bytes).concat()).unwrap();
+        let c = b
+            .constant(
+                &OperandDescriptor::new(DataType::Int32, vec![6]),
+                &[1i32, -2, 3, -4, 5, -6].map(i32::to_le_bytes).concat(),
+            )
+            .unwrap();
         let parts = b.split(&c, &webnn_core::Splits::Count(2), &Default::default()).unwrap();
         let y = b.mul(&x, &parts[1], &opts()).unwrap();
         let graph = b.build(&[("y", &y)]).unwrap();

@@ -23,8 +23,8 @@ pub mod patterns;
 mod uses;
 
 use crate::kernels::activation::Activation;
-use std::borrow::Cow;
 use crate::kernels::epilogue::Epilogue;
+use std::borrow::Cow;
 use webnn_core::graph::Operation;
 use webnn_core::{Graph, OperandId};
 
@@ -69,14 +69,22 @@ impl Program {
     /// constants (folded: see [`fold`]).
     pub fn from_graph(graph: &Graph) -> Program {
         let folded = |op: &Operation| {
-            op.outputs.iter().all(|o| matches!(graph.operands[o.index()].source, webnn_core::graph::OperandSource::Constant(_)))
+            op.outputs
+                .iter()
+                .all(|o| matches!(graph.operands[o.index()].source, webnn_core::graph::OperandSource::Constant(_)))
         };
         let nodes = graph
             .operations
             .iter()
             .enumerate()
             .filter(|(_, op)| !folded(op))
-            .map(|(i, op)| Node { kind: NodeKind::Op, op: i, inputs: op.inputs.clone(), outputs: op.outputs.clone(), name: op.kind.to_string() })
+            .map(|(i, op)| Node {
+                kind: NodeKind::Op,
+                op: i,
+                inputs: op.inputs.clone(),
+                outputs: op.outputs.clone(),
+                name: op.kind.to_string(),
+            })
             .collect();
         Program { nodes }
     }

@@ -47,7 +47,10 @@ pub struct Pattern {
 use Pat::*;
 
 /// `x / √2` or `x · (1/√2)`.
-const X_OVER_SQRT2: Pat = Either(&[Op(OpKind::Div, &[X, Scalar(std::f64::consts::SQRT_2)]), Op(OpKind::Mul, &[X, Scalar(std::f64::consts::FRAC_1_SQRT_2)])]);
+const X_OVER_SQRT2: Pat = Either(&[
+    Op(OpKind::Div, &[X, Scalar(std::f64::consts::SQRT_2)]),
+    Op(OpKind::Mul, &[X, Scalar(std::f64::consts::FRAC_1_SQRT_2)]),
+]);
 /// `1 + erf(x / √2)`.
 const ONE_PLUS_ERF: Pat = Op(OpKind::Add, &[Op(OpKind::Erf, &[X_OVER_SQRT2]), Scalar(1.0)]);
 
@@ -55,8 +58,18 @@ const ONE_PLUS_ERF: Pat = Op(OpKind::Add, &[Op(OpKind::Erf, &[X_OVER_SQRT2]), Sc
 pub const PATTERNS: &[Pattern] = &[
     // SiLU / swish, as EfficientNet and YOLO export it.
     // x², as spectrogram magnitudes (silero-vad's stft) and variance formulas write it.
-    Pattern { name: "pow(x,2)", tree: Op(OpKind::Pow, &[X, Exactly(2.0)]), types: &[DataType::Float32, DataType::Float16], becomes: Activation::Square },
-    Pattern { name: "sigmoid+mul", tree: Op(OpKind::Mul, &[X, Op(OpKind::Sigmoid, &[X])]), types: &[DataType::Float32, DataType::Float16], becomes: Activation::Swish },
+    Pattern {
+        name: "pow(x,2)",
+        tree: Op(OpKind::Pow, &[X, Exactly(2.0)]),
+        types: &[DataType::Float32, DataType::Float16],
+        becomes: Activation::Square,
+    },
+    Pattern {
+        name: "sigmoid+mul",
+        tree: Op(OpKind::Mul, &[X, Op(OpKind::Sigmoid, &[X])]),
+        types: &[DataType::Float32, DataType::Float16],
+        becomes: Activation::Swish,
+    },
     // gelu, erf form, as PyTorch and Hugging Face export it: the product's three factors in
     // any grouping.
     Pattern {
@@ -154,7 +167,8 @@ impl Match<'_> {
                 let ok = self.attempt(|m| operands.iter().zip(&ins).all(|(p, &i)| m.value(p, i, false)))
                     || (matches!(kind, OpKind::Add | OpKind::Mul)
                         && ins.len() == 2
-                        && self.attempt(|m| m.value(&operands[0], ins[1], false) && m.value(&operands[1], ins[0], false)));
+                        && self
+                            .attempt(|m| m.value(&operands[0], ins[1], false) && m.value(&operands[1], ins[0], false)));
                 if ok {
                     self.interior.push(n);
                 }
@@ -182,7 +196,9 @@ impl Match<'_> {
         }
         let Some(bytes) = constant_bytes(self.graph, id) else { return false };
         let v = match node.descriptor.data_type {
-            DataType::Float32 if bytes.len() == 4 => f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as f64,
+            DataType::Float32 if bytes.len() == 4 => {
+                f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as f64
+            }
             DataType::Float16 if bytes.len() == 2 => half::f16::from_le_bytes([bytes[0], bytes[1]]).to_f64(),
             _ => return false,
         };

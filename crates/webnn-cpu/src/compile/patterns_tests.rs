@@ -1,9 +1,9 @@
 //! Tests of the pattern rewrites: what fuses, what must not, and the fused results against the
 //! unfused steps and against f64 references.
 
-use crate::testing::graphs::*;
 use super::super::{NodeKind, Program};
 use crate::kernels::activation::Activation;
+use crate::testing::graphs::*;
 use half::f16;
 use webnn_core::testing::ulp_f32;
 use webnn_core::{DataType, GraphBuilder, Operand, OperandDescriptor};
@@ -51,7 +51,11 @@ fn silu_becomes_swish_and_matches_the_unfused_steps_bit_for_bit() {
                     DataType::Float16 => f16::from_bits(u16::from_le_bytes([c[0], c[1]])).is_nan(),
                     _ => f32::from_le_bytes(c.try_into().unwrap()).is_nan(),
                 };
-                assert!(p == q || (nan(p) && nan(q)), "{data_type:?} swap={swap}: x = {} fused {p:?} unfused {q:?}", xs[i]);
+                assert!(
+                    p == q || (nan(p) && nan(q)),
+                    "{data_type:?} swap={swap}: x = {} fused {p:?} unfused {q:?}",
+                    xs[i]
+                );
             }
             // And against x · sigmoid(x) in f64, at the WPT sigmoid tolerance (34 ULP).
             if data_type == DataType::Float32 {
@@ -127,12 +131,18 @@ fn gelu_graph(form: usize, scale_by_mul: bool, half: f32) -> webnn_core::Graph {
 
 #[test]
 fn the_erf_formula_becomes_gelu_within_its_tolerance() {
-    let xs: Vec<f32> = values(7 * 301, 11, 6.0).into_iter().chain([0.0, -0.0, 1e-20, -30.0, 30.0]).take(7 * 301).collect();
+    let xs: Vec<f32> =
+        values(7 * 301, 11, 6.0).into_iter().chain([0.0, -0.0, 1e-20, -30.0, 30.0]).take(7 * 301).collect();
     for form in 0..3 {
         for by_mul in [false, true] {
             let graph = gelu_graph(form, by_mul, 0.5);
             let program = Program::compile(&graph).1;
-            assert_eq!(kinds(&program), [NodeKind::Activation(Activation::Gelu)], "form {form} mul {by_mul}:\n{}", program.dump(&graph));
+            assert_eq!(
+                kinds(&program),
+                [NodeKind::Activation(Activation::Gelu)],
+                "form {form} mul {by_mul}:\n{}",
+                program.dump(&graph)
+            );
             let got = f32_values(&run_graph(&graph, &[&f32_bytes(&xs)])[0]);
             for (&x, &g) in xs.iter().zip(&got) {
                 let xd = x as f64;
@@ -177,7 +187,12 @@ fn pow_of_exactly_two_becomes_square_and_rounds_as_pow_does() {
         let mut b = builder();
         let x = b.input("x", &desc).unwrap();
         let two = match data_type {
-            DataType::Float16 => b.constant(&OperandDescriptor::new(DataType::Float16, vec![]), &f16::from_f32(2.0).to_bits().to_le_bytes()).unwrap(),
+            DataType::Float16 => b
+                .constant(
+                    &OperandDescriptor::new(DataType::Float16, vec![]),
+                    &f16::from_f32(2.0).to_bits().to_le_bytes(),
+                )
+                .unwrap(),
             _ => scalar(&mut b, 2.0),
         };
         let y = b.pow(&x, &two, &opts()).unwrap();
@@ -189,9 +204,15 @@ fn pow_of_exactly_two_becomes_square_and_rounds_as_pow_does() {
             let (got, want) = match data_type {
                 DataType::Float16 => {
                     let x = f16::from_f32(v).to_f64();
-                    (f16::from_bits(u16::from_le_bytes([got[0][2 * i], got[0][2 * i + 1]])).to_f64(), f16::from_f64(x * x).to_f64())
+                    (
+                        f16::from_bits(u16::from_le_bytes([got[0][2 * i], got[0][2 * i + 1]])).to_f64(),
+                        f16::from_f64(x * x).to_f64(),
+                    )
                 }
-                _ => (f32::from_le_bytes(got[0][4 * i..4 * i + 4].try_into().unwrap()) as f64, (v as f64 * v as f64) as f32 as f64),
+                _ => (
+                    f32::from_le_bytes(got[0][4 * i..4 * i + 4].try_into().unwrap()) as f64,
+                    (v as f64 * v as f64) as f32 as f64,
+                ),
             };
             assert!(got == want || (got.is_nan() && want.is_nan()), "{data_type:?} x = {v}: {got} vs {want}");
         }

@@ -11,13 +11,13 @@
 //!
 //! NaN inputs give NaN for every float activation (clamp and relu pass NaN through).
 
-use super::fast_math::{exp_f32, expm1_f32, gelu_f32, sigmoid_f32, tanh_f32};
 use super::epilogue::TileBias;
-use super::simd::simd;
-use super::packed_gemm::TileOut;
+use super::fast_math::{exp_f32, expm1_f32, gelu_f32, sigmoid_f32, tanh_f32};
 use super::logical::Broadcast;
-use super::vector_activation::VectorActivation;
+use super::packed_gemm::TileOut;
+use super::simd::simd;
 use super::unary::{map, map_float, with_int_type, IntElem, CHEAP_CHUNK, COSTLY_CHUNK};
+use super::vector_activation::VectorActivation;
 use super::{In, Kernel, Out};
 use half::f16;
 use webnn_core::graph::{Attrs, Operation};
@@ -72,70 +72,119 @@ macro_rules! with_activation_fn {
         let ($chunk, costly) = (CHEAP_CHUNK, COSTLY_CHUNK);
         match $act {
             Activation::Clamp(lo, hi) => {
-                let $f = inline_fn(#[inline(always)] move |x: f32| {
-                    // As `clamp` below: two selects, NaN passes through.
-                    let y = if x < lo { lo } else { x };
-                    if y > hi { hi } else { y }
-                });
+                let $f = inline_fn(
+                    #[inline(always)]
+                    move |x: f32| {
+                        // As `clamp` below: two selects, NaN passes through.
+                        let y = if x < lo { lo } else { x };
+                        if y > hi {
+                            hi
+                        } else {
+                            y
+                        }
+                    },
+                );
                 $body
             }
             Activation::Elu(a) => {
-                let $f = inline_fn(#[inline(always)] move |x: f32| elu(x, a));
+                let $f = inline_fn(
+                    #[inline(always)]
+                    move |x: f32| elu(x, a),
+                );
                 $body
             }
             Activation::Gelu => {
-                let $f = inline_fn(#[inline(always)] |x: f32| gelu_f32(x));
+                let $f = inline_fn(
+                    #[inline(always)]
+                    |x: f32| gelu_f32(x),
+                );
                 $body
             }
             Activation::HardSigmoid(a, b) => {
-                let $f = inline_fn(#[inline(always)] move |x: f32| (a * x as f64 + b).clamp(0.0, 1.0) as f32);
+                let $f = inline_fn(
+                    #[inline(always)]
+                    move |x: f32| (a * x as f64 + b).clamp(0.0, 1.0) as f32,
+                );
                 $body
             }
             Activation::HardSwish => {
-                let $f = inline_fn(#[inline(always)] |x: f32| hard_swish(x));
+                let $f = inline_fn(
+                    #[inline(always)]
+                    |x: f32| hard_swish(x),
+                );
                 $body
             }
             Activation::LeakyRelu(a) => {
-                let $f = inline_fn(#[inline(always)] move |x: f32| if x >= 0.0 { x } else { (a * x as f64) as f32 });
+                let $f = inline_fn(
+                    #[inline(always)]
+                    move |x: f32| if x >= 0.0 { x } else { (a * x as f64) as f32 },
+                );
                 $body
             }
             Activation::Linear(a, b) => {
-                let $f = inline_fn(#[inline(always)] move |x: f32| (a * x as f64 + b) as f32);
+                let $f = inline_fn(
+                    #[inline(always)]
+                    move |x: f32| (a * x as f64 + b) as f32,
+                );
                 $body
             }
             Activation::Relu => {
-                let $f = inline_fn(#[inline(always)] |x: f32| if x < 0.0 { 0.0 } else { x });
+                let $f = inline_fn(
+                    #[inline(always)]
+                    |x: f32| if x < 0.0 { 0.0 } else { x },
+                );
                 $body
             }
             Activation::Sigmoid => {
-                let $f = inline_fn(#[inline(always)] |x: f32| sigmoid_f32(x));
+                let $f = inline_fn(
+                    #[inline(always)]
+                    |x: f32| sigmoid_f32(x),
+                );
                 $body
             }
             Activation::Softplus => {
                 let $chunk = costly;
-                let $f = inline_fn(#[inline(always)] |x: f32| softplus(x));
+                let $f = inline_fn(
+                    #[inline(always)]
+                    |x: f32| softplus(x),
+                );
                 $body
             }
             Activation::Softsign => {
-                let $f = inline_fn(#[inline(always)] |x: f32| softsign(x));
+                let $f = inline_fn(
+                    #[inline(always)]
+                    |x: f32| softsign(x),
+                );
                 $body
             }
             Activation::Square => {
-                let $f = inline_fn(#[inline(always)] |x: f32| x * x);
+                let $f = inline_fn(
+                    #[inline(always)]
+                    |x: f32| x * x,
+                );
                 $body
             }
             Activation::Swish if $f16 => {
                 let $chunk = costly;
-                let $f = inline_fn(#[inline(always)] |x: f32| x * f16::from_f32(sigmoid_f32(x)).to_f32());
+                let $f = inline_fn(
+                    #[inline(always)]
+                    |x: f32| x * f16::from_f32(sigmoid_f32(x)).to_f32(),
+                );
                 $body
             }
             Activation::Swish => {
                 let $chunk = costly;
-                let $f = inline_fn(#[inline(always)] |x: f32| x * sigmoid_f32(x));
+                let $f = inline_fn(
+                    #[inline(always)]
+                    |x: f32| x * sigmoid_f32(x),
+                );
                 $body
             }
             Activation::Tanh => {
-                let $f = inline_fn(#[inline(always)] |x: f32| tanh_f32(x));
+                let $f = inline_fn(
+                    #[inline(always)]
+                    |x: f32| tanh_f32(x),
+                );
                 $body
             }
         }
@@ -363,7 +412,14 @@ struct PreluKernel {
 }
 
 /// prelu: x for x ≥ 0, slope·x otherwise (input and slope broadcast to the output).
-pub fn prelu_float<T: Copy + Send + Sync>(x: &[T], slope: &[T], out: &mut [T], geom: &Broadcast<2>, to: impl Fn(T) -> f64 + Sync + Send, from: impl Fn(f64) -> T + Sync + Send) {
+pub fn prelu_float<T: Copy + Send + Sync>(
+    x: &[T],
+    slope: &[T],
+    out: &mut [T],
+    geom: &Broadcast<2>,
+    to: impl Fn(T) -> f64 + Sync + Send,
+    from: impl Fn(f64) -> T + Sync + Send,
+) {
     geom.map(out, |[i, j]| {
         let v = x[i];
         let xv = to(v);
@@ -396,14 +452,9 @@ impl Kernel for PreluKernel {
             DataType::Float32 => {
                 prelu_float::<f32>(x.slice(), s.slice(), out.slice_mut(), &self.geom, |v| v as f64, |v| v as f32)
             }
-            DataType::Float16 => prelu_float::<f16>(
-                x.slice(),
-                s.slice(),
-                out.slice_mut(),
-                &self.geom,
-                |v| v.to_f64(),
-                f16::from_f64,
-            ),
+            DataType::Float16 => {
+                prelu_float::<f16>(x.slice(), s.slice(), out.slice_mut(), &self.geom, |v| v.to_f64(), f16::from_f64)
+            }
             dt => with_int_type!(dt, T => prelu_int::<T>(x.slice(), s.slice(), out.slice_mut(), &self.geom)),
         }
         Ok(())
@@ -498,7 +549,11 @@ fn softmax_row<T: Copy>(x: &[T], out: &mut [T], scratch: &mut [f32], to: &impl F
         lanes[0] = if v > lanes[0] { v } else { lanes[0] };
         nan[0] |= v.is_nan();
     }
-    let max = if nan.iter().any(|&b| b) { f32::NAN } else { lanes.iter().fold(f32::NEG_INFINITY, |m, &v| if v > m { v } else { m }) };
+    let max = if nan.iter().any(|&b| b) {
+        f32::NAN
+    } else {
+        lanes.iter().fold(f32::NEG_INFINITY, |m, &v| if v > m { v } else { m })
+    };
     let mut sums = [0.0f64; 8];
     let mut chunks = scratch.chunks_exact_mut(8);
     for c in &mut chunks {
@@ -538,7 +593,10 @@ fn softmax<T: Copy + Send + Sync>(
             let mut scratch = cell.borrow_mut();
             super::scratch::grow(&mut scratch, scratch_len)?;
             for (ob, xb) in o.chunks_mut(block).zip(xi.chunks(block)) {
-                simd(#[inline(always)] || softmax_block(xb, ob, g.n, g.inner, &mut scratch[..scratch_len], &to, &from));
+                simd(
+                    #[inline(always)]
+                    || softmax_block(xb, ob, g.n, g.inner, &mut scratch[..scratch_len], &to, &from),
+                );
             }
             Ok(())
         })
@@ -596,11 +654,16 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
                 return Err(unsupported());
             }
             let prod = |s: &[u32]| s.iter().map(|&d| d as usize).product::<usize>();
-            let geom = SoftmaxGeom { outer: prod(&out.shape[..axis]), n: out.shape[axis] as usize, inner: prod(&out.shape[axis + 1..]) };
+            let geom = SoftmaxGeom {
+                outer: prod(&out.shape[..axis]),
+                n: out.shape[axis] as usize,
+                inner: prod(&out.shape[axis + 1..]),
+            };
             Ok(Box::new(SoftmaxKernel { data_type, geom }))
         }
         _ => {
-            let act = Activation::of(op).ok_or_else(|| Error::operation(format!("{}: not an activation or missing attributes", op.kind)))?;
+            let act = Activation::of(op)
+                .ok_or_else(|| Error::operation(format!("{}: not an activation or missing attributes", op.kind)))?;
             if !data_type.is_float() && act != Activation::Relu {
                 return Err(unsupported());
             }

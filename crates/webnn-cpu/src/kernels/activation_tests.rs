@@ -2,8 +2,8 @@
 
 use super::*;
 use crate::testing::{assert_close, decode, encode, round_to, run_unary};
-use webnn_core::testing::Rng;
 use crate::testing::{bytes_of, from_bytes, run_op};
+use webnn_core::testing::Rng;
 use webnn_core::types::MLNumber;
 use webnn_core::OperandDescriptor;
 
@@ -24,7 +24,8 @@ const ALL: [DataType; 8] = [
 fn cases(dt: DataType) -> Vec<(OpKind, Attrs, Box<dyn Fn(f64) -> f64>, u64)> {
     let cast = |v: f64| MLNumber::Double(v).cast(dt).to_f64();
     let ab = |a: f64, b: f64| Attrs::AlphaBeta { alpha: cast(a), beta: cast(b) };
-    let (a_elu, a_leaky, a_hs, b_hs, a_lin, b_lin) = (cast(0.7), cast(0.03), cast(0.25), cast(0.4), cast(-1.3), cast(0.6));
+    let (a_elu, a_leaky, a_hs, b_hs, a_lin, b_lin) =
+        (cast(0.7), cast(0.03), cast(0.25), cast(0.4), cast(-1.3), cast(0.6));
     vec![
         (OpKind::Elu, ab(0.7, 0.0), Box::new(move |x: f64| x.max(0.0) + a_elu * (x.min(0.0).exp() - 1.0)), 3),
         (OpKind::Gelu, Attrs::None, Box::new(|x: f64| 0.5 * x * libm::erfc(-x / 2f64.sqrt())), 6),
@@ -106,7 +107,13 @@ fn clamp_every_type_with_cast_bounds() {
         } else {
             vec![0.0, 1.0, 2.0, 3.0, 5.0, 6.0, 100.0]
         };
-        for (lo, hi) in [(-2.0, 5.0), (2.0, 2.0), (f64::NEG_INFINITY, 3.0), (1.0, f64::INFINITY), (f64::NEG_INFINITY, f64::INFINITY)] {
+        for (lo, hi) in [
+            (-2.0, 5.0),
+            (2.0, 2.0),
+            (f64::NEG_INFINITY, 3.0),
+            (1.0, f64::INFINITY),
+            (f64::NEG_INFINITY, f64::INFINITY),
+        ] {
             let attrs = Attrs::Clamp { min: MLNumber::Double(lo).cast(dt), max: MLNumber::Double(hi).cast(dt) };
             let got = run_unary(OpKind::Clamp, dt, dt, &[7], &x, attrs);
             let (l, h) = (MLNumber::Double(lo).cast(dt).to_f64(), MLNumber::Double(hi).cast(dt).to_f64());
@@ -119,7 +126,10 @@ fn clamp_every_type_with_cast_bounds() {
     let out = run_op(
         OpKind::Clamp,
         &[Some((d.clone(), bytes_of(&[u64::MAX, 5, u64::MAX - 3])))],
-        Attrs::Clamp { min: MLNumber::BigInt(6).cast(DataType::Uint64), max: MLNumber::BigInt(u64::MAX as i128 - 2).cast(DataType::Uint64) },
+        Attrs::Clamp {
+            min: MLNumber::BigInt(6).cast(DataType::Uint64),
+            max: MLNumber::BigInt(u64::MAX as i128 - 2).cast(DataType::Uint64),
+        },
         &[d],
     );
     assert_eq!(from_bytes::<u64>(&out[0]), [u64::MAX - 2, 6, u64::MAX - 3]);
@@ -162,7 +172,9 @@ fn prelu_broadcasts_both_ways_for_every_allowed_type() {
     for dt in [DataType::Float32, DataType::Float16, DataType::Int64, DataType::Int32, DataType::Int8] {
         for &(sx, ss, so) in shapes {
             let x: Vec<f64> = (0..count(sx)).map(|_| rng.uniform(-9.0, 9.0).round()).collect();
-            let s: Vec<f64> = (0..count(ss)).map(|_| rng.uniform(-4.0, 4.0).round() * if dt.is_float() { 0.37 } else { 1.0 }).collect();
+            let s: Vec<f64> = (0..count(ss))
+                .map(|_| rng.uniform(-4.0, 4.0).round() * if dt.is_float() { 0.37 } else { 1.0 })
+                .collect();
             let s: Vec<f64> = s.iter().map(|&v| round_to(dt, v)).collect();
             let out = run_op(
                 OpKind::Prelu,
@@ -184,7 +196,12 @@ fn prelu_broadcasts_both_ways_for_every_allowed_type() {
     }
     // int8 products wrap.
     let d = OperandDescriptor::new(DataType::Int8, vec![2]);
-    let out = run_op(OpKind::Prelu, &[Some((d.clone(), bytes_of(&[-100i8, -2]))), Some((d.clone(), bytes_of(&[3i8, 100])))], Attrs::None, &[d]);
+    let out = run_op(
+        OpKind::Prelu,
+        &[Some((d.clone(), bytes_of(&[-100i8, -2]))), Some((d.clone(), bytes_of(&[3i8, 100])))],
+        Attrs::None,
+        &[d],
+    );
     assert_eq!(from_bytes::<i8>(&out[0]), [(-300i32) as i8, (-200i32) as i8]);
 }
 
@@ -210,7 +227,8 @@ fn softmax_ref(x: &[f64], shape: &[u32], axis: usize) -> Vec<f64> {
 #[test]
 fn softmax_every_axis_and_layout() {
     let mut rng = Rng::new(21);
-    let shapes: &[&[u32]] = &[&[5], &[1], &[3, 4], &[2, 1, 7], &[2, 3, 70], &[3, 100, 2], &[1, 130, 3, 1], &[4, 2, 3, 5]];
+    let shapes: &[&[u32]] =
+        &[&[5], &[1], &[3, 4], &[2, 1, 7], &[2, 3, 70], &[3, 100, 2], &[1, 130, 3, 1], &[4, 2, 3, 5]];
     for dt in FLOATS {
         for &shape in shapes {
             for axis in 0..shape.len() {
@@ -230,7 +248,14 @@ fn softmax_is_stable_for_large_values_and_propagates_nan() {
     let x = [1000.0, 1001.0, 999.0, -1000.0];
     let got = run_unary(OpKind::Softmax, DataType::Float32, DataType::Float32, &[4], &x, Attrs::Axis { axis: 0 });
     assert_close(DataType::Float32, &got, &softmax_ref(&x, &[4], 0), 2, "large");
-    let got = run_unary(OpKind::Softmax, DataType::Float32, DataType::Float32, &[2, 2], &[1.0, f64::NAN, 1.0, 2.0], Attrs::Axis { axis: 1 });
+    let got = run_unary(
+        OpKind::Softmax,
+        DataType::Float32,
+        DataType::Float32,
+        &[2, 2],
+        &[1.0, f64::NAN, 1.0, 2.0],
+        Attrs::Axis { axis: 1 },
+    );
     assert!(got[0].is_nan() && got[1].is_nan());
     assert_close(DataType::Float32, &got[2..], &softmax_ref(&[1.0, 2.0], &[2], 0), 1, "row 2");
     // Rows of 20: a NaN inside the 8-wide chunks, and masked (-inf) logits.

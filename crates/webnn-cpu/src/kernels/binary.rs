@@ -44,8 +44,20 @@ impl Arith for f32 {
             BinaryOp::Mul => a * b,
             BinaryOp::Div => a / b,
             // NaN propagates, as in IEEE maximum/minimum.
-            BinaryOp::Max => if a.is_nan() || b.is_nan() { f32::NAN } else { a.max(b) },
-            BinaryOp::Min => if a.is_nan() || b.is_nan() { f32::NAN } else { a.min(b) },
+            BinaryOp::Max => {
+                if a.is_nan() || b.is_nan() {
+                    f32::NAN
+                } else {
+                    a.max(b)
+                }
+            }
+            BinaryOp::Min => {
+                if a.is_nan() || b.is_nan() {
+                    f32::NAN
+                } else {
+                    a.min(b)
+                }
+            }
             BinaryOp::Pow => a.powf(b),
         }
     }
@@ -198,7 +210,11 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let b = graph.descriptor(op.inputs[1].expect("validated: b"));
     let out = graph.descriptor(op.outputs[0]);
     let strides = [broadcast_strides(&a.shape, &out.shape), broadcast_strides(&b.shape, &out.shape)];
-    Ok(Box::new(BinaryKernel { op: bop, data_type: out.data_type, rows: RowPlan::new(&out.shape, [&strides[0], &strides[1]]) }))
+    Ok(Box::new(BinaryKernel {
+        op: bop,
+        data_type: out.data_type,
+        rows: RowPlan::new(&out.shape, [&strides[0], &strides[1]]),
+    }))
 }
 
 /// Elements per parallel task.
@@ -231,14 +247,23 @@ fn row<T: Copy>(o: &mut [T], a: &[T], b: &[T], offs: [usize; 2], reads: [RowRead
 }
 
 /// Computes `out = f(a, b)` row by row, in parallel tasks of about [`TASK`] elements.
-fn binary_rows<T: Copy + Send + Sync>(a: &[T], b: &[T], out: &mut [T], plan: &RowPlan, f: impl Fn(T, T) -> T + Sync + Send) {
+fn binary_rows<T: Copy + Send + Sync>(
+    a: &[T],
+    b: &[T],
+    out: &mut [T],
+    plan: &RowPlan,
+    f: impl Fn(T, T) -> T + Sync + Send,
+) {
     let len = plan.len;
     if plan.rows == 1 {
         // One long row: split it into pieces.
         let reads = plan.reads;
         let piece = |start: usize, o: &mut [T]| {
             let offs = reads.map(|r| if r == RowRead::Contiguous { start } else { 0 });
-            simd(#[inline(always)] || row(o, a, b, offs, reads, &f))
+            simd(
+                #[inline(always)]
+                || row(o, a, b, offs, reads, &f),
+            )
         };
         if out.len() <= TASK {
             piece(0, out);
@@ -249,11 +274,14 @@ fn binary_rows<T: Copy + Send + Sync>(a: &[T], b: &[T], out: &mut [T], plan: &Ro
     }
     let rows_per_task = (TASK / len).max(1);
     let task = |t: usize, o: &mut [T]| {
-        simd(#[inline(always)] || {
-            for (r, orow) in o.chunks_mut(len).enumerate() {
-                row(orow, a, b, plan.offsets(t * rows_per_task + r), plan.reads, &f);
-            }
-        })
+        simd(
+            #[inline(always)]
+            || {
+                for (r, orow) in o.chunks_mut(len).enumerate() {
+                    row(orow, a, b, plan.offsets(t * rows_per_task + r), plan.reads, &f);
+                }
+            },
+        )
     };
     if plan.rows <= rows_per_task {
         task(0, out);

@@ -74,7 +74,8 @@ fn broadcast_matches_naive() {
     let b = [10.0f32, 20.0]; // [2,1]
     let out_shape = [2u32, 3];
     let mut out = [0.0f32; 6];
-    let plan = RowPlan::new(&out_shape, [&broadcast_strides(&[2, 3], &out_shape), &broadcast_strides(&[2, 1], &out_shape)]);
+    let plan =
+        RowPlan::new(&out_shape, [&broadcast_strides(&[2, 3], &out_shape), &broadcast_strides(&[2, 1], &out_shape)]);
     binary(BinaryOp::Add, &a, &b, &mut out, &plan);
     assert_eq!(out, [10.0, 11.0, 12.0, 23.0, 24.0, 25.0]);
 }
@@ -98,7 +99,13 @@ fn int_pow_reference(base: i128, exponent: i128) -> i128 {
     if exponent < 0 {
         return match base {
             1 => 1,
-            -1 => if exponent % 2 == 0 { 1 } else { -1 },
+            -1 => {
+                if exponent % 2 == 0 {
+                    1
+                } else {
+                    -1
+                }
+            }
             _ => 0,
         };
     }
@@ -113,7 +120,8 @@ macro_rules! pow_case {
         let a = OperandDescriptor::new($dt, vec![bases.len() as u32, 1]);
         let b = OperandDescriptor::new($dt, vec![exps.len() as u32]);
         let out_desc = OperandDescriptor::new($dt, vec![bases.len() as u32, exps.len() as u32]);
-        let out = run_op(OpKind::Pow, &[Some((a, bytes_of(&bases))), Some((b, bytes_of(&exps)))], Attrs::None, &[out_desc]);
+        let out =
+            run_op(OpKind::Pow, &[Some((a, bytes_of(&bases))), Some((b, bytes_of(&exps)))], Attrs::None, &[out_desc]);
         let got = from_bytes::<$t>(&out[0]);
         for (i, &x) in bases.iter().enumerate() {
             for (j, &e) in exps.iter().enumerate() {
@@ -144,7 +152,12 @@ fn pow_in_float16_through_a_plan() {
     let a = OperandDescriptor::new(DataType::Float16, vec![6, 1]);
     let b = OperandDescriptor::new(DataType::Float16, vec![5]);
     let out_desc = OperandDescriptor::new(DataType::Float16, vec![6, 5]);
-    let out = run_op(OpKind::Pow, &[Some((a, bytes_of(&h(&bases)))), Some((b, bytes_of(&h(&exps))))], Attrs::None, &[out_desc]);
+    let out = run_op(
+        OpKind::Pow,
+        &[Some((a, bytes_of(&h(&bases)))), Some((b, bytes_of(&h(&exps))))],
+        Attrs::None,
+        &[out_desc],
+    );
     let got = from_bytes::<f16>(&out[0]);
     for (i, &x) in bases.iter().enumerate() {
         for (j, &e) in exps.iter().enumerate() {

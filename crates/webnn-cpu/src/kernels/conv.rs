@@ -12,12 +12,12 @@
 //! the computed size: positions no input reaches hold the bias).
 
 use super::constants::constant_f32;
-use super::float_elem::{FloatElem, widen};
-use super::scratch::{Scratch, try_zeroed};
-use super::sgemm::{Mat, sgemm};
-use super::simd::simd;
 use super::epilogue::{BoundEpilogue, Epilogue, TileBias};
+use super::float_elem::{widen, FloatElem};
 use super::packed_gemm::{gemm, Lhs, PackedLhs, PackedRhs, PerTile, Rhs, TileOut};
+use super::scratch::{try_zeroed, Scratch};
+use super::sgemm::{sgemm, Mat};
+use super::simd::simd;
 use super::winograd::{self, WinogradFilter};
 use super::{depthwise, depthwise_blocked, In, Kernel, Out};
 use half::f16;
@@ -274,7 +274,9 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
     // Winograd needs the filter transformed at build: a constant one (else im2col).
     let winograd = weights
         .as_ref()
-        .filter(|_| path == ConvPath::Im2col && data_type == DataType::Float32 && winograd::applies(&g) && winograd::pays(&g))
+        .filter(|_| {
+            path == ConvPath::Im2col && data_type == DataType::Float32 && winograd::applies(&g) && winograd::pays(&g)
+        })
         .and_then(|w| WinogradFilter::new(&g, w));
     let path = if winograd.is_some() { ConvPath::Winograd } else { path };
     let packed = weights
@@ -388,7 +390,12 @@ fn im2col_row_nchw(g: &Geom, xg: &[f32], p0: usize, r: usize, dst: &mut [f32]) {
 /// one image) and output pixels `p0..p0 + pcount`: row (ci, kh, kw), column pixel.
 fn im2col_nchw(g: &Geom, xg: &[f32], p0: usize, pcount: usize, col: &mut [f32]) {
     if col.len() >= 1 << 15 {
-        crate::par::chunks(col, pcount, |r, dst| simd(#[inline(always)] || im2col_row_nchw(g, xg, p0, r, dst)));
+        crate::par::chunks(col, pcount, |r, dst| {
+            simd(
+                #[inline(always)]
+                || im2col_row_nchw(g, xg, p0, r, dst),
+            )
+        });
     } else {
         simd(
             #[inline(always)]
@@ -505,9 +512,15 @@ impl PackedFilter {
     fn new(g: &Geom, wts: &[f32]) -> Option<PackedFilter> {
         let (cog, kdim) = (g.cog(), g.cig() * g.kk());
         if g.nhwc {
-            (0..g.groups).map(|grp| PackedRhs::new(kdim, cog, Mat::rows(&wts[grp * kdim * cog..], cog))).collect::<Option<_>>().map(PackedFilter::Nhwc)
+            (0..g.groups)
+                .map(|grp| PackedRhs::new(kdim, cog, Mat::rows(&wts[grp * kdim * cog..], cog)))
+                .collect::<Option<_>>()
+                .map(PackedFilter::Nhwc)
         } else {
-            (0..g.groups).map(|grp| PackedLhs::new(cog, kdim, Mat::rows(&wts[grp * cog * kdim..], kdim))).collect::<Option<_>>().map(PackedFilter::Nchw)
+            (0..g.groups)
+                .map(|grp| PackedLhs::new(cog, kdim, Mat::rows(&wts[grp * cog * kdim..], kdim)))
+                .collect::<Option<_>>()
+                .map(PackedFilter::Nchw)
         }
     }
 }
@@ -551,7 +564,17 @@ fn conv_gemm(
                     })
                 };
                 if path == ConvPath::Pointwise {
-                    gemm(cog, pixels, cig, a, Rhs::Strided(Mat::rows(xg, hw)), &mut out[obase..], pixels, true, &tile_epilogue(0))?;
+                    gemm(
+                        cog,
+                        pixels,
+                        cig,
+                        a,
+                        Rhs::Strided(Mat::rows(xg, hw)),
+                        &mut out[obase..],
+                        pixels,
+                        true,
+                        &tile_epilogue(0),
+                    )?;
                     continue;
                 }
                 let mut p0 = 0;
@@ -592,7 +615,17 @@ fn conv_gemm(
                     let pc = tile.min(pixels - p0);
                     let c = &mut col[..kdim * pc];
                     im2col_nhwc(g, xn, grp, p0, c);
-                    gemm(pc, cog, kdim, Lhs::Strided(Mat::rows(c, kdim)), b, &mut out[obase + p0 * g.cout..], g.cout, true, &tile_epilogue(p0))?;
+                    gemm(
+                        pc,
+                        cog,
+                        kdim,
+                        Lhs::Strided(Mat::rows(c, kdim)),
+                        b,
+                        &mut out[obase + p0 * g.cout..],
+                        g.cout,
+                        true,
+                        &tile_epilogue(p0),
+                    )?;
                     p0 += pc;
                 }
             }
@@ -604,14 +637,29 @@ fn conv_gemm(
 /// conv2d on f32 data by im2col + GEMM whatever the shape (`wts` as [`pack_conv_filter`]
 /// lays it out, packed at run time), for the tests and benchmarks that compare another path
 /// with it.
-pub fn im2col_conv(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, col_scratch: &Scratch, out: &mut [f32], ep: &BoundEpilogue<'_>) -> webnn_core::Result<()> {
+pub fn im2col_conv(
+    g: &Geom,
+    x: &[f32],
+    wts: &[f32],
+    bias: Option<&[f32]>,
+    col_scratch: &Scratch,
+    out: &mut [f32],
+    ep: &BoundEpilogue<'_>,
+) -> webnn_core::Result<()> {
     let (kdim, pixels) = (g.cig() * g.kk(), g.oh * g.ow);
     let tile = if kdim * pixels <= COL_BUDGET { pixels } else { (COL_BUDGET / kdim).max(64).min(pixels) };
     conv_gemm(g, ConvPath::Im2col, tile, x, wts, None, bias, col_scratch, out, ep)
 }
 
 impl Conv2dKernel {
-    fn compute(&self, x: &[f32], wts: &[f32], bias: Option<&[f32]>, out: &mut [f32], ep: &BoundEpilogue<'_>) -> webnn_core::Result<()> {
+    fn compute(
+        &self,
+        x: &[f32],
+        wts: &[f32],
+        bias: Option<&[f32]>,
+        out: &mut [f32],
+        ep: &BoundEpilogue<'_>,
+    ) -> webnn_core::Result<()> {
         let g = &self.g;
         match self.path {
             ConvPath::Depthwise => {
@@ -719,7 +767,14 @@ impl Kernel for Conv2dKernel {
 
 /// Index of filter element (group-input channel `i` as a global input channel, group-output
 /// channel `o`, `h`, `w`) in a convTranspose2d filter of `layout`.
-fn convt_filter_index(layout: ConvTranspose2dFilterOperandLayout, g: &Geom, i: usize, o: usize, h: usize, w: usize) -> usize {
+fn convt_filter_index(
+    layout: ConvTranspose2dFilterOperandLayout,
+    g: &Geom,
+    i: usize,
+    o: usize,
+    h: usize,
+    w: usize,
+) -> usize {
     let (cog, kh, kw, cin) = (g.cog(), g.kh, g.kw, g.cin);
     match layout {
         ConvTranspose2dFilterOperandLayout::Iohw => ((i * cog + o) * kh + h) * kw + w,
@@ -831,7 +886,8 @@ pub fn conv_transpose(
     let opix = g.oh * g.ow;
     let mut col = col_scratch.get(g.cout * kk * hw)?;
     fill_bias(g, bias, out);
-    let w_spans: Vec<(usize, usize)> = (0..g.kw).map(|k| span(g.w, g.strides[1], k * g.dilations[1], g.padding[2], g.ow)).collect();
+    let w_spans: Vec<(usize, usize)> =
+        (0..g.kw).map(|k| span(g.w, g.strides[1], k * g.dilations[1], g.padding[2], g.ow)).collect();
     for n in 0..g.n {
         if !g.nhwc {
             // col[(co·kk + k)·hw + pixel] for every output channel co (all groups).
@@ -842,7 +898,12 @@ pub fn conv_transpose(
                 sgemm(cog * kk, hw, cig, a, Mat::rows(xg, hw), c, hw, 1, 1.0, None, true);
             }
             let col = &col[..];
-            crate::par::chunks(&mut out[n * g.cout * opix..][..g.cout * opix], opix, |co, plane| simd(#[inline(always)] || col2im_plane(g, &col[co * kk * hw..][..kk * hw], &w_spans, plane)));
+            crate::par::chunks(&mut out[n * g.cout * opix..][..g.cout * opix], opix, |co, plane| {
+                simd(
+                    #[inline(always)]
+                    || col2im_plane(g, &col[co * kk * hw..][..kk * hw], &w_spans, plane),
+                )
+            });
         } else {
             // col[pixel][grp][k][o]: row stride cout·kk.
             let xn = &x[n * hw * g.cin..][..hw * g.cin];
@@ -853,7 +914,12 @@ pub fn conv_transpose(
                 sgemm(hw, kk * cog, cig, a, b, &mut col[grp * kk * cog..], row, 1, 1.0, None, true);
             }
             let col = &col[..];
-            crate::par::chunks(&mut out[n * opix * g.cout..][..opix * g.cout], g.ow * g.cout, |oh, orow| simd(#[inline(always)] || col2im_row(g, col, &w_spans, oh, orow)));
+            crate::par::chunks(&mut out[n * opix * g.cout..][..opix * g.cout], g.ow * g.cout, |oh, orow| {
+                simd(
+                    #[inline(always)]
+                    || col2im_row(g, col, &w_spans, oh, orow),
+                )
+            });
         }
     }
     Ok(())

@@ -21,14 +21,30 @@ use std::arch::x86_64::*;
 
 /// Whether `g` takes this kernel on this CPU.
 pub fn applies(g: &Geom) -> bool {
-    super::unary::has_avx512() && !g.nhwc && g.groups == 1 && g.cin <= 4 && g.cout.is_multiple_of(8) && g.cin * g.kk() <= 64 && g.ow > 0 && g.oh > 0 && plane_fits(g)
+    super::unary::has_avx512()
+        && !g.nhwc
+        && g.groups == 1
+        && g.cin <= 4
+        && g.cout.is_multiple_of(8)
+        && g.cin * g.kk() <= 64
+        && g.ow > 0
+        && g.oh > 0
+        && plane_fits(g)
 }
 
 /// The conv2d of an [`applies`] geometry: `wts` as `[cout][cin·kh·kw]`, `out` nchw.
 /// `planes` is this kernel's own scratch: its padding positions are written only here, as
 /// zeros when the buffer grows, and never by the copies (the geometry is the kernel's), so
 /// they stay zero from one dispatch to the next.
-pub fn conv(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, planes: &Scratch, out: &mut [f32], ep: &BoundEpilogue<'_>) -> webnn_core::Result<()> {
+pub fn conv(
+    g: &Geom,
+    x: &[f32],
+    wts: &[f32],
+    bias: Option<&[f32]>,
+    planes: &Scratch,
+    out: &mut [f32],
+    ep: &BoundEpilogue<'_>,
+) -> webnn_core::Result<()> {
     let layout = PhaseLayout::of(g);
     let taps: Vec<usize> = (0..g.cin * g.kk())
         .map(|t| {
@@ -41,7 +57,12 @@ pub fn conv(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, planes: &Scr
     let block = if g.cout >= 32 && g.cout.is_multiple_of(16) { 16 } else { 8 };
     for n in 0..g.n {
         for ci in 0..g.cin {
-            fill_padded(g, &layout, &x[(n * g.cin + ci) * plane..][..plane], &mut padded[ci * layout.len..][..layout.len]);
+            fill_padded(
+                g,
+                &layout,
+                &x[(n * g.cin + ci) * plane..][..plane],
+                &mut padded[ci * layout.len..][..layout.len],
+            );
         }
         let padded = &*padded;
         let image = &mut out[n * g.cout * oplane..][..g.cout * oplane];
@@ -56,9 +77,29 @@ pub fn conv(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, planes: &Scr
                     // `oh` of the block's planes (`block` divides cout).
                     unsafe {
                         if block == 16 {
-                            row::<16>(padded, layout.pitch, &taps, &wts[co0 * taps.len()..], bias.map(|b| &b[co0..]), planes_out, oh, g.ow, oplane)
+                            row::<16>(
+                                padded,
+                                layout.pitch,
+                                &taps,
+                                &wts[co0 * taps.len()..],
+                                bias.map(|b| &b[co0..]),
+                                planes_out,
+                                oh,
+                                g.ow,
+                                oplane,
+                            )
                         } else {
-                            row::<8>(padded, layout.pitch, &taps, &wts[co0 * taps.len()..], bias.map(|b| &b[co0..]), planes_out, oh, g.ow, oplane)
+                            row::<8>(
+                                padded,
+                                layout.pitch,
+                                &taps,
+                                &wts[co0 * taps.len()..],
+                                bias.map(|b| &b[co0..]),
+                                planes_out,
+                                oh,
+                                g.ow,
+                                oplane,
+                            )
                         }
                     }
                 }
@@ -80,9 +121,22 @@ pub fn conv(g: &Geom, x: &[f32], wts: &[f32], bias: Option<&[f32]>, planes: &Scr
 /// B rows of `taps.len()` weights; `out` holds B planes of `oplane ≥ (oh + 1)·ow_n`.
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
 #[allow(clippy::too_many_arguments)]
-unsafe fn row<const B: usize>(padded: &[f32], pitch: usize, taps: &[usize], w: &[f32], bias: Option<&[f32]>, out: &mut [f32], oh: usize, ow_n: usize, oplane: usize) {
+unsafe fn row<const B: usize>(
+    padded: &[f32],
+    pitch: usize,
+    taps: &[usize],
+    w: &[f32],
+    bias: Option<&[f32]>,
+    out: &mut [f32],
+    oh: usize,
+    ow_n: usize,
+    oplane: usize,
+) {
     let k = taps.len();
-    assert!(w.len() >= B * k && out.len() >= B * oplane && bias.is_none_or(|b| b.len() >= B), "conv few channels: block bounds");
+    assert!(
+        w.len() >= B * k && out.len() >= B * oplane && bias.is_none_or(|b| b.len() >= B),
+        "conv few channels: block bounds"
+    );
     let (x, wp, y) = (padded.as_ptr(), w.as_ptr(), out.as_mut_ptr());
     let mut ow0 = 0;
     while ow0 < ow_n {

@@ -133,14 +133,34 @@ pub(super) fn fill_padded(g: &Geom, layout: &PhaseLayout, xp: &[f32], padded: &m
 /// `g.ow ≤ 16`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn depthwise_plane_pair(g: &Geom, layout: &PhaseLayout, xp: [&[f32]; 2], wk: [&[f32]; 2], o: [&mut [f32]; 2], padded: &mut [f32]) {
+unsafe fn depthwise_plane_pair(
+    g: &Geom,
+    layout: &PhaseLayout,
+    xp: [&[f32]; 2],
+    wk: [&[f32]; 2],
+    o: [&mut [f32]; 2],
+    padded: &mut [f32],
+) {
     let (pa, pb) = padded[..2 * layout.len].split_at_mut(layout.len);
     fill_padded(g, layout, xp[0], pa);
     fill_padded(g, layout, xp[1], pb);
     let bias = [o[0][0], o[1][0]];
     // SAFETY (caller): AVX-512F, a streamed geometry one vector wide; both padded planes
     // have this layout and both outputs are oh × ow.
-    unsafe { super::depthwise_avx512::pair_streamed([pa, pb], layout.pitch, layout.phase, g.kh, g.strides[0], wk, bias, o, g.oh, g.ow) };
+    unsafe {
+        super::depthwise_avx512::pair_streamed(
+            [pa, pb],
+            layout.pitch,
+            layout.phase,
+            g.kh,
+            g.strides[0],
+            wk,
+            bias,
+            o,
+            g.oh,
+            g.ow,
+        )
+    };
 }
 
 /// One nchw output plane of a depthwise conv2d (`o` pre-filled with the bias).
@@ -158,7 +178,16 @@ unsafe fn depthwise_plane_pair(g: &Geom, layout: &PhaseLayout, xp: [&[f32]; 2], 
 /// caller's `simd` context (so it is compiled for AVX2/AVX-512 there).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)] // one plane's geometry, taps and three buffers
-fn depthwise_plane(g: &Geom, layout: &PhaseLayout, taps: &[usize], xp: &[f32], wk: &[f32], o: &mut [f32], padded: &mut [f32], wide: &mut [f32]) {
+fn depthwise_plane(
+    g: &Geom,
+    layout: &PhaseLayout,
+    taps: &[usize],
+    xp: &[f32],
+    wk: &[f32],
+    o: &mut [f32],
+    padded: &mut [f32],
+    wide: &mut [f32],
+) {
     let [dl_h, dl_w] = g.dilations;
     let tap_offset = |kh: usize, kw: usize| layout.at(g, kh * dl_h, kw * dl_w);
     fill_padded(g, layout, xp, padded);
@@ -170,7 +199,18 @@ fn depthwise_plane(g: &Geom, layout: &PhaseLayout, taps: &[usize], xp: &[f32], w
         // and `taps` has one offset per weight.
         unsafe {
             if super::depthwise_avx512::streamed(g.kh, g.kw, g.strides, g.dilations) {
-                super::depthwise_avx512::plane_streamed(padded, layout.pitch, layout.phase, g.kh, g.strides[0], wk, o[0], o, g.oh, g.ow)
+                super::depthwise_avx512::plane_streamed(
+                    padded,
+                    layout.pitch,
+                    layout.phase,
+                    g.kh,
+                    g.strides[0],
+                    wk,
+                    o[0],
+                    o,
+                    g.oh,
+                    g.ow,
+                )
             } else {
                 super::depthwise_avx512::plane(padded, layout.pitch, taps, wk, o[0], o, g.oh, g.ow)
             }
@@ -188,7 +228,14 @@ fn depthwise_plane(g: &Geom, layout: &PhaseLayout, taps: &[usize], xp: &[f32], w
 /// `out[j] += Σ_{kh,kw} w[kh·kw_n + kw] · x[j + offset(kh, kw)]`, taps in window order; a 3×3
 /// window in one pass, others one window row per pass.
 #[inline(always)]
-fn window_taps(out: &mut [f32], x: &[f32], w: &[f32], kh_n: usize, kw_n: usize, offset: impl Fn(usize, usize) -> usize) {
+fn window_taps(
+    out: &mut [f32],
+    x: &[f32],
+    w: &[f32],
+    kh_n: usize,
+    kw_n: usize,
+    offset: impl Fn(usize, usize) -> usize,
+) {
     if kh_n == 3 && kw_n == 3 {
         let xs: [&[f32]; 9] = std::array::from_fn(|t| &x[offset(t / 3, t % 3)..]);
         taps_row::<9>(out, xs, std::array::from_fn(|t| w[t]));
@@ -288,16 +335,40 @@ pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32], ep: &BoundEp
                             let (c1, c2) = (p % c, (p + 1) % c);
                             // SAFETY: `pairs` holds only with AVX-512F on a streamed geometry
                             // one vector wide.
-                            simd(#[inline(always)] || unsafe {
-                                depthwise_plane_pair(g, &layout, [&x[p * plane..][..plane], &x[(p + 1) * plane..][..plane]], [&wts[c1 * kk..][..kk], &wts[c2 * kk..][..kk]], [&mut *o, &mut *o2], padded)
-                            });
+                            simd(
+                                #[inline(always)]
+                                || unsafe {
+                                    depthwise_plane_pair(
+                                        g,
+                                        &layout,
+                                        [&x[p * plane..][..plane], &x[(p + 1) * plane..][..plane]],
+                                        [&wts[c1 * kk..][..kk], &wts[c2 * kk..][..kk]],
+                                        [&mut *o, &mut *o2],
+                                        padded,
+                                    )
+                                },
+                            );
                             ep.apply(p * oplane, o);
                             ep.apply((p + 1) * oplane, o2);
                             continue;
                         }
                     }
                     let ch = p % c;
-                    simd(#[inline(always)] || depthwise_plane(g, &layout, &taps, &x[p * plane..][..plane], &wts[ch * kk..][..kk], o, &mut padded[..layout.len], wide));
+                    simd(
+                        #[inline(always)]
+                        || {
+                            depthwise_plane(
+                                g,
+                                &layout,
+                                &taps,
+                                &x[p * plane..][..plane],
+                                &wts[ch * kk..][..kk],
+                                o,
+                                &mut padded[..layout.len],
+                                wide,
+                            )
+                        },
+                    );
                     ep.apply(p * oplane, o);
                 }
                 Ok(())
@@ -308,10 +379,12 @@ pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32], ep: &BoundEp
             (0..g.kw).map(|k| span(g.ow, g.strides[1], k * g.dilations[1], g.padding[2], g.w)).collect();
         crate::par::chunks(out, g.ow * c, |row, o| {
             let (n, oh) = (row / g.oh, row % g.oh);
-            simd(#[inline(always)] || depthwise_row(g, &x[n * plane * c..][..plane * c], wts, &spans, oh, o));
+            simd(
+                #[inline(always)]
+                || depthwise_row(g, &x[n * plane * c..][..plane * c], wts, &spans, oh, o),
+            );
             ep.apply(row * g.ow * c, o);
         });
         Ok(())
     }
 }
-

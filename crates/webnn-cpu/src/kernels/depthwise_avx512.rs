@@ -57,7 +57,18 @@ pub(super) fn streamed(kh: usize, kw: usize, strides: [usize; 2], dilations: [us
 /// `o.len() == oh_n·ow_n`; `w.len() == k²`.
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn plane_streamed(padded: &[f32], pitch: usize, phase: usize, k: usize, stride: usize, w: &[f32], bias: f32, o: &mut [f32], oh_n: usize, ow_n: usize) {
+pub(super) unsafe fn plane_streamed(
+    padded: &[f32],
+    pitch: usize,
+    phase: usize,
+    k: usize,
+    stride: usize,
+    w: &[f32],
+    bias: f32,
+    o: &mut [f32],
+    oh_n: usize,
+    ow_n: usize,
+) {
     debug_assert_eq!(o.len(), oh_n * ow_n);
     debug_assert!(phase * stride * stride + pitch <= padded.len());
     let (x, y) = (padded.as_ptr(), o.as_mut_ptr());
@@ -114,7 +125,12 @@ struct Strip {
 /// As [`plane_streamed`], for this strip of every plane.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-unsafe fn strip<const K: usize, const S: usize, const C: usize, const M: usize, const P: usize>(at: [Strip; P], w: [&[f32]; P], bias: [f32; P], masks: [__mmask16; C]) {
+unsafe fn strip<const K: usize, const S: usize, const C: usize, const M: usize, const P: usize>(
+    at: [Strip; P],
+    w: [&[f32]; P],
+    bias: [f32; P],
+    masks: [__mmask16; C],
+) {
     debug_assert_eq!(M, (K - 1) / S + 1);
     let w: [&[f32]; P] = w.map(|w| &w[..K * K]);
     let init: [__m512; P] = bias.map(|b| _mm512_set1_ps(b));
@@ -128,7 +144,8 @@ unsafe fn strip<const K: usize, const S: usize, const C: usize, const M: usize, 
                 let src = (ph * S + kw % S) * phase + u * pitch + kw / S;
                 for q in 0..P {
                     // SAFETY (caller): inside the phase-split plane (its slack row included).
-                    let v: [__m512; C] = std::array::from_fn(|c| unsafe { _mm512_maskz_loadu_ps(masks[c], at[q].x.add(src + 16 * c)) });
+                    let v: [__m512; C] =
+                        std::array::from_fn(|c| unsafe { _mm512_maskz_loadu_ps(masks[c], at[q].x.add(src + 16 * c)) });
                     for (i, a) in acc[q].iter_mut().enumerate() {
                         let kh = S * (M - 1 - i) + ph;
                         if kh < K {
@@ -167,7 +184,18 @@ unsafe fn strip<const K: usize, const S: usize, const C: usize, const M: usize, 
 /// As [`plane_streamed`] for each plane; `ow_n ≤ 16`.
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn pair_streamed(padded: [&[f32]; 2], pitch: usize, phase: usize, k: usize, stride: usize, w: [&[f32]; 2], bias: [f32; 2], o: [&mut [f32]; 2], oh_n: usize, ow_n: usize) {
+pub(super) unsafe fn pair_streamed(
+    padded: [&[f32]; 2],
+    pitch: usize,
+    phase: usize,
+    k: usize,
+    stride: usize,
+    w: [&[f32]; 2],
+    bias: [f32; 2],
+    o: [&mut [f32]; 2],
+    oh_n: usize,
+    ow_n: usize,
+) {
     debug_assert!(ow_n <= 16);
     debug_assert!(o.iter().all(|o| o.len() == oh_n * ow_n));
     let mask = [((1u32 << ow_n.min(16)) - 1) as u16];
@@ -195,7 +223,16 @@ pub(super) unsafe fn pair_streamed(padded: [&[f32]; 2], pitch: usize, phase: usi
 /// `padded`; `o.len() == oh_n·ow_n`; `w.len() == taps.len()`.
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
 #[allow(clippy::too_many_arguments)] // one plane's geometry, taps and buffers
-pub(super) unsafe fn plane(padded: &[f32], pitch: usize, taps: &[usize], w: &[f32], bias: f32, o: &mut [f32], oh_n: usize, ow_n: usize) {
+pub(super) unsafe fn plane(
+    padded: &[f32],
+    pitch: usize,
+    taps: &[usize],
+    w: &[f32],
+    bias: f32,
+    o: &mut [f32],
+    oh_n: usize,
+    ow_n: usize,
+) {
     debug_assert_eq!(o.len(), oh_n * ow_n);
     debug_assert!(taps.iter().all(|&t| oh_n == 0 || ow_n == 0 || t + (oh_n - 1) * pitch + ow_n <= padded.len()));
     let (x, y) = (padded.as_ptr(), o.as_mut_ptr());

@@ -54,7 +54,13 @@ pub fn fits(g: &Geom) -> bool {
 /// The depthwise conv2d of [`fits`] shapes: `out` pre-filled with the bias (each plane's
 /// first element is its channel's bias), `wts` as `[C][kh·kw]`; `ep` is applied to each
 /// output plane once it is finished.
-pub fn depthwise_blocked(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32], ep: &BoundEpilogue<'_>) -> webnn_core::Result<()> {
+pub fn depthwise_blocked(
+    g: &Geom,
+    x: &[f32],
+    wts: &[f32],
+    out: &mut [f32],
+    ep: &BoundEpilogue<'_>,
+) -> webnn_core::Result<()> {
     let c = g.cout;
     let (plane, oplane) = (g.h * g.w, g.oh * g.ow);
     if c == 0 || oplane == 0 {
@@ -86,8 +92,11 @@ pub fn depthwise_blocked(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32], ep: 
                             }
                             compute_block(g, cols, xin, &w[..taps], bias, acc);
                         } else {
-                            let w: Vec<[f32; LANES]> =
-                                (0..taps).map(|t| std::array::from_fn(|l| if l < lanes { wts[(c0 + l) * taps + t] } else { 0.0 })).collect();
+                            let w: Vec<[f32; LANES]> = (0..taps)
+                                .map(|t| {
+                                    std::array::from_fn(|l| if l < lanes { wts[(c0 + l) * taps + t] } else { 0.0 })
+                                })
+                                .collect();
                             compute_block(g, cols, xin, &w, bias, acc);
                         }
                         for (l, op) in o.chunks_exact_mut(oplane).enumerate() {
@@ -151,7 +160,15 @@ fn compute_block(g: &Geom, cols: usize, xin: &[f32], w: &[[f32; LANES]], bias: [
 
 /// Output pixels `(oh, ow..ow + Q)` of a block (their Q × 16 sums held in registers).
 #[inline(always)]
-fn pixels<const Q: usize>(g: &Geom, cols: usize, xin: &[f32], w: &[[f32; LANES]], bias: [f32; LANES], (oh, ow): (usize, usize), acc: &mut [f32]) {
+fn pixels<const Q: usize>(
+    g: &Geom,
+    cols: usize,
+    xin: &[f32],
+    w: &[[f32; LANES]],
+    bias: [f32; LANES],
+    (oh, ow): (usize, usize),
+    acc: &mut [f32],
+) {
     let [st_h, st_w] = g.strides;
     let [dl_h, dl_w] = g.dilations;
     let mut sums = [bias; Q];

@@ -64,7 +64,9 @@ impl Epilogue {
             .steps
             .iter()
             .map(|s| match *s {
-                EpilogueStep::Binary { input, .. } => inputs.get(input).copied().flatten().map_or(&[][..], |i| i.slice::<f32>()),
+                EpilogueStep::Binary { input, .. } => {
+                    inputs.get(input).copied().flatten().map_or(&[][..], |i| i.slice::<f32>())
+                }
                 EpilogueStep::Activation(_) => &[][..],
             })
             .collect();

@@ -230,7 +230,14 @@ mod tests {
                 worst = (d, x);
             }
         });
-        assert!(worst.0 <= tol, "{name}: {} ULP at {:e} (got {:e}, want {:e})", worst.0, worst.1, fast(worst.1), exact(worst.1 as f64));
+        assert!(
+            worst.0 <= tol,
+            "{name}: {} ULP at {:e} (got {:e}, want {:e})",
+            worst.0,
+            worst.1,
+            fast(worst.1),
+            exact(worst.1 as f64)
+        );
     }
 
     #[test]

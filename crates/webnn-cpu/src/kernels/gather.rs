@@ -37,9 +37,18 @@ impl IndexValue for i64 {
 macro_rules! with_index {
     ($dt:expr, $I:ident => $body:expr) => {{
         match $dt {
-            webnn_core::DataType::Int32 => { type $I = i32; $body }
-            webnn_core::DataType::Uint32 => { type $I = u32; $body }
-            _ => { type $I = i64; $body }
+            webnn_core::DataType::Int32 => {
+                type $I = i32;
+                $body
+            }
+            webnn_core::DataType::Uint32 => {
+                type $I = u32;
+                $body
+            }
+            _ => {
+                type $I = i64;
+                $body
+            }
         }
     }};
 }
@@ -110,8 +119,8 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
             let axis = *axis as usize;
             let (_, n, inner) = around(&input.shape, axis);
             let (_, ni, _) = around(&indices.shape, axis);
-            let same_but_axis = indices.shape.len() == rank
-                && (0..rank).all(|d| d == axis || indices.shape[d] == input.shape[d]);
+            let same_but_axis =
+                indices.shape.len() == rank && (0..rank).all(|d| d == axis || indices.shape[d] == input.shape[d]);
             if !same_but_axis || idx_count != out_count {
                 return Err(mismatch());
             }
@@ -175,7 +184,8 @@ impl GatherKernel {
                     for (r, dst) in rows.chunks_exact_mut(inner).enumerate() {
                         let t = first + r;
                         let coord = &idx[t * c..(t + 1) * c];
-                        let s: usize = coord.iter().zip(dims).zip(strides).map(|((&v, &d), &st)| resolve(v, d) * st).sum();
+                        let s: usize =
+                            coord.iter().zip(dims).zip(strides).map(|((&v, &d), &st)| resolve(v, d) * st).sum();
                         dst.copy_from_slice(&src[s..s + inner]);
                     }
                 });

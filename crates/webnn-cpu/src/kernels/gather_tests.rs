@@ -32,7 +32,11 @@ fn index_values(count: usize, n: usize, dt: DataType, seed: u64) -> Vec<i64> {
             let x = u16::from_le_bytes([r[2 * i], r[2 * i + 1]]) as i64;
             let span = 2 * n as i64 + 6;
             let v = x % span - n as i64 - 3;
-            if dt == DataType::Uint32 { v.abs() } else { v }
+            if dt == DataType::Uint32 {
+                v.abs()
+            } else {
+                v
+            }
         })
         .collect()
 }
@@ -90,7 +94,15 @@ fn gather_along_every_axis() {
             let (d, b) = index_operand(&vals, &ishape, it);
             for dt in ALL_TYPES {
                 let attrs = Attrs::Axis { axis: axis as u32 };
-                check_maps(OpKind::Gather, dt, &[shape.clone(), ishape.clone()], &[(1, d.clone(), b.clone())], attrs, std::slice::from_ref(&out), std::slice::from_ref(&map));
+                check_maps(
+                    OpKind::Gather,
+                    dt,
+                    &[shape.clone(), ishape.clone()],
+                    &[(1, d.clone(), b.clone())],
+                    attrs,
+                    std::slice::from_ref(&out),
+                    std::slice::from_ref(&map),
+                );
             }
         }
     }
@@ -122,7 +134,15 @@ fn gather_elements_along_every_axis() {
             let (d, b) = index_operand(&vals, &ishape, it);
             for dt in ALL_TYPES {
                 let attrs = Attrs::Axis { axis: axis as u32 };
-                check_maps(OpKind::GatherElements, dt, &[shape.clone(), ishape.clone()], &[(1, d.clone(), b.clone())], attrs, &[ishape.clone()], std::slice::from_ref(&map));
+                check_maps(
+                    OpKind::GatherElements,
+                    dt,
+                    &[shape.clone(), ishape.clone()],
+                    &[(1, d.clone(), b.clone())],
+                    attrs,
+                    &[ishape.clone()],
+                    std::slice::from_ref(&map),
+                );
             }
         }
     }
@@ -159,7 +179,15 @@ fn gather_nd_with_every_coordinate_size() {
             }
             let (d, b) = index_operand(&vals, &ishape, it);
             for dt in ALL_TYPES {
-                check_maps(OpKind::GatherNd, dt, &[shape.clone(), ishape.clone()], &[(1, d.clone(), b.clone())], Attrs::None, std::slice::from_ref(&out), std::slice::from_ref(&map));
+                check_maps(
+                    OpKind::GatherNd,
+                    dt,
+                    &[shape.clone(), ishape.clone()],
+                    &[(1, d.clone(), b.clone())],
+                    Attrs::None,
+                    std::slice::from_ref(&out),
+                    std::slice::from_ref(&map),
+                );
             }
         }
     }
@@ -193,7 +221,15 @@ fn scatter_elements_last_write_wins() {
             for dt in ALL_TYPES {
                 let attrs = Attrs::Axis { axis: axis as u32 };
                 let shapes = [shape.clone(), ishape.clone(), ishape.clone()];
-                check_maps(OpKind::ScatterElements, dt, &shapes, &[(1, d.clone(), b.clone())], attrs, std::slice::from_ref(&shape), std::slice::from_ref(&map));
+                check_maps(
+                    OpKind::ScatterElements,
+                    dt,
+                    &shapes,
+                    &[(1, d.clone(), b.clone())],
+                    attrs,
+                    std::slice::from_ref(&shape),
+                    std::slice::from_ref(&map),
+                );
             }
         }
     }
@@ -230,7 +266,15 @@ fn scatter_nd_last_write_wins() {
             let (d, b) = index_operand(&vals, &ishape, it);
             for dt in ALL_TYPES {
                 let shapes = [shape.clone(), ishape.clone(), ushape.clone()];
-                check_maps(OpKind::ScatterNd, dt, &shapes, &[(1, d.clone(), b.clone())], Attrs::None, std::slice::from_ref(&shape), std::slice::from_ref(&map));
+                check_maps(
+                    OpKind::ScatterNd,
+                    dt,
+                    &shapes,
+                    &[(1, d.clone(), b.clone())],
+                    Attrs::None,
+                    std::slice::from_ref(&shape),
+                    std::slice::from_ref(&map),
+                );
             }
         }
     }
@@ -252,10 +296,23 @@ fn spec_examples() {
         from_bytes::<f32>(&o[0])
     };
     assert_eq!(run(OpKind::Gather, &[3, 1], vec![2], None, 0, vec![2, 3]), [30., 31., 32., 10., 11., 12.]);
-    assert_eq!(run(OpKind::Gather, &[2, 1, 1], vec![3], None, 1, vec![4, 3]), [2., 1., 1., 12., 11., 11., 22., 21., 21., 32., 31., 31.]);
-    assert_eq!(run(OpKind::GatherElements, &[3, 1, 1, 2, 0, 3], vec![2, 3], None, 0, vec![2, 3]), [30., 11., 12., 20., 1., 32.]);
     assert_eq!(
-        run(OpKind::ScatterElements, &[3, 1, 1, 2, 0, 3], vec![2, 3], Some(vec![-1., -2., -3., -4., -5., -6.]), 0, vec![4, 3]),
+        run(OpKind::Gather, &[2, 1, 1], vec![3], None, 1, vec![4, 3]),
+        [2., 1., 1., 12., 11., 11., 22., 21., 21., 32., 31., 31.]
+    );
+    assert_eq!(
+        run(OpKind::GatherElements, &[3, 1, 1, 2, 0, 3], vec![2, 3], None, 0, vec![2, 3]),
+        [30., 11., 12., 20., 1., 32.]
+    );
+    assert_eq!(
+        run(
+            OpKind::ScatterElements,
+            &[3, 1, 1, 2, 0, 3],
+            vec![2, 3],
+            Some(vec![-1., -2., -3., -4., -5., -6.]),
+            0,
+            vec![4, 3]
+        ),
         [0., -5., 2., 10., -2., -3., -4., 21., 22., -1., 31., -6.]
     );
     assert_eq!(
@@ -282,7 +339,12 @@ fn lowering_rejects_inconsistent_operations_instead_of_panicking() {
     assert!(!lowers(OpKind::Tile, &[f(&[2])], Attrs::Tile { repetitions: vec![2] }, &[f(&[5])]));
     assert!(!lowers(OpKind::Concat, &[f(&[2]), f(&[3])], Attrs::Axis { axis: 0 }, &[f(&[6])]));
     assert!(!lowers(OpKind::Split, &[f(&[6])], Attrs::Split { axis: 0, sizes: vec![2, 3] }, &[f(&[2]), f(&[3])]));
-    let pad = |e: u32| Attrs::Pad { beginning: vec![1], ending: vec![e], mode: webnn_core::types::PaddingMode::Edge, value: webnn_core::Scalar::F32(0.0) };
+    let pad = |e: u32| Attrs::Pad {
+        beginning: vec![1],
+        ending: vec![e],
+        mode: webnn_core::types::PaddingMode::Edge,
+        value: webnn_core::Scalar::F32(0.0),
+    };
     assert!(lowers(OpKind::Pad, &[f(&[3])], pad(1), &[f(&[5])]));
     assert!(!lowers(OpKind::Pad, &[f(&[3])], pad(2), &[f(&[5])]));
     assert!(!lowers(OpKind::Gather, &[f(&[4, 3]), i(&[2])], Attrs::Axis { axis: 2 }, &[f(&[4, 2])]));
@@ -291,7 +353,12 @@ fn lowering_rejects_inconsistent_operations_instead_of_panicking() {
     assert!(!lowers(OpKind::GatherNd, &[f(&[4, 3]), i(&[2, 3])], Attrs::None, &[f(&[2])]));
     assert!(!lowers(OpKind::ScatterNd, &[f(&[4, 3]), i(&[2, 1]), f(&[2, 2])], Attrs::None, &[f(&[4, 3])]));
     assert!(lowers(OpKind::ScatterNd, &[f(&[4, 3]), i(&[2, 1]), f(&[2, 3])], Attrs::None, &[f(&[4, 3])]));
-    assert!(!lowers(OpKind::ScatterElements, &[f(&[4, 3]), i(&[2, 3]), f(&[2, 2])], Attrs::Axis { axis: 0 }, &[f(&[4, 3])]));
+    assert!(!lowers(
+        OpKind::ScatterElements,
+        &[f(&[4, 3]), i(&[2, 3]), f(&[2, 2])],
+        Attrs::Axis { axis: 0 },
+        &[f(&[4, 3])]
+    ));
     let u8d = |s: &[u32]| OperandDescriptor::new(DataType::Uint8, s.to_vec());
     assert!(!lowers(OpKind::QuantizeLinear, &[f(&[4, 6]), f(&[1, 4]), u8d(&[1, 4])], Attrs::None, &[u8d(&[4, 6])]));
     assert!(lowers(OpKind::QuantizeLinear, &[f(&[4, 6]), f(&[1, 3]), u8d(&[1, 3])], Attrs::None, &[u8d(&[4, 6])]));

@@ -14,7 +14,12 @@ pub type Operand = (OperandDescriptor, Vec<u8>, bool);
 
 /// Runs one operation like `testing::run_op`, but operands flagged constant become graph
 /// constants.
-pub fn run_op_const(kind: OpKind, inputs: &[Option<Operand>], attrs: Attrs, outputs: &[OperandDescriptor]) -> Vec<Vec<u8>> {
+pub fn run_op_const(
+    kind: OpKind,
+    inputs: &[Option<Operand>],
+    attrs: Attrs,
+    outputs: &[OperandDescriptor],
+) -> Vec<Vec<u8>> {
     let mut graph = Graph::default();
     let mut slots = Vec::new();
     let mut data = Vec::new();
@@ -23,11 +28,20 @@ pub fn run_op_const(kind: OpKind, inputs: &[Option<Operand>], attrs: Attrs, outp
             Some((desc, bytes, constant)) => {
                 let id = OperandId(graph.operands.len() as u32);
                 if *constant {
-                    graph.operands.push(OperandNode { descriptor: desc.clone(), source: OperandSource::Constant(graph.constants.len()) });
-                    graph.constants.push(Constant { operand: id, bytes: webnn_core::SharedBytes::try_copy_from(bytes).unwrap(), tensor_destroyed: None });
+                    graph.operands.push(OperandNode {
+                        descriptor: desc.clone(),
+                        source: OperandSource::Constant(graph.constants.len()),
+                    });
+                    graph.constants.push(Constant {
+                        operand: id,
+                        bytes: webnn_core::SharedBytes::try_copy_from(bytes).unwrap(),
+                        tensor_destroyed: None,
+                    });
                 } else {
                     let name = format!("in{i}");
-                    graph.operands.push(OperandNode { descriptor: desc.clone(), source: OperandSource::Input(name.clone()) });
+                    graph
+                        .operands
+                        .push(OperandNode { descriptor: desc.clone(), source: OperandSource::Input(name.clone()) });
                     graph.inputs.push((name, id));
                     let mut aligned = crate::memory::AlignedBuf::zeroed(bytes.len());
                     aligned.as_bytes_mut().copy_from_slice(bytes);
@@ -41,7 +55,9 @@ pub fn run_op_const(kind: OpKind, inputs: &[Option<Operand>], attrs: Attrs, outp
     let mut out_ids = Vec::new();
     for (i, desc) in outputs.iter().enumerate() {
         let id = OperandId(graph.operands.len() as u32);
-        graph.operands.push(OperandNode { descriptor: desc.clone(), source: OperandSource::Operation { op: 0, output: i } });
+        graph
+            .operands
+            .push(OperandNode { descriptor: desc.clone(), source: OperandSource::Operation { op: 0, output: i } });
         graph.outputs.push((format!("out{i}"), id));
         out_ids.push(id);
     }
@@ -109,7 +125,13 @@ pub fn out_f32(dt: DataType, bytes: &[u8]) -> Vec<f32> {
 /// Runs a float op with every operand float32 or float16 (`dt`), constants as flagged;
 /// returns the output as f32.
 #[allow(clippy::type_complexity)]
-pub fn run_float(kind: OpKind, dt: DataType, inputs: &[Option<(&[u32], &[f32], bool)>], attrs: Attrs, out_shape: &[u32]) -> Vec<f32> {
+pub fn run_float(
+    kind: OpKind,
+    dt: DataType,
+    inputs: &[Option<(&[u32], &[f32], bool)>],
+    attrs: Attrs,
+    out_shape: &[u32],
+) -> Vec<f32> {
     let ops: Vec<Option<Operand>> = inputs
         .iter()
         .map(|i| {
@@ -121,7 +143,12 @@ pub fn run_float(kind: OpKind, dt: DataType, inputs: &[Option<(&[u32], &[f32], b
 }
 
 /// Lowers one operation whose operands are all graph inputs; returns the compile result.
-pub fn compile_op(kind: OpKind, inputs: &[Option<OperandDescriptor>], attrs: Attrs, outputs: &[OperandDescriptor]) -> webnn_core::Result<Plan> {
+pub fn compile_op(
+    kind: OpKind,
+    inputs: &[Option<OperandDescriptor>],
+    attrs: Attrs,
+    outputs: &[OperandDescriptor],
+) -> webnn_core::Result<Plan> {
     let mut graph = Graph::default();
     let mut slots = Vec::new();
     for (i, d) in inputs.iter().enumerate() {
@@ -135,7 +162,9 @@ pub fn compile_op(kind: OpKind, inputs: &[Option<OperandDescriptor>], attrs: Att
     let mut out_ids = Vec::new();
     for (i, d) in outputs.iter().enumerate() {
         let id = OperandId(graph.operands.len() as u32);
-        graph.operands.push(OperandNode { descriptor: d.clone(), source: OperandSource::Operation { op: 0, output: i } });
+        graph
+            .operands
+            .push(OperandNode { descriptor: d.clone(), source: OperandSource::Operation { op: 0, output: i } });
         graph.outputs.push((format!("out{i}"), id));
         out_ids.push(id);
     }
@@ -155,7 +184,12 @@ fn inconsistent_graphs_fail_to_compile_instead_of_panicking() {
         filter_layout: Conv2dFilterOperandLayout::Oihw,
     };
     // bias of the wrong size
-    let r = compile_op(OpKind::Conv2d, &[Some(f(&[1, 2, 4, 4])), Some(f(&[3, 2, 3, 3])), Some(f(&[2]))], conv, &[f(&[1, 3, 2, 2])]);
+    let r = compile_op(
+        OpKind::Conv2d,
+        &[Some(f(&[1, 2, 4, 4])), Some(f(&[3, 2, 3, 3])), Some(f(&[2]))],
+        conv,
+        &[f(&[1, 3, 2, 2])],
+    );
     assert_eq!(r.expect_err("bias size").kind, webnn_core::ErrorKind::Operation);
     // matmul inner dimensions disagree
     let r = compile_op(OpKind::Matmul, &[Some(f(&[2, 3])), Some(f(&[4, 5]))], Attrs::None, &[f(&[2, 5])]);
@@ -165,7 +199,15 @@ fn inconsistent_graphs_fail_to_compile_instead_of_panicking() {
     assert!(compile_op(OpKind::Gemm, &[Some(f(&[2, 3])), Some(f(&[2, 5])), None], g, &[f(&[2, 5])]).is_err());
     // layerNormalization scale of the wrong size
     let ln = Attrs::LayerNormalization { axes: vec![1], epsilon: 1e-5 };
-    assert!(compile_op(OpKind::LayerNormalization, &[Some(f(&[2, 3])), Some(f(&[2])), None], ln, &[f(&[2, 3])]).is_err());
+    assert!(
+        compile_op(OpKind::LayerNormalization, &[Some(f(&[2, 3])), Some(f(&[2])), None], ln, &[f(&[2, 3])]).is_err()
+    );
     let bn = Attrs::BatchNormalization { axis: 1, epsilon: 1e-5 };
-    assert!(compile_op(OpKind::BatchNormalization, &[Some(f(&[2, 3])), Some(f(&[3])), Some(f(&[2])), None, None], bn, &[f(&[2, 3])]).is_err());
+    assert!(compile_op(
+        OpKind::BatchNormalization,
+        &[Some(f(&[2, 3])), Some(f(&[3])), Some(f(&[2])), None, None],
+        bn,
+        &[f(&[2, 3])]
+    )
+    .is_err());
 }

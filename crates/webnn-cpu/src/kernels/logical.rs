@@ -173,7 +173,13 @@ struct CompareKernel {
 }
 
 /// Element-wise comparison / logical binary op into a 0/1 uint8 output.
-pub fn compare<T: PartialOrd + Copy + Send + Sync>(op: LogicalOp, a: &[T], b: &[T], out: &mut [u8], geom: &Broadcast<2>) {
+pub fn compare<T: PartialOrd + Copy + Send + Sync>(
+    op: LogicalOp,
+    a: &[T],
+    b: &[T],
+    out: &mut [u8],
+    geom: &Broadcast<2>,
+) {
     macro_rules! go {
         (|$x:ident, $y:ident| $e:expr) => {
             geom.map(out, |[i, j]| {

@@ -2,10 +2,10 @@
 //! here (multi-index arithmetic, no strides), for every data type.
 
 use super::*;
-use crate::testing::{decode, encode};
-use webnn_core::testing::Rng;
 use crate::testing::{bytes_of, from_bytes, run_op};
+use crate::testing::{decode, encode};
 use webnn_core::graph::Attrs;
+use webnn_core::testing::Rng;
 use webnn_core::OperandDescriptor;
 
 const ALL: [DataType; 8] = [
@@ -23,13 +23,7 @@ const ALL: [DataType; 8] = [
 fn broadcast_shape(shapes: &[&[u32]]) -> Vec<u32> {
     let rank = shapes.iter().map(|s| s.len()).max().unwrap();
     (0..rank)
-        .map(|i| {
-            shapes
-                .iter()
-                .map(|s| if i + s.len() >= rank { s[i + s.len() - rank] } else { 1 })
-                .max()
-                .unwrap()
-        })
+        .map(|i| shapes.iter().map(|s| if i + s.len() >= rank { s[i + s.len() - rank] } else { 1 }).max().unwrap())
         .collect()
 }
 
@@ -313,7 +307,8 @@ fn large_broadcasts_match_naive_in_parallel_chunks() {
     let got = decode(DataType::Int32, &out[0]);
     for (i, g) in got.iter().enumerate() {
         let idx = multi_index(&out_shape3, i);
-        let want = if cond[source_index(sc, &idx)] != 0 { a[source_index(sa, &idx)] } else { b[source_index(sb, &idx)] };
+        let want =
+            if cond[source_index(sc, &idx)] != 0 { a[source_index(sa, &idx)] } else { b[source_index(sb, &idx)] };
         assert_eq!(*g, want, "at {idx:?}");
     }
 }

@@ -5,12 +5,12 @@
 //! in f32 and rounded once.
 
 use super::constants::constant_f32;
-use super::float_elem::FloatElem;
-use super::scratch::{Scratch, try_zeroed};
-use super::sgemm::{Mat, sgemm};
-use super::util::{broadcast_strides, strides};
 use super::epilogue::{BoundEpilogue, Epilogue, TileBias};
+use super::float_elem::FloatElem;
 use super::packed_gemm::{gemm, Lhs, PackedRhs, PerTile, Rhs, TileOut};
+use super::scratch::{try_zeroed, Scratch};
+use super::sgemm::{sgemm, Mat};
+use super::util::{broadcast_strides, strides};
 use super::{In, Kernel, Out};
 use half::f16;
 use webnn_core::graph::{Attrs, Operation};
@@ -112,7 +112,11 @@ impl MatmulKernel {
     fn compute(&self, a: &[f32], b: &[f32], out: &mut [f32], ep: &BoundEpilogue<'_>) -> webnn_core::Result<()> {
         let (m, k, n) = (self.m, self.k, self.n);
         // Row i of matrix t of the output starts at element (t·m + i)·n.
-        let tile_epilogue = |t: usize| PerTile(move |i: usize, j0: usize, tile: &mut TileOut<'_>| ep.apply_tile(tile, TileBias::None, |r| (t * m + i + r) * n + j0));
+        let tile_epilogue = |t: usize| {
+            PerTile(move |i: usize, j0: usize, tile: &mut TileOut<'_>| {
+                ep.apply_tile(tile, TileBias::None, |r| (t * m + i + r) * n + j0)
+            })
+        };
         if let Some(batch) = self.fold {
             let rhs = match &self.b_packed {
                 Some(p) => Rhs::Packed(p),
@@ -125,7 +129,17 @@ impl MatmulKernel {
         if small {
             crate::par::try_chunks(out, m * n, |t, o| {
                 let (oa, ob) = self.batches[t];
-                gemm(m, n, k, Lhs::Strided(Mat::rows(&a[oa..], k)), Rhs::Strided(Mat::rows(&b[ob..], n)), o, n, false, &tile_epilogue(t))
+                gemm(
+                    m,
+                    n,
+                    k,
+                    Lhs::Strided(Mat::rows(&a[oa..], k)),
+                    Rhs::Strided(Mat::rows(&b[ob..], n)),
+                    o,
+                    n,
+                    false,
+                    &tile_epilogue(t),
+                )
             })
         } else {
             for (t, &(oa, ob)) in self.batches.iter().enumerate() {

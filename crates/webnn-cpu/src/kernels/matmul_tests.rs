@@ -24,7 +24,8 @@ fn matmul_ref(a: &[f32], sa: &[u32], b: &[f32], sb: &[u32]) -> (Vec<f32>, Vec<u3
             idx[d] = rem % bo[d] as usize;
             rem /= bo[d] as usize;
         }
-        let lin = |p: &[u32]| idx.iter().zip(p).fold(0usize, |acc, (&i, &d)| acc * d as usize + if d == 1 { 0 } else { i });
+        let lin =
+            |p: &[u32]| idx.iter().zip(p).fold(0usize, |acc, (&i, &d)| acc * d as usize + if d == 1 { 0 } else { i });
         let (oa, ob) = (lin(&pa) * m * k, lin(&pb) * k * n);
         for i in 0..m {
             for j in 0..n {
@@ -83,7 +84,13 @@ fn matmul_batched_small_matrices_run_in_parallel_correctly() {
     let a = pseudo(64 * 8 * 16, 1);
     let b = pseudo(64 * 16 * 8, 2);
     let (want, shape) = matmul_ref(&a, sa, &b, sb);
-    let got = run_float(OpKind::Matmul, DataType::Float32, &[Some((sa, &a, false)), Some((sb, &b, false))], Attrs::None, &shape);
+    let got = run_float(
+        OpKind::Matmul,
+        DataType::Float32,
+        &[Some((sa, &a, false)), Some((sb, &b, false))],
+        Attrs::None,
+        &shape,
+    );
     assert_close(&got, &want, 1e-5, "batched");
 }
 
@@ -93,12 +100,28 @@ fn matmul_f16_rounds_once() {
     let k = 2048u32;
     let a = vec![1.0f32 / 2048.0; k as usize];
     let b = vec![1.0f32; k as usize];
-    let got = run_float(OpKind::Matmul, DataType::Float16, &[Some((&[1, k], &a, false)), Some((&[k, 1], &b, false))], Attrs::None, &[1, 1]);
+    let got = run_float(
+        OpKind::Matmul,
+        DataType::Float16,
+        &[Some((&[1, k], &a, false)), Some((&[k, 1], &b, false))],
+        Attrs::None,
+        &[1, 1],
+    );
     assert_eq!(got, vec![1.0]);
 }
 
 #[allow(clippy::too_many_arguments)]
-fn gemm_ref(a: &[f32], sa: [usize; 2], b: &[f32], sb: [usize; 2], c: Option<(&[f32], &[u32])>, alpha: f32, beta: f32, at: bool, bt: bool) -> Vec<f32> {
+fn gemm_ref(
+    a: &[f32],
+    sa: [usize; 2],
+    b: &[f32],
+    sb: [usize; 2],
+    c: Option<(&[f32], &[u32])>,
+    alpha: f32,
+    beta: f32,
+    at: bool,
+    bt: bool,
+) -> Vec<f32> {
     let (m, k) = if at { (sa[1], sa[0]) } else { (sa[0], sa[1]) };
     let n = if bt { sb[0] } else { sb[1] };
     let av = |i: usize, p: usize| if at { a[p * m + i] } else { a[i * k + p] };
@@ -114,7 +137,13 @@ fn gemm_ref(a: &[f32], sa: [usize; 2], b: &[f32], sb: [usize; 2], c: Option<(&[f
             if let Some((cv, cs)) = c {
                 let ci = match cs.len() {
                     0 => 0,
-                    1 => if cs[0] == 1 { 0 } else { j },
+                    1 => {
+                        if cs[0] == 1 {
+                            0
+                        } else {
+                            j
+                        }
+                    }
                     _ => (if cs[0] == 1 { 0 } else { i }) * cs[1] as usize + if cs[1] == 1 { 0 } else { j },
                 };
                 v += beta as f64 * cv[ci] as f64;
@@ -144,7 +173,12 @@ fn gemm_matches_reference_for_every_option() {
                             let cn: usize = c_shape.map_or(0, |s| s.iter().map(|&d| d as usize).product());
                             let c = round(pseudo(cn.max(1), 5));
                             let want = gemm_ref(&a, sa, &b, sb, c_shape.map(|s| (&c[..], *s)), alpha, beta, at, bt);
-                            let attrs = Attrs::Gemm { alpha: alpha as f64, beta: beta as f64, a_transpose: at, b_transpose: bt };
+                            let attrs = Attrs::Gemm {
+                                alpha: alpha as f64,
+                                beta: beta as f64,
+                                a_transpose: at,
+                                b_transpose: bt,
+                            };
                             let sa32 = [sa[0] as u32, sa[1] as u32];
                             let sb32 = [sb[0] as u32, sb[1] as u32];
                             let c_in = c_shape.map(|s| (*s, &c[..cn.max(1)], false));
@@ -156,7 +190,12 @@ fn gemm_matches_reference_for_every_option() {
                                 &[m as u32, n as u32],
                             );
                             let tol = if dt == DataType::Float16 { 2e-3 } else { 1e-5 };
-                            assert_close(&got, &want, tol, &format!("gemm {dt:?} at={at} bt={bt} c={c_shape:?} a={alpha} b={beta}"));
+                            assert_close(
+                                &got,
+                                &want,
+                                tol,
+                                &format!("gemm {dt:?} at={at} bt={bt} c={c_shape:?} a={alpha} b={beta}"),
+                            );
                             count += 1;
                         }
                     }
@@ -177,7 +216,11 @@ fn gemm_large_parallel_path() {
     let got = run_float(
         OpKind::Gemm,
         DataType::Float32,
-        &[Some((&[m as u32, k as u32], &a, false)), Some((&[n as u32, k as u32], &b, true)), Some((&[n as u32], &c, true))],
+        &[
+            Some((&[m as u32, k as u32], &a, false)),
+            Some((&[n as u32, k as u32], &b, true)),
+            Some((&[n as u32], &c, true)),
+        ],
         Attrs::Gemm { alpha: 1.0, beta: 1.0, a_transpose: false, b_transpose: true },
         &[m as u32, n as u32],
     );

@@ -7,40 +7,40 @@
 
 pub mod activation;
 pub mod binary;
-pub mod recurrent;
 pub mod cast;
 pub mod fast_math;
-pub mod logical;
-pub mod reduction;
-pub mod unary;
 pub mod gather;
+pub mod logical;
 pub mod movement;
 pub mod pad;
 pub mod quantize;
+pub mod recurrent;
+pub mod reduction;
 pub mod scatter;
 pub mod strided;
+pub mod unary;
 pub mod util;
 mod vector_activation;
 
+pub mod constants;
 pub mod conv;
 #[cfg(target_arch = "x86_64")]
 mod conv_few_channels;
 pub mod depthwise;
-pub mod depthwise_blocked;
 #[cfg(target_arch = "x86_64")]
 mod depthwise_avx512;
-pub mod winograd;
+pub mod depthwise_blocked;
 pub mod epilogue;
-pub mod constants;
 pub mod float_elem;
-pub mod scratch;
-pub mod sgemm;
-pub mod simd;
 pub mod matmul;
 pub mod normalization;
 pub mod packed_gemm;
 pub mod pool;
 pub mod resample;
+pub mod scratch;
+pub mod sgemm;
+pub mod simd;
+pub mod winograd;
 
 #[cfg(test)]
 mod k2_wpt_tests;

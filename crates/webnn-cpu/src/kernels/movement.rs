@@ -19,11 +19,22 @@ fn mismatch(op: &Operation) -> Error {
 }
 
 /// Every operand of a concat/split has `outer` rows of `chunks[k]` elements.
-fn rows_fit(op: &Operation, graph: &Graph, ids: &[webnn_core::OperandId], chunks: &[usize], whole: u64, row: usize) -> Result<()> {
+fn rows_fit(
+    op: &Operation,
+    graph: &Graph,
+    ids: &[webnn_core::OperandId],
+    chunks: &[usize],
+    whole: u64,
+    row: usize,
+) -> Result<()> {
     let outer = (whole as usize).checked_div(row).unwrap_or(0);
     let ok = outer * row == whole as usize
         && ids.iter().zip(chunks).all(|(&id, &c)| graph.descriptor(id).element_count() as usize == outer * c);
-    if ok { Ok(()) } else { Err(mismatch(op)) }
+    if ok {
+        Ok(())
+    } else {
+        Err(mismatch(op))
+    }
 }
 
 fn bad_attrs(op: &Operation) -> Error {
@@ -79,8 +90,9 @@ pub fn lower_view(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         // Numpy broadcasting: stride 0 along broadcast dimensions.
         (OpKind::Expand, _) if out_shape.len() >= rank => {
             let pad = out_shape.len() - rank;
-            let st: Vec<isize> =
-                (0..out_shape.len()).map(|i| if i < pad || in_shape[i - pad] == 1 { 0 } else { ist[i - pad] }).collect();
+            let st: Vec<isize> = (0..out_shape.len())
+                .map(|i| if i < pad || in_shape[i - pad] == 1 { 0 } else { ist[i - pad] })
+                .collect();
             StridedCopy::new(&out_shape, &st, 0, elem)
         }
         // out dim i = rep × in_i: the view [rep₀, in₀, rep₁, in₁, …] with strides [0, s₀, 0, s₁, …].
@@ -184,8 +196,11 @@ pub fn lower_split(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let axis = axis as usize;
     let inner: usize = input.shape.iter().skip(axis + 1).map(|&d| d as usize).product();
     // The output descriptors are authoritative for the piece sizes.
-    let chunks: Vec<usize> =
-        op.outputs.iter().map(|&o| graph.descriptor(o).shape.get(axis).copied().unwrap_or(1) as usize * inner).collect();
+    let chunks: Vec<usize> = op
+        .outputs
+        .iter()
+        .map(|&o| graph.descriptor(o).shape.get(axis).copied().unwrap_or(1) as usize * inner)
+        .collect();
     let row = chunks.iter().sum();
     rows_fit(op, graph, &op.outputs, &chunks, input.element_count(), row)?;
     Ok(Box::new(SplitKernel { elem: input.data_type.byte_size(), chunks, row }))

@@ -76,9 +76,25 @@ fn transpose_big_blocked_and_parallel() {
     check_transpose(&[67, 1029], &[1, 0], false);
     for dt in [DataType::Uint8, DataType::Float16, DataType::Int64] {
         let (out, map) = transpose_ref(&[2, 33, 41, 37], &[0, 2, 3, 1]);
-        check_maps(OpKind::Transpose, dt, &[vec![2, 33, 41, 37]], &[], Attrs::Transpose { permutation: vec![0, 2, 3, 1] }, &[out], &[map]);
+        check_maps(
+            OpKind::Transpose,
+            dt,
+            &[vec![2, 33, 41, 37]],
+            &[],
+            Attrs::Transpose { permutation: vec![0, 2, 3, 1] },
+            &[out],
+            &[map],
+        );
         let (out, map) = transpose_ref(&[2, 41, 37, 33], &[0, 3, 1, 2]);
-        check_maps(OpKind::Transpose, dt, &[vec![2, 41, 37, 33]], &[], Attrs::Transpose { permutation: vec![0, 3, 1, 2] }, &[out], &[map]);
+        check_maps(
+            OpKind::Transpose,
+            dt,
+            &[vec![2, 41, 37, 33]],
+            &[],
+            Attrs::Transpose { permutation: vec![0, 3, 1, 2] },
+            &[out],
+            &[map],
+        );
     }
     check_transpose(&[64, 70, 90], &[2, 0, 1], false);
     check_transpose(&[1, 3, 224, 224], &[0, 2, 3, 1], false);
@@ -191,13 +207,21 @@ fn tile_repeats_whole_blocks() {
                 Src::In(0, ravel(&j, &shape))
             })
             .collect::<Vec<_>>();
-        check_all_types(OpKind::Tile, std::slice::from_ref(&shape), Attrs::Tile { repetitions: u32s(&reps) }, &[out], &[map]);
+        check_all_types(
+            OpKind::Tile,
+            std::slice::from_ref(&shape),
+            Attrs::Tile { repetitions: u32s(&reps) },
+            &[out],
+            &[map],
+        );
     }
 }
 
 #[test]
 fn reshape_copies_in_order() {
-    for (a, b) in [(vec![], vec![1, 1]), (vec![2, 3], vec![6]), (vec![4, 1, 5], vec![2, 10]), (vec![500, 40], vec![20_000])] {
+    for (a, b) in
+        [(vec![], vec![1, 1]), (vec![2, 3], vec![6]), (vec![4, 1, 5], vec![2, 10]), (vec![500, 40], vec![20_000])]
+    {
         let map = (0..numel(&a)).map(|i| Src::In(0, i)).collect::<Vec<_>>();
         check_all_types(OpKind::Reshape, &[a], Attrs::None, &[b], &[map]);
     }
@@ -286,14 +310,32 @@ fn triangular_upper_and_lower_with_diagonals() {
                         let i = unravel(f, &shape);
                         let d = i[n - 1] as i64 - i[n - 2] as i64;
                         let keep = if upper { d >= diagonal as i64 } else { d <= diagonal as i64 };
-                        if keep { Src::In(0, f) } else { Src::Bytes([0; 8]) }
+                        if keep {
+                            Src::In(0, f)
+                        } else {
+                            Src::Bytes([0; 8])
+                        }
                     })
                     .collect::<Vec<_>>();
                 let attrs = Attrs::Triangular { upper, diagonal };
                 if shape[0] == 300 {
-                    check_maps(OpKind::Triangular, DataType::Float32, std::slice::from_ref(&shape), &[], attrs, std::slice::from_ref(&shape), &[map]);
+                    check_maps(
+                        OpKind::Triangular,
+                        DataType::Float32,
+                        std::slice::from_ref(&shape),
+                        &[],
+                        attrs,
+                        std::slice::from_ref(&shape),
+                        &[map],
+                    );
                 } else {
-                    check_all_types(OpKind::Triangular, std::slice::from_ref(&shape), attrs, std::slice::from_ref(&shape), &[map]);
+                    check_all_types(
+                        OpKind::Triangular,
+                        std::slice::from_ref(&shape),
+                        attrs,
+                        std::slice::from_ref(&shape),
+                        &[map],
+                    );
                 }
             }
         }
@@ -332,7 +374,8 @@ fn check_pad(shape: &[usize], begin: &[usize], end: &[usize], mode: PaddingMode,
         let map = (0..numel(&out))
             .map(|f| {
                 let i = unravel(f, &out);
-                let j: Option<Vec<usize>> = (0..shape.len()).map(|d| pad_coord(i[d], begin[d], shape[d], mode)).collect();
+                let j: Option<Vec<usize>> =
+                    (0..shape.len()).map(|d| pad_coord(i[d], begin[d], shape[d], mode)).collect();
                 j.map_or(Src::Bytes(vb), |j| Src::In(0, ravel(&j, shape)))
             })
             .collect::<Vec<_>>();

@@ -163,7 +163,12 @@ fn affine_block<T: FloatElem>(o: &mut [T], xs: &[T], coef: &[f32], channels: usi
 /// `out = (x − k0) · k1 + k2` per channel, `x` as [outer, channels, inner].
 fn affine<T: FloatElem>(x: &[T], coef: &[f32], channels: usize, inner: usize, out: &mut [T]) {
     let block = (channels * inner).max(1);
-    crate::par::zip_chunks(out, block, x, block, |_, o, xs| simd(#[inline(always)] || affine_block(o, xs, coef, channels, inner)));
+    crate::par::zip_chunks(out, block, x, block, |_, o, xs| {
+        simd(
+            #[inline(always)]
+            || affine_block(o, xs, coef, channels, inner),
+        )
+    });
 }
 
 impl Kernel for BatchNormKernel {
@@ -250,7 +255,15 @@ fn normalize_slice<T: FloatElem>(o: &mut [T], xs: &[T], scale: f64, bias: f32, e
 /// writes (mean, factor, bias) per channel into `k`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn channel_stats<T: FloatElem>(xn: &[T], c: usize, c0: usize, eps: f64, scale: Option<Values<'_>>, bias: Option<Values<'_>>, k: &mut [f32]) {
+fn channel_stats<T: FloatElem>(
+    xn: &[T],
+    c: usize,
+    c0: usize,
+    eps: f64,
+    scale: Option<Values<'_>>,
+    bias: Option<Values<'_>>,
+    k: &mut [f32],
+) {
     let lanes = k.len() / 3;
     let hw = (xn.len() / c.max(1)).max(1) as f64;
     let mut sum = [0f64; LANES];
@@ -298,7 +311,10 @@ impl InstanceNormKernel {
             crate::par::zip_chunks(out, hw.max(1), x, hw.max(1), |p, o, xs| {
                 let ch = p % c;
                 let (s, b) = (scale.map_or(1.0, |s| s.get(ch) as f64), bias.map_or(0.0, |b| b.get(ch)));
-                simd(#[inline(always)] || normalize_slice(o, xs, s, b, eps))
+                simd(
+                    #[inline(always)]
+                    || normalize_slice(o, xs, s, b, eps),
+                )
             });
             return Ok(());
         }
@@ -306,12 +322,22 @@ impl InstanceNormKernel {
         let mut coef = self.coef.get(self.n * c * 3)?;
         crate::par::chunks(&mut coef, c * 3, |n, kn| {
             let xn = &x[n * hw * c..][..hw * c];
-            crate::par::chunks(kn, LANES * 3, |blk, k| simd(#[inline(always)] || channel_stats(xn, c, blk * LANES, eps, scale, bias, k)));
+            crate::par::chunks(kn, LANES * 3, |blk, k| {
+                simd(
+                    #[inline(always)]
+                    || channel_stats(xn, c, blk * LANES, eps, scale, bias, k),
+                )
+            });
         });
         let coef = &coef[..];
         crate::par::zip_chunks(out, (hw * c).max(1), x, (hw * c).max(1), |n, o, xs| {
             let kn = &coef[n * c * 3..][..c * 3];
-            crate::par::zip_chunks(o, c * 256, xs, c * 256, |_, o, xs| simd(#[inline(always)] || apply_pixels(o, xs, kn, c)));
+            crate::par::zip_chunks(o, c * 256, xs, c * 256, |_, o, xs| {
+                simd(
+                    #[inline(always)]
+                    || apply_pixels(o, xs, kn, c),
+                )
+            });
         });
         Ok(())
     }
@@ -447,7 +473,14 @@ impl LayerNormKernel {
 
     /// One group at `base` whose elements sit at offsets `red` (in scale order).
     #[inline(always)]
-    fn group<T: FloatElem>(&self, x: &[T], base: usize, out: &mut [T], scale: Option<Values<'_>>, bias: Option<Values<'_>>) {
+    fn group<T: FloatElem>(
+        &self,
+        x: &[T],
+        base: usize,
+        out: &mut [T],
+        scale: Option<Values<'_>>,
+        bias: Option<Values<'_>>,
+    ) {
         // The two passes of `moments`, over offsets computed as they are visited.
         let n = self.red_len.max(1) as f64;
         let mean = offsets(&self.red).map(|off| x[base + off].to_f32() as f64).sum::<f64>() / n;
@@ -471,18 +504,27 @@ impl LayerNormKernel {
         if self.trailing {
             crate::par::zip_chunks(out, r, x, r, |_, o, xs| {
                 if self.identity {
-                    simd(#[inline(always)] || self.row_identity(o, xs, scale, bias))
+                    simd(
+                        #[inline(always)]
+                        || self.row_identity(o, xs, scale, bias),
+                    )
                 } else {
-                    simd(#[inline(always)] || self.group(xs, 0, o, scale, bias))
+                    simd(
+                        #[inline(always)]
+                        || self.group(xs, 0, o, scale, bias),
+                    )
                 }
             });
             return;
         }
-        simd(#[inline(always)] || {
-            for base in offsets(&self.kept) {
-                self.group(x, base, out, scale, bias);
-            }
-        });
+        simd(
+            #[inline(always)]
+            || {
+                for base in offsets(&self.kept) {
+                    self.group(x, base, out, scale, bias);
+                }
+            },
+        );
     }
 }
 

@@ -25,9 +25,17 @@ fn unravel(mut i: usize, shape: &[usize]) -> Vec<usize> {
 
 /// Generic normalization: statistics over `axes` (per kept index), parameters indexed by
 /// the `axes`-order multi-index.
-fn layer_ref(x: &[f32], shape: &[usize], axes: &[usize], scale: Option<&[f32]>, bias: Option<&[f32]>, eps: f64) -> Vec<f32> {
+fn layer_ref(
+    x: &[f32],
+    shape: &[usize],
+    axes: &[usize],
+    scale: Option<&[f32]>,
+    bias: Option<&[f32]>,
+    eps: f64,
+) -> Vec<f32> {
     let total = x.len();
-    let key = |idx: &[usize]| -> Vec<usize> { (0..shape.len()).filter(|d| !axes.contains(d)).map(|d| idx[d]).collect() };
+    let key =
+        |idx: &[usize]| -> Vec<usize> { (0..shape.len()).filter(|d| !axes.contains(d)).map(|d| idx[d]).collect() };
     let pidx = |idx: &[usize]| -> usize { axes.iter().fold(0, |acc, &a| acc * shape[a] + idx[a]) };
     let mut out = vec![0f32; total];
     for i in 0..total {
@@ -66,7 +74,9 @@ fn layer_normalization_matches_reference_for_any_axes() {
         let pshape: Vec<u32> = axes.iter().map(|&a| shape[a] as u32).collect();
         let xshape: Vec<u32> = shape.iter().map(|&d| d as u32).collect();
         for dt in [DataType::Float32, DataType::Float16] {
-            for (with_scale, with_bias, constant) in [(true, true, true), (true, false, false), (false, true, true), (false, false, false)] {
+            for (with_scale, with_bias, constant) in
+                [(true, true, true), (true, false, false), (false, true, true), (false, false, false)]
+            {
                 let x = round(dt, pseudo(n, 30 + ci as u32));
                 let s = round(dt, pseudo(pn, 31));
                 let b = round(dt, pseudo(pn, 32));
@@ -85,7 +95,12 @@ fn layer_normalization_matches_reference_for_any_axes() {
                     &xshape,
                 );
                 let tol = if dt == DataType::Float16 { 4e-3 } else { 2e-5 };
-                assert_close(&got, &want, tol, &format!("layerNorm {shape:?} axes {axes:?} {dt:?} s={with_scale} b={with_bias}"));
+                assert_close(
+                    &got,
+                    &want,
+                    tol,
+                    &format!("layerNorm {shape:?} axes {axes:?} {dt:?} s={with_scale} b={with_bias}"),
+                );
             }
         }
     }
@@ -105,14 +120,17 @@ fn batch_ref(x: &[f32], shape: &[usize], axis: usize, p: [&[f32]; 4], has: [bool
 
 #[test]
 fn batch_normalization_matches_reference_for_any_axis() {
-    let cases: &[(&[usize], usize)] = &[(&[2, 3, 4, 5], 1), (&[2, 3, 4, 5], 3), (&[2, 3, 4, 5], 0), (&[7], 0), (&[2, 1, 3, 2, 4], 2), (&[3, 70], 1)];
+    let cases: &[(&[usize], usize)] =
+        &[(&[2, 3, 4, 5], 1), (&[2, 3, 4, 5], 3), (&[2, 3, 4, 5], 0), (&[7], 0), (&[2, 1, 3, 2, 4], 2), (&[3, 70], 1)];
     for (ci, &(shape, axis)) in cases.iter().enumerate() {
         let n: usize = shape.iter().product();
         let c = shape[axis];
         let xshape: Vec<u32> = shape.iter().map(|&d| d as u32).collect();
         let cshape = [c as u32];
         for dt in [DataType::Float32, DataType::Float16] {
-            for (has, constant) in [([true, true], true), ([false, false], false), ([true, false], false), ([false, true], true)] {
+            for (has, constant) in
+                [([true, true], true), ([false, false], false), ([true, false], false), ([false, true], true)]
+            {
                 let x = round(dt, pseudo(n, 50 + ci as u32));
                 let mean = round(dt, pseudo(c, 51));
                 let var: Vec<f32> = round(dt, pseudo(c, 52).iter().map(|v| v.abs() + 0.1).collect());

@@ -55,7 +55,8 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let input = graph.descriptor(op.input(0).ok_or_else(|| Error::operation("pad: missing input"))?);
     let output = graph.descriptor(op.outputs[0]);
     let rank = input.shape.len();
-    let fits = rank <= MAX_DIMS && beginning.len() == rank
+    let fits = rank <= MAX_DIMS
+        && beginning.len() == rank
         && ending.len() == rank
         && output.shape.len() == rank
         && (0..rank).all(|d| beginning[d] as u64 + input.shape[d] as u64 + ending[d] as u64 == output.shape[d] as u64);

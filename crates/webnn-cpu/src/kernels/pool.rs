@@ -187,9 +187,22 @@ pub struct PoolGeom {
 impl PoolGeom {
     /// Builds the geometry.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(n: usize, c: usize, h: usize, w: usize, oh: usize, ow: usize, window: [usize; 2], strides: [usize; 2], dilations: [usize; 2], pad_begin: [usize; 2], nhwc: bool) -> Self {
+    pub fn new(
+        n: usize,
+        c: usize,
+        h: usize,
+        w: usize,
+        oh: usize,
+        ow: usize,
+        window: [usize; 2],
+        strides: [usize; 2],
+        dilations: [usize; 2],
+        pad_begin: [usize; 2],
+        nhwc: bool,
+    ) -> Self {
         let rows = (0..oh).map(|o| span(window[0], dilations[0], o * strides[0], pad_begin[0], h)).collect();
-        let cols: Vec<(usize, usize)> = (0..ow).map(|o| span(window[1], dilations[1], o * strides[1], pad_begin[1], w)).collect();
+        let cols: Vec<(usize, usize)> =
+            (0..ow).map(|o| span(window[1], dilations[1], o * strides[1], pad_begin[1], w)).collect();
         let full: Vec<usize> = (0..ow).filter(|&o| cols[o].1 - cols[o].0 == window[1]).collect();
         // Full windows form one run of columns (the window start grows with the column).
         let interior = match (full.first(), full.last()) {
@@ -353,7 +366,10 @@ pub fn pool<T: Copy + Send + Sync, R: Reducer<T>>(g: &PoolGeom, x: &[T], out: &m
         let c = g.c;
         crate::par::chunks(out, g.ow * c, |r, o| {
             let (n, oh) = (r / g.oh, r % g.oh);
-            simd(#[inline(always)] || pool_row_nhwc::<T, R>(g, &x[n * plane * c..][..plane * c], oh, o))
+            simd(
+                #[inline(always)]
+                || pool_row_nhwc::<T, R>(g, &x[n * plane * c..][..plane * c], oh, o),
+            )
         });
     }
 }

@@ -36,7 +36,13 @@ fn pool_ref(p: &P, kind: u8, x: &[f64]) -> Vec<f64> {
                     }
                 }
                 out.push(match kind {
-                    0 => if vals.is_empty() { 0.0 } else { vals.iter().sum::<f64>() / vals.len() as f64 },
+                    0 => {
+                        if vals.is_empty() {
+                            0.0
+                        } else {
+                            vals.iter().sum::<f64>() / vals.len() as f64
+                        }
+                    }
                     1 => vals.iter().map(|v| v * v).sum::<f64>().sqrt(),
                     _ => vals.iter().copied().fold(f64::NEG_INFINITY, f64::max),
                 });
@@ -64,16 +70,82 @@ const CASES: &[P] = &[
     P { n: 1, c: 2, h: 5, w: 5, oh: 1, ow: 1, window: [5, 5], strides: [1, 1], dilations: [1, 1], padding: [0; 4] },
     P { n: 2, c: 3, h: 6, w: 7, oh: 4, ow: 5, window: [3, 3], strides: [1, 1], dilations: [1, 1], padding: [0; 4] },
     // ceil rounding: the last windows run past the padded input
-    P { n: 1, c: 2, h: 5, w: 5, oh: 3, ow: 3, window: [3, 3], strides: [2, 2], dilations: [1, 1], padding: [1, 0, 0, 1] },
+    P {
+        n: 1,
+        c: 2,
+        h: 5,
+        w: 5,
+        oh: 3,
+        ow: 3,
+        window: [3, 3],
+        strides: [2, 2],
+        dilations: [1, 1],
+        padding: [1, 0, 0, 1],
+    },
     P { n: 1, c: 3, h: 4, w: 4, oh: 2, ow: 2, window: [3, 3], strides: [2, 2], dilations: [1, 1], padding: [0; 4] },
-    P { n: 1, c: 2, h: 9, w: 8, oh: 3, ow: 4, window: [3, 2], strides: [2, 2], dilations: [2, 3], padding: [1, 1, 2, 0] },
-    P { n: 2, c: 70, h: 4, w: 5, oh: 2, ow: 3, window: [2, 2], strides: [2, 2], dilations: [1, 1], padding: [0, 0, 0, 1] },
+    P {
+        n: 1,
+        c: 2,
+        h: 9,
+        w: 8,
+        oh: 3,
+        ow: 4,
+        window: [3, 2],
+        strides: [2, 2],
+        dilations: [2, 3],
+        padding: [1, 1, 2, 0],
+    },
+    P {
+        n: 2,
+        c: 70,
+        h: 4,
+        w: 5,
+        oh: 2,
+        ow: 3,
+        window: [2, 2],
+        strides: [2, 2],
+        dilations: [1, 1],
+        padding: [0, 0, 0, 1],
+    },
     // padding larger than the window: windows with no real element
-    P { n: 1, c: 1, h: 2, w: 2, oh: 4, ow: 4, window: [1, 1], strides: [1, 1], dilations: [1, 1], padding: [1, 1, 1, 1] },
+    P {
+        n: 1,
+        c: 1,
+        h: 2,
+        w: 2,
+        oh: 4,
+        ow: 4,
+        window: [1, 1],
+        strides: [1, 1],
+        dilations: [1, 1],
+        padding: [1, 1, 1, 1],
+    },
     // a window wider than the input (the padding makes room; found by fuzz target onnx_import:
     // the nchw plane sliced its row buffer past its end)
-    P { n: 1, c: 1, h: 5, w: 5, oh: 3, ow: 3, window: [3, 7], strides: [2, 2], dilations: [1, 1], padding: [1, 1, 3, 3] },
-    P { n: 1, c: 2, h: 4, w: 3, oh: 3, ow: 2, window: [2, 3], strides: [1, 1], dilations: [1, 2], padding: [0, 0, 2, 1] },
+    P {
+        n: 1,
+        c: 1,
+        h: 5,
+        w: 5,
+        oh: 3,
+        ow: 3,
+        window: [3, 7],
+        strides: [2, 2],
+        dilations: [1, 1],
+        padding: [1, 1, 3, 3],
+    },
+    P {
+        n: 1,
+        c: 2,
+        h: 4,
+        w: 3,
+        oh: 3,
+        ow: 2,
+        window: [2, 3],
+        strides: [1, 1],
+        dilations: [1, 2],
+        padding: [0, 0, 2, 1],
+    },
 ];
 
 fn attrs(p: &P, nhwc: bool) -> Attrs {
@@ -157,7 +229,14 @@ fn max_pool_every_integer_type() {
 #[test]
 fn max_pool_propagates_nan() {
     let x = [1.0f32, f32::NAN, 3.0, 2.0];
-    let p = P { n: 1, c: 1, h: 2, w: 2, oh: 1, ow: 1, window: [2, 2], strides: [1, 1], dilations: [1, 1], padding: [0; 4] };
-    let got = run_float(OpKind::MaxPool2d, DataType::Float32, &[Some((&[1, 1, 2, 2], &x, false))], attrs(&p, false), &[1, 1, 1, 1]);
+    let p =
+        P { n: 1, c: 1, h: 2, w: 2, oh: 1, ow: 1, window: [2, 2], strides: [1, 1], dilations: [1, 1], padding: [0; 4] };
+    let got = run_float(
+        OpKind::MaxPool2d,
+        DataType::Float32,
+        &[Some((&[1, 1, 2, 2], &x, false))],
+        attrs(&p, false),
+        &[1, 1, 1, 1],
+    );
     assert!(got[0].is_nan());
 }

@@ -96,8 +96,14 @@ pub fn dequantize_one<Q: QInt, F: QFloat>(x: Q, scale: F, zero_point: Q) -> F {
 macro_rules! with_qfloat {
     ($dt:expr, $F:ident => $body:expr) => {{
         match $dt {
-            DataType::Float16 => { type $F = f16; $body }
-            _ => { type $F = f32; $body }
+            DataType::Float16 => {
+                type $F = f16;
+                $body
+            }
+            _ => {
+                type $F = f32;
+                $body
+            }
         }
     }};
 }
@@ -105,10 +111,22 @@ macro_rules! with_qfloat {
 macro_rules! with_qint {
     ($dt:expr, $Q:ident => $body:expr) => {{
         match $dt {
-            DataType::Uint8 => { type $Q = u8; $body }
-            DataType::Int8 => { type $Q = i8; $body }
-            DataType::Uint32 => { type $Q = u32; $body }
-            _ => { type $Q = i32; $body }
+            DataType::Uint8 => {
+                type $Q = u8;
+                $body
+            }
+            DataType::Int8 => {
+                type $Q = i8;
+                $body
+            }
+            DataType::Uint32 => {
+                type $Q = u32;
+                $body
+            }
+            _ => {
+                type $Q = i32;
+                $body
+            }
         }
     }};
 }

@@ -62,13 +62,25 @@ fn read_ints(dt: DataType, b: &[u8]) -> Vec<i64> {
 
 /// The value a float type stores for `v`.
 fn stored(dt: DataType, v: f32) -> f32 {
-    if dt == DataType::Float16 { f16::from_f32(v).to_f32() } else { v }
+    if dt == DataType::Float16 {
+        f16::from_f32(v).to_f32()
+    } else {
+        v
+    }
 }
 
 fn zero_points(qt: DataType, n: usize, seed: u64) -> Vec<i64> {
     let (lo, hi) = range(qt);
     let r = random_bytes(n, seed);
-    (0..n).map(|i| if hi > 300.0 { r[i] as i64 * 1000 + lo.max(-5000.0) as i64 } else { lo as i64 + r[i] as i64 % (hi - lo + 1.0) as i64 }).collect()
+    (0..n)
+        .map(|i| {
+            if hi > 300.0 {
+                r[i] as i64 * 1000 + lo.max(-5000.0) as i64
+            } else {
+                lo as i64 + r[i] as i64 % (hi - lo + 1.0) as i64
+            }
+        })
+        .collect()
 }
 
 const CASES: &[(&[usize], &[usize])] = &[
@@ -91,13 +103,15 @@ const CASES: &[(&[usize], &[usize])] = &[
 
 #[test]
 fn quantize_matches_naive() {
-    let specials = [0.5f32, 1.5, 2.5, -0.5, -1.5, -2.5, 0.25, 1e9, -1e9, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 127.5, 128.5];
+    let specials =
+        [0.5f32, 1.5, 2.5, -0.5, -1.5, -2.5, 0.25, 1e9, -1e9, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 127.5, 128.5];
     for (case, &(x, s)) in CASES.iter().enumerate() {
         let n = numel(x);
         let r = random_bytes(n, case as u64);
         // Inputs: random multiples of 1/4 (many exact ties with scales 0.5/1/2) plus specials.
-        let input: Vec<f32> =
-            (0..n).map(|i| if i % 5 == 4 { specials[i % specials.len()] } else { (r[i] as i32 - 128) as f32 * 0.25 * 3.0 }).collect();
+        let input: Vec<f32> = (0..n)
+            .map(|i| if i % 5 == 4 { specials[i % specials.len()] } else { (r[i] as i32 - 128) as f32 * 0.25 * 3.0 })
+            .collect();
         let sn = numel(s);
         let scales: Vec<f32> = (0..sn).map(|i| [0.5f32, 1.0, 2.0, 0.1, 3.0][i % 5]).collect();
         for ft in [DataType::Float32, DataType::Float16] {
@@ -153,7 +167,8 @@ fn dequantize_matches_naive() {
                     // compare with one rounding of the exact f64 product.
                     let exact = (input[f] - zps[k]) as f64 * stored(ft, scales[k]) as f64;
                     let got = got_all[f];
-                    let want = if ft == DataType::Float16 { f16::from_f64(exact).to_f64() } else { exact as f32 as f64 };
+                    let want =
+                        if ft == DataType::Float16 { f16::from_f64(exact).to_f64() } else { exact as f32 as f64 };
                     let ulp = if ft == DataType::Float16 {
                         f16::from_f64(want).to_bits().abs_diff(f16::from_f64(got).to_bits()) as u32
                     } else {
@@ -192,8 +207,28 @@ fn blockwise_merging_keeps_the_scale_map() {
 
 #[test]
 fn round_half_even_matches_std() {
-    let mut v: Vec<f32> = vec![0.0, -0.0, 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, 8388607.5, 8388608.0, 8388609.0,
-        -8388607.5, 1e30, -1e30, f32::INFINITY, f32::NEG_INFINITY, f32::MIN_POSITIVE, 4194303.5, 4194304.5];
+    let mut v: Vec<f32> = vec![
+        0.0,
+        -0.0,
+        0.5,
+        1.5,
+        2.5,
+        -0.5,
+        -1.5,
+        -2.5,
+        0.49999997,
+        8388607.5,
+        8388608.0,
+        8388609.0,
+        -8388607.5,
+        1e30,
+        -1e30,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::MIN_POSITIVE,
+        4194303.5,
+        4194304.5,
+    ];
     v.extend((0..100_000).map(|i| (i as f32 - 50_000.0) * 0.25 + 0.125 * (i % 3) as f32));
     for x in v {
         assert_eq!(round_half_even(x).to_bits(), x.round_ties_even().to_bits(), "{x}");

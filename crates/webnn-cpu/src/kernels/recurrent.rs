@@ -229,13 +229,45 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         _ => return Err(Error::not_supported(format!("{}: unexpected attributes", op.kind))),
     };
     let slots = match op.kind {
-        OpKind::Gru => Slots { input: 0, weight: 1, recurrent_weight: 2, bias: 3, recurrent_bias: 4, peephole: None, hidden: 5, cell: None },
-        OpKind::GruCell => Slots { input: 0, weight: 1, recurrent_weight: 2, hidden: 3, bias: 4, recurrent_bias: 5, peephole: None, cell: None },
+        OpKind::Gru => Slots {
+            input: 0,
+            weight: 1,
+            recurrent_weight: 2,
+            bias: 3,
+            recurrent_bias: 4,
+            peephole: None,
+            hidden: 5,
+            cell: None,
+        },
+        OpKind::GruCell => Slots {
+            input: 0,
+            weight: 1,
+            recurrent_weight: 2,
+            hidden: 3,
+            bias: 4,
+            recurrent_bias: 5,
+            peephole: None,
+            cell: None,
+        },
         OpKind::Lstm => Slots {
-            input: 0, weight: 1, recurrent_weight: 2, bias: 3, recurrent_bias: 4, peephole: Some(5), hidden: 6, cell: Some(7),
+            input: 0,
+            weight: 1,
+            recurrent_weight: 2,
+            bias: 3,
+            recurrent_bias: 4,
+            peephole: Some(5),
+            hidden: 6,
+            cell: Some(7),
         },
         _ => Slots {
-            input: 0, weight: 1, recurrent_weight: 2, hidden: 3, cell: Some(4), bias: 5, recurrent_bias: 6, peephole: Some(7),
+            input: 0,
+            weight: 1,
+            recurrent_weight: 2,
+            hidden: 3,
+            cell: Some(4),
+            bias: 5,
+            recurrent_bias: 6,
+            peephole: Some(7),
         },
     };
     let gates = if matches!(cell, CellKind::Gru { .. }) { 3 } else { 4 };
@@ -338,7 +370,9 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
 
     // Constant weights: pack now.
     let constant = |id: OperandId| match graph.operands[id.index()].source {
-        OperandSource::Constant(k) => graph.constants.get(k).and_then(|c| super::float_elem::bytes_to_f32(data_type, &c.bytes)),
+        OperandSource::Constant(k) => {
+            graph.constants.get(k).and_then(|c| super::float_elem::bytes_to_f32(data_type, &c.bytes))
+        }
         _ => None,
     };
     let mut values: [Option<Vec<f32>>; 5] = Default::default();
@@ -352,7 +386,11 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let total_pack = elems(&[pack.stride, dirs])?;
     if all_constant {
         let mut packed = super::scratch::try_zeroed::<f32>(total_pack).ok_or_else(|| {
-            Error::operation(format!("{}: cannot allocate {} bytes for the packed weights", op.kind, total_pack.saturating_mul(4)))
+            Error::operation(format!(
+                "{}: cannot allocate {} bytes for the packed weights",
+                op.kind,
+                total_pack.saturating_mul(4)
+            ))
         })?;
         let [w, r, b, rb, p] = &values;
         kernel.pack_weights::<f32>(
@@ -400,7 +438,15 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
 /// Little-endian bytes of a float32/float16 constant as f32 values.
 impl RecurrentKernel {
     /// Packs the weights of every direction into `out` (see [`PackLayout`]).
-    fn pack_weights<T: Elem>(&self, w: &[T], r: &[T], b: Option<&[T]>, rb: Option<&[T]>, p: Option<&[T]>, out: &mut [f32]) {
+    fn pack_weights<T: Elem>(
+        &self,
+        w: &[T],
+        r: &[T],
+        b: Option<&[T]>,
+        rb: Option<&[T]>,
+        p: Option<&[T]>,
+        out: &mut [f32],
+    ) {
         let (h, inp, g) = (self.hidden, self.input_size, self.gates);
         let gh = g * h;
         let pk = self.pack;
@@ -438,7 +484,8 @@ impl RecurrentKernel {
 
     fn run_typed<T: Elem>(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
         let slot = |s: usize| inputs.get(s).copied().flatten().map(|i| i.slice::<T>());
-        let (Some(x), Some(w), Some(r)) = (slot(self.slots.input), slot(self.slots.weight), slot(self.slots.recurrent_weight))
+        let (Some(x), Some(w), Some(r)) =
+            (slot(self.slots.input), slot(self.slots.weight), slot(self.slots.recurrent_weight))
         else {
             return;
         };
@@ -472,7 +519,10 @@ impl RecurrentKernel {
             let (p0, p1) = (&packed[..pk], &packed[pk..2 * pk]);
             let a1 = &mut a1[..st];
             if work >= PAR_THRESHOLD {
-                crate::par::join(|| self.run_direction(0, x, p0, h0, c0, a0), || self.run_direction(1, x, p1, h0, c0, a1));
+                crate::par::join(
+                    || self.run_direction(0, x, p0, h0, c0, a0),
+                    || self.run_direction(1, x, p1, h0, c0, a1),
+                );
             } else {
                 self.run_direction(0, x, p0, h0, c0, a0);
                 self.run_direction(1, x, p1, h0, c0, a1);
@@ -500,7 +550,15 @@ impl RecurrentKernel {
 
     /// Runs every step of direction `dir`; leaves the final hidden (and cell) state and the
     /// sequence in `area`.
-    fn run_direction<T: Elem>(&self, dir: usize, x: &[f32], pk: &[f32], h0: Option<&[T]>, c0: Option<&[T]>, area: &mut [f32]) {
+    fn run_direction<T: Elem>(
+        &self,
+        dir: usize,
+        x: &[f32],
+        pk: &[f32],
+        h0: Option<&[T]>,
+        c0: Option<&[T]>,
+        area: &mut [f32],
+    ) {
         let (steps, batch, h, inp, g) = (self.steps, self.batch, self.hidden, self.input_size, self.gates);
         let (gh, bh) = (g * h, batch * h);
         let l = self.pack;

@@ -4,8 +4,8 @@
 
 use super::*;
 use crate::testing::{assert_close, decode, encode, round_to};
-use webnn_core::testing::Rng;
 use crate::testing::{bytes_of, from_bytes, run_op};
+use webnn_core::testing::Rng;
 use webnn_core::OperandDescriptor;
 
 fn count(shape: &[u32]) -> usize {
@@ -15,7 +15,8 @@ fn count(shape: &[u32]) -> usize {
 /// Output flat index (keepDimensions layout: reduced coordinates dropped) of each input element.
 fn buckets(shape: &[u32], axes: &[u32]) -> (Vec<usize>, usize) {
     let n = count(shape);
-    let out_count: usize = shape.iter().enumerate().filter(|(d, _)| !axes.contains(&(*d as u32))).map(|(_, &s)| s as usize).product();
+    let out_count: usize =
+        shape.iter().enumerate().filter(|(d, _)| !axes.contains(&(*d as u32))).map(|(_, &s)| s as usize).product();
     let map = (0..n)
         .map(|i| {
             let mut rem = i;
@@ -85,7 +86,8 @@ fn subsets(rank: usize) -> Vec<Vec<u32>> {
 }
 
 fn run_reduce(kind: OpKind, dt: DataType, shape: &[u32], axes: &[u32], bytes: Vec<u8>) -> Vec<u8> {
-    let out_shape: Vec<u32> = shape.iter().enumerate().filter(|(d, _)| !axes.contains(&(*d as u32))).map(|(_, &s)| s).collect();
+    let out_shape: Vec<u32> =
+        shape.iter().enumerate().filter(|(d, _)| !axes.contains(&(*d as u32))).map(|(_, &s)| s).collect();
     run_op(
         kind,
         &[Some((OperandDescriptor::new(dt, shape.to_vec()), bytes))],
@@ -190,8 +192,14 @@ fn int_case<T: TestInt>(dt: DataType, values: &[T], ops: &[OpKind]) {
     }
 }
 
-const INT_OPS: [OpKind; 6] =
-    [OpKind::ReduceL1, OpKind::ReduceMax, OpKind::ReduceMin, OpKind::ReduceProduct, OpKind::ReduceSum, OpKind::ReduceSumSquare];
+const INT_OPS: [OpKind; 6] = [
+    OpKind::ReduceL1,
+    OpKind::ReduceMax,
+    OpKind::ReduceMin,
+    OpKind::ReduceProduct,
+    OpKind::ReduceSum,
+    OpKind::ReduceSumSquare,
+];
 
 #[test]
 fn integer_reductions_wrap() {
@@ -211,12 +219,10 @@ fn geometry_merges_dimensions() {
     assert_eq!(ReduceGeom::new(&[2, 1, 3, 4], &[0, 1]), ReduceGeom::Oni { outer: 1, n: 2, inner: 12 });
     assert_eq!(ReduceGeom::new(&[2, 3, 4], &[]), ReduceGeom::Oni { outer: 24, n: 1, inner: 1 });
     assert_eq!(ReduceGeom::new(&[1, 1], &[0, 1]), ReduceGeom::Oni { outer: 1, n: 1, inner: 1 });
-    assert_eq!(ReduceGeom::new(&[2, 3, 1, 4], &[0, 2, 3]), ReduceGeom::Generic {
-        kept: vec![3],
-        kept_strides: vec![4],
-        reduced: vec![2, 4],
-        reduced_strides: vec![12, 1],
-    });
+    assert_eq!(
+        ReduceGeom::new(&[2, 3, 1, 4], &[0, 2, 3]),
+        ReduceGeom::Generic { kept: vec![3], kept_strides: vec![4], reduced: vec![2, 4], reduced_strides: vec![12, 1] }
+    );
     assert_eq!(ReduceGeom::new(&[2, 3, 4], &[0, 2]).count(), 8);
 }
 
@@ -261,7 +267,11 @@ fn arg_ref(x: &[f64], shape: &[u32], axis: usize, max: bool) -> Vec<i64> {
             let idx = if let Some(p) = col.iter().position(|v| v.is_nan()) {
                 p
             } else {
-                let best = if max { col.iter().cloned().fold(f64::NEG_INFINITY, f64::max) } else { col.iter().cloned().fold(f64::INFINITY, f64::min) };
+                let best = if max {
+                    col.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
+                } else {
+                    col.iter().cloned().fold(f64::INFINITY, f64::min)
+                };
                 col.iter().position(|&v| v == best).unwrap()
             };
             out.push(idx as i64);
@@ -282,7 +292,8 @@ fn arg_min_max_every_type_axis_and_output_type() {
                 let x: Vec<f64> = (0..count(shape)).map(|_| (rng.next_u64() % 4) as f64).collect();
                 for (kind, max) in [(OpKind::ArgMin, false), (OpKind::ArgMax, true)] {
                     for out_dt in [Int32, Int64] {
-                        let out_shape: Vec<u32> = shape.iter().enumerate().filter(|(d, _)| *d != axis).map(|(_, &s)| s).collect();
+                        let out_shape: Vec<u32> =
+                            shape.iter().enumerate().filter(|(d, _)| *d != axis).map(|(_, &s)| s).collect();
                         let out = run_op(
                             kind,
                             &[Some((OperandDescriptor::new(dt, shape.to_vec()), encode(dt, &x)))],
@@ -290,7 +301,11 @@ fn arg_min_max_every_type_axis_and_output_type() {
                             &[OperandDescriptor::new(out_dt, out_shape)],
                         );
                         let got: Vec<i64> = decode(out_dt, &out[0]).iter().map(|&v| v as i64).collect();
-                        assert_eq!(got, arg_ref(&x, shape, axis, max), "{kind} {dt:?} {shape:?} axis {axis} -> {out_dt:?}");
+                        assert_eq!(
+                            got,
+                            arg_ref(&x, shape, axis, max),
+                            "{kind} {dt:?} {shape:?} axis {axis} -> {out_dt:?}"
+                        );
                     }
                 }
             }
@@ -327,7 +342,11 @@ fn cumsum_ref(x: &[f64], shape: &[u32], axis: usize, exclusive: bool, reversed: 
         let r = (i / inner) % n;
         let base = i - r * inner;
         let range: Vec<usize> = if reversed {
-            if exclusive { (r + 1..n).collect() } else { (r..n).collect() }
+            if exclusive {
+                (r + 1..n).collect()
+            } else {
+                (r..n).collect()
+            }
         } else if exclusive {
             (0..r).collect()
         } else {
@@ -356,7 +375,13 @@ fn cumulative_sum_every_option_axis_and_type() {
                             &[OperandDescriptor::new(dt, shape.to_vec())],
                         );
                         let want = cumsum_ref(&x, shape, axis, exclusive, reversed);
-                        assert_close(dt, &decode(dt, &out[0]), &want, 0, &format!("{dt:?} {shape:?} axis {axis} ex {exclusive} rev {reversed}"));
+                        assert_close(
+                            dt,
+                            &decode(dt, &out[0]),
+                            &want,
+                            0,
+                            &format!("{dt:?} {shape:?} axis {axis} ex {exclusive} rev {reversed}"),
+                        );
                     }
                 }
             }
@@ -406,7 +431,8 @@ fn large_cumulative_sum_and_arg_max() {
             &[OperandDescriptor::new(DataType::Int64, shape.to_vec())],
         );
         assert_eq!(decode(DataType::Int64, &out[0]), cumsum_ref(&x, &shape, axis as usize, axis == 1, axis == 2));
-        let out_shape: Vec<u32> = shape.iter().enumerate().filter(|(d, _)| *d != axis as usize).map(|(_, &s)| s).collect();
+        let out_shape: Vec<u32> =
+            shape.iter().enumerate().filter(|(d, _)| *d != axis as usize).map(|(_, &s)| s).collect();
         let out = run_op(
             OpKind::ArgMax,
             &[Some((OperandDescriptor::new(DataType::Float32, shape.to_vec()), encode(DataType::Float32, &x)))],

@@ -146,7 +146,13 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         }
         None => (0..out_shape[d]).map(|i| Tap { lo: i * in_strides[d], hi: i * in_strides[d], t: 0.0 }).collect(),
     });
-    Ok(Box::new(ResampleKernel { data_type: od.data_type, linear: mode == InterpolationMode::Linear, taps, axes, out_shape }))
+    Ok(Box::new(ResampleKernel {
+        data_type: od.data_type,
+        linear: mode == InterpolationMode::Linear,
+        taps,
+        axes,
+        out_shape,
+    }))
 }
 
 #[inline(always)]
@@ -169,7 +175,12 @@ impl ResampleKernel {
 
     fn nearest<T: Copy + Send + Sync>(&self, x: &[T], out: &mut [T]) {
         let d3 = self.out_shape[3];
-        crate::par::chunks(out, d3.max(1), |r, row| simd(#[inline(always)] || self.nearest_row(x, r, row)));
+        crate::par::chunks(out, d3.max(1), |r, row| {
+            simd(
+                #[inline(always)]
+                || self.nearest_row(x, r, row),
+            )
+        });
     }
 
     /// Output row `r` of bilinear resampling.
@@ -225,7 +236,12 @@ impl ResampleKernel {
 
     fn linear<T: Interp>(&self, x: &[T], out: &mut [T]) {
         let d3 = self.out_shape[3];
-        crate::par::chunks(out, d3.max(1), |r, row| simd(#[inline(always)] || self.linear_row(x, r, row)));
+        crate::par::chunks(out, d3.max(1), |r, row| {
+            simd(
+                #[inline(always)]
+                || self.linear_row(x, r, row),
+            )
+        });
     }
 }
 

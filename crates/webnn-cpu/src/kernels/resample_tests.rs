@@ -6,7 +6,14 @@ use crate::kernels::k2_wpt_tests::{assert_close, pseudo, run_float, run_op_const
 use webnn_core::{OpKind, OperandDescriptor};
 
 /// The spec's algorithm, element by element (x = axes[1], y = axes[0]).
-fn resample_ref(x: &[f64], shape: [usize; 4], out_shape: [usize; 4], axes: [usize; 2], scales: [f64; 2], linear: bool) -> Vec<f64> {
+fn resample_ref(
+    x: &[f64],
+    shape: [usize; 4],
+    out_shape: [usize; 4],
+    axes: [usize; 2],
+    scales: [f64; 2],
+    linear: bool,
+) -> Vec<f64> {
     let st = [shape[1] * shape[2] * shape[3], shape[2] * shape[3], shape[3], 1];
     let coord = |o: usize, i: usize| {
         let c = (o as f64 + 0.5) / scales[i] - 0.5;
@@ -29,7 +36,8 @@ fn resample_ref(x: &[f64], shape: [usize; 4], out_shape: [usize; 4], axes: [usiz
                     if !linear {
                         out.push(at((cy - 0.5).ceil() as usize, (cx - 0.5).ceil() as usize));
                     } else {
-                        let (x0, x1, y0, y1) = (cx.floor() as usize, cx.ceil() as usize, cy.floor() as usize, cy.ceil() as usize);
+                        let (x0, x1, y0, y1) =
+                            (cx.floor() as usize, cx.ceil() as usize, cy.floor() as usize, cy.ceil() as usize);
                         let (tx, ty) = (cx - x0 as f64, cy - y0 as f64);
                         let vy0 = at(y0, x0) * (1.0 - tx) + at(y0, x1) * tx;
                         let vy1 = at(y1, x0) * (1.0 - tx) + at(y1, x1) * tx;
@@ -87,14 +95,20 @@ fn float_resample_matches_spec_formulas() {
             }
             let x64: Vec<f64> = x.iter().map(|&v| v as f64).collect();
             for (linear, mode) in [(false, InterpolationMode::NearestNeighbor), (true, InterpolationMode::Linear)] {
-                let want: Vec<f32> = resample_ref(&x64, shape, out_shape, axes, scales, linear).iter().map(|&v| v as f32).collect();
+                let want: Vec<f32> =
+                    resample_ref(&x64, shape, out_shape, axes, scales, linear).iter().map(|&v| v as f32).collect();
                 let attrs = Attrs::Resample2d { mode, scales: ss.ok(), axes: axes.map(|a| a as u32) };
                 let xs = shape.map(|d| d as u32);
                 let os = out_shape.map(|d| d as u32);
                 let got = run_float(OpKind::Resample2d, dt, &[Some((&xs, &x, false))], attrs, &os);
                 let tol = if dt == DataType::Float16 { 1e-3 } else { 1e-6 };
                 let tol = if linear { tol } else { 0.0 };
-                assert_close(&got, &want, tol, &format!("resample {shape:?} axes {axes:?} {ss:?} {dt:?} linear={linear}"));
+                assert_close(
+                    &got,
+                    &want,
+                    tol,
+                    &format!("resample {shape:?} axes {axes:?} {ss:?} {dt:?} linear={linear}"),
+                );
             }
         }
     }
@@ -120,7 +134,11 @@ fn int8_and_uint8_resample() {
         let xi: Vec<i8> = raw.iter().map(|&v| v as i8).collect();
         let out = run_op_const(
             OpKind::Resample2d,
-            &[Some((OperandDescriptor::new(DataType::Int8, vec![1, 2, 3, 5]), bytemuck::cast_slice(&xi).to_vec(), false))],
+            &[Some((
+                OperandDescriptor::new(DataType::Int8, vec![1, 2, 3, 5]),
+                bytemuck::cast_slice(&xi).to_vec(),
+                false,
+            ))],
             attrs.clone(),
             &[OperandDescriptor::new(DataType::Int8, vec![1, 2, 5, 8])],
         );

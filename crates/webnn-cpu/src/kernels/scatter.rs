@@ -42,8 +42,8 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let kernel = match (op.kind, &op.attrs) {
         (OpKind::ScatterElements, Attrs::Axis { axis }) => {
             let axis = *axis as usize;
-            let same_but_axis = indices.shape.len() == rank
-                && (0..rank).all(|d| d == axis || indices.shape[d] == input.shape[d]);
+            let same_but_axis =
+                indices.shape.len() == rank && (0..rank).all(|d| d == axis || indices.shape[d] == input.shape[d]);
             if axis >= rank || !same_but_axis || updates.shape != indices.shape {
                 return Err(mismatch());
             }
@@ -62,7 +62,12 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
             }
             let all = super::util::strides(&input.shape);
             let inner = input.shape[c..].iter().map(|&d| d as usize).product();
-            ScatterKernel { elem, index_type, inner, mode: Mode::Nd { dims: dims(&input.shape[..c]), strides: all[..c].to_vec() } }
+            ScatterKernel {
+                elem,
+                index_type,
+                inner,
+                mode: Mode::Nd { dims: dims(&input.shape[..c]), strides: all[..c].to_vec() },
+            }
         }
         _ => return Err(Error::operation(format!("{}: unexpected attributes {:?}", op.kind, op.attrs))),
     };

@@ -13,7 +13,10 @@ pub struct Scratch(Mutex<Vec<f32>>);
 pub fn grow<T: Clone + Default>(buf: &mut Vec<T>, len: usize) -> webnn_core::Result<()> {
     if buf.len() < len {
         buf.try_reserve_exact(len - buf.len()).map_err(|_| {
-            webnn_core::Error::unknown(format!("dispatch: cannot allocate {} bytes of scratch", len * std::mem::size_of::<T>()))
+            webnn_core::Error::unknown(format!(
+                "dispatch: cannot allocate {} bytes of scratch",
+                len * std::mem::size_of::<T>()
+            ))
         })?;
         buf.resize(len, T::default());
     }

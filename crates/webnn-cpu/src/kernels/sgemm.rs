@@ -40,7 +40,19 @@ fn extent(rows: usize, cols: usize, rs: usize, cs: usize) -> usize {
 /// Panics (an internal bug, never a data-dependent condition) if a view runs past its slice
 /// or if the output view has overlapping elements.
 #[allow(clippy::too_many_arguments)]
-pub fn sgemm(m: usize, n: usize, k: usize, a: Mat<'_>, b: Mat<'_>, c: &mut [f32], c_rs: usize, c_cs: usize, alpha: f32, acc: Option<f32>, parallel: bool) {
+pub fn sgemm(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Mat<'_>,
+    b: Mat<'_>,
+    c: &mut [f32],
+    c_rs: usize,
+    c_cs: usize,
+    alpha: f32,
+    acc: Option<f32>,
+    parallel: bool,
+) {
     if m == 0 || n == 0 {
         return;
     }
@@ -107,7 +119,18 @@ pub fn sgemm(m: usize, n: usize, k: usize, a: Mat<'_>, b: Mat<'_>, c: &mut [f32]
 /// The portable reference of [`sgemm`] (naive triple loop, f64 accumulation), for tests.
 #[cfg(test)]
 #[allow(clippy::too_many_arguments)]
-pub fn sgemm_reference(m: usize, n: usize, k: usize, a: Mat<'_>, b: Mat<'_>, c: &mut [f32], c_rs: usize, c_cs: usize, alpha: f32, acc: Option<f32>) {
+pub fn sgemm_reference(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Mat<'_>,
+    b: Mat<'_>,
+    c: &mut [f32],
+    c_rs: usize,
+    c_cs: usize,
+    alpha: f32,
+    acc: Option<f32>,
+) {
     for i in 0..m {
         for j in 0..n {
             let mut s = 0f64;
@@ -135,7 +158,8 @@ mod tests {
     #[test]
     fn sgemm_matches_reference_for_strides_and_accumulation() {
         for &(m, n, k) in &[(1, 1, 1), (3, 5, 7), (17, 1, 9), (1, 33, 4), (65, 70, 130), (8, 8, 0)] {
-            for &(ta, tb, tc) in &[(false, false, false), (true, false, false), (false, true, true), (true, true, true)] {
+            for &(ta, tb, tc) in &[(false, false, false), (true, false, false), (false, true, true), (true, true, true)]
+            {
                 let a = pseudo(m * k, 1);
                 let b = pseudo(k * n, 2);
                 let am = if ta { Mat { data: &a, rs: 1, cs: m } } else { Mat::rows(&a, k) };

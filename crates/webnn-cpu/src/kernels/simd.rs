@@ -43,7 +43,10 @@ mod tests {
     fn simd_paths_agree() {
         let x = webnn_core::testing::Rng::new(4).vec_f32(1003, -1.0, 1.0);
         let body = |v: &[f32]| -> Vec<f32> { v.iter().map(|a| a * 1.5 + 0.25).collect() };
-        let dispatched = simd(#[inline(always)] || body(&x));
+        let dispatched = simd(
+            #[inline(always)]
+            || body(&x),
+        );
         assert_eq!(dispatched, body(&x));
     }
 }

@@ -29,10 +29,22 @@ const BLOCK: usize = 64;
 macro_rules! with_elem {
     ($size:expr, $T:ident => $body:expr) => {{
         match $size {
-            1 => { type $T = u8; $body }
-            2 => { type $T = u16; $body }
-            4 => { type $T = u32; $body }
-            _ => { type $T = u64; $body }
+            1 => {
+                type $T = u8;
+                $body
+            }
+            2 => {
+                type $T = u16;
+                $body
+            }
+            4 => {
+                type $T = u32;
+                $body
+            }
+            _ => {
+                type $T = u64;
+                $body
+            }
         }
     }};
 }
@@ -391,7 +403,12 @@ pub fn micro_tile_u8_sse2(out: &mut [u8], o: usize, os: usize, inp: &[u8], i: is
         let u1 = _mm_unpackhi_epi16(t0, t1);
         let u2 = _mm_unpacklo_epi16(t2, t3);
         let u3 = _mm_unpackhi_epi16(t2, t3);
-        let v = [_mm_unpacklo_epi32(u0, u2), _mm_unpackhi_epi32(u0, u2), _mm_unpacklo_epi32(u1, u3), _mm_unpackhi_epi32(u1, u3)];
+        let v = [
+            _mm_unpacklo_epi32(u0, u2),
+            _mm_unpackhi_epi32(u0, u2),
+            _mm_unpacklo_epi32(u1, u3),
+            _mm_unpackhi_epi32(u1, u3),
+        ];
         let base = out.as_mut_ptr();
         for (j, x) in v.iter().enumerate() {
             _mm_storel_epi64(base.add(dst[2 * j]) as *mut __m128i, *x);

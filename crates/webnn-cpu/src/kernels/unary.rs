@@ -102,9 +102,13 @@ where
 {
     match data_type {
         DataType::Float32 => map::<f32, f32, _>(input.slice(), out.slice_mut(), chunk, f),
-        DataType::Float16 => {
-            map::<f16, f16, _>(input.slice(), out.slice_mut(), chunk, #[inline(always)] |x| f16::from_f32(f(x.to_f32())))
-        }
+        DataType::Float16 => map::<f16, f16, _>(
+            input.slice(),
+            out.slice_mut(),
+            chunk,
+            #[inline(always)]
+            |x| f16::from_f32(f(x.to_f32())),
+        ),
         _ => {}
     }
 }
@@ -173,12 +177,30 @@ macro_rules! with_int_type {
     ($dt:expr, $T:ident => $body:expr) => {{
         use webnn_core::DataType as __Dt;
         match $dt {
-            __Dt::Int32 => { type $T = i32; $body }
-            __Dt::Uint32 => { type $T = u32; $body }
-            __Dt::Int64 => { type $T = i64; $body }
-            __Dt::Uint64 => { type $T = u64; $body }
-            __Dt::Int8 => { type $T = i8; $body }
-            __Dt::Uint8 => { type $T = u8; $body }
+            __Dt::Int32 => {
+                type $T = i32;
+                $body
+            }
+            __Dt::Uint32 => {
+                type $T = u32;
+                $body
+            }
+            __Dt::Int64 => {
+                type $T = i64;
+                $body
+            }
+            __Dt::Uint64 => {
+                type $T = u64;
+                $body
+            }
+            __Dt::Int8 => {
+                type $T = i8;
+                $body
+            }
+            __Dt::Uint8 => {
+                type $T = u8;
+                $body
+            }
             __Dt::Float32 | __Dt::Float16 => {}
         }
     }};
@@ -288,8 +310,22 @@ pub fn unary_float(op: UnaryOp, data_type: DataType, input: In<'_>, out: &mut Ou
         Abs => map_float(data_type, input, out, c, f32::abs),
         Ceil => map_float(data_type, input, out, c, f32::ceil),
         Cos => map_float(data_type, input, out, e, f32::cos),
-        Erf => map_float(data_type, input, out, c, #[inline(always)] |x| erf_f32(x)),
-        Exp => map_float(data_type, input, out, c, #[inline(always)] |x| exp_f32(x)),
+        Erf => map_float(
+            data_type,
+            input,
+            out,
+            c,
+            #[inline(always)]
+            |x| erf_f32(x),
+        ),
+        Exp => map_float(
+            data_type,
+            input,
+            out,
+            c,
+            #[inline(always)]
+            |x| exp_f32(x),
+        ),
         Floor => map_float(data_type, input, out, c, f32::floor),
         Identity => out.bytes.copy_from_slice(input.bytes),
         Log => map_float(data_type, input, out, e, f32::ln),
@@ -297,7 +333,14 @@ pub fn unary_float(op: UnaryOp, data_type: DataType, input: In<'_>, out: &mut Ou
         Reciprocal => map_float(data_type, input, out, c, |x| 1.0 / x),
         RoundEven => map_float(data_type, input, out, c, f32::round_ties_even),
         Sin => map_float(data_type, input, out, e, f32::sin),
-        Sign => map_float(data_type, input, out, c, #[inline(always)] |x| sign_f32(x)),
+        Sign => map_float(
+            data_type,
+            input,
+            out,
+            c,
+            #[inline(always)]
+            |x| sign_f32(x),
+        ),
         Sqrt => map_float(data_type, input, out, c, f32::sqrt),
         Tan => map_float(data_type, input, out, e, f32::tan),
     }

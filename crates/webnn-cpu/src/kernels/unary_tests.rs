@@ -25,7 +25,18 @@ fn reference(op: UnaryOp) -> (fn(f64) -> f64, u64) {
         UnaryOp::Reciprocal => (|x| 1.0 / x, 1),
         UnaryOp::RoundEven => (f64::round_ties_even, 0),
         UnaryOp::Sin => (f64::sin, 2),
-        UnaryOp::Sign => (|x| if x > 0.0 { 1.0 } else if x < 0.0 { -1.0 } else { 0.0 }, 0),
+        UnaryOp::Sign => (
+            |x| {
+                if x > 0.0 {
+                    1.0
+                } else if x < 0.0 {
+                    -1.0
+                } else {
+                    0.0
+                }
+            },
+            0,
+        ),
         UnaryOp::Sqrt => (f64::sqrt, 1),
         UnaryOp::Tan => (f64::tan, 3),
     }
@@ -64,7 +75,20 @@ fn float_ops_match_f64_reference_for_both_float_types() {
                 _ => (-20.0, 20.0),
             };
             let mut x = rng.vec(97, lo, hi);
-            x.extend_from_slice(&[0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, f64::INFINITY, f64::NEG_INFINITY, f64::NAN]);
+            x.extend_from_slice(&[
+                0.0,
+                -0.0,
+                1.0,
+                -1.0,
+                0.5,
+                -0.5,
+                1.5,
+                2.5,
+                -2.5,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NAN,
+            ]);
             // Inputs are what the operand holds: round them first.
             let x: Vec<f64> = x.iter().map(|&v| round_to(dt, v)).collect();
             for shape in [vec![x.len() as u32], vec![1, x.len() as u32, 1]] {
@@ -82,9 +106,15 @@ fn special_values() {
     for dt in FLOATS {
         let r = |k, v: &[f64]| run_unary(k, dt, dt, &[v.len() as u32], v, Attrs::None);
         // roundEven: ties to even, both signs.
-        assert_eq!(r(OpKind::RoundEven, &[0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.25]), [0.0, 2.0, 2.0, -0.0, -2.0, -2.0, 3.0]);
+        assert_eq!(
+            r(OpKind::RoundEven, &[0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.25]),
+            [0.0, 2.0, 2.0, -0.0, -2.0, -2.0, 3.0]
+        );
         // sign: NaN → 0, ±0 → 0, ±∞ → ±1.
-        assert_eq!(r(OpKind::Sign, &[f64::NAN, 0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY]), [0.0, 0.0, 0.0, 1.0, -1.0]);
+        assert_eq!(
+            r(OpKind::Sign, &[f64::NAN, 0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY]),
+            [0.0, 0.0, 0.0, 1.0, -1.0]
+        );
         // reciprocal of ±0 is ±∞; log(0) = −∞; log(−1) and sqrt(−1) are NaN.
         assert_eq!(r(OpKind::Reciprocal, &[0.0, -0.0]), [f64::INFINITY, f64::NEG_INFINITY]);
         assert_eq!(r(OpKind::Log, &[0.0])[0], f64::NEG_INFINITY);
@@ -117,7 +147,8 @@ fn integer_abs_neg_sign_wrap() {
     // int64 extremes exactly.
     let x = [i64::MIN, i64::MAX, -3];
     let d = OperandDescriptor::new(DataType::Int64, vec![3]);
-    let run = |k| from_bytes::<i64>(&run_op(k, &[Some((d.clone(), bytes_of(&x)))], Attrs::None, std::slice::from_ref(&d))[0]);
+    let run =
+        |k| from_bytes::<i64>(&run_op(k, &[Some((d.clone(), bytes_of(&x)))], Attrs::None, std::slice::from_ref(&d))[0]);
     assert_eq!(run(OpKind::Abs), [i64::MIN, i64::MAX, 3]);
     assert_eq!(run(OpKind::Neg), [i64::MIN, -i64::MAX, 3]);
     assert_eq!(run(OpKind::Sign), [-1, 1, -1]);
@@ -174,7 +205,10 @@ fn large_inputs_use_the_parallel_path() {
 fn lowering_rejects_integer_transcendentals() {
     let inp = OperandDescriptor::new(DataType::Int32, vec![2]);
     let mut graph = webnn_core::Graph::default();
-    graph.operands.push(webnn_core::graph::OperandNode { descriptor: inp.clone(), source: webnn_core::graph::OperandSource::Input("x".into()) });
+    graph.operands.push(webnn_core::graph::OperandNode {
+        descriptor: inp.clone(),
+        source: webnn_core::graph::OperandSource::Input("x".into()),
+    });
     graph.operands.push(webnn_core::graph::OperandNode {
         descriptor: inp,
         source: webnn_core::graph::OperandSource::Operation { op: 0, output: 0 },
@@ -227,7 +261,13 @@ fn simd_loops_match_the_portable_ones_bit_for_bit() {
     }
     macro_rules! same {
         ($f:expr) => {
-            check(stringify!($f), &x, avx512, #[inline(always)] |v: f32| ($f)(v))
+            check(
+                stringify!($f),
+                &x,
+                avx512,
+                #[inline(always)]
+                |v: f32| ($f)(v),
+            )
         };
     }
     same!(exp_f32);

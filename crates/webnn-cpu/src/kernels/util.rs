@@ -6,14 +6,38 @@ macro_rules! with_type {
     ($dt:expr, $T:ident => $body:expr) => {{
         use webnn_core::DataType as __Dt;
         match $dt {
-            __Dt::Float32 => { type $T = f32; $body }
-            __Dt::Float16 => { type $T = half::f16; $body }
-            __Dt::Int32 => { type $T = i32; $body }
-            __Dt::Uint32 => { type $T = u32; $body }
-            __Dt::Int64 => { type $T = i64; $body }
-            __Dt::Uint64 => { type $T = u64; $body }
-            __Dt::Int8 => { type $T = i8; $body }
-            __Dt::Uint8 => { type $T = u8; $body }
+            __Dt::Float32 => {
+                type $T = f32;
+                $body
+            }
+            __Dt::Float16 => {
+                type $T = half::f16;
+                $body
+            }
+            __Dt::Int32 => {
+                type $T = i32;
+                $body
+            }
+            __Dt::Uint32 => {
+                type $T = u32;
+                $body
+            }
+            __Dt::Int64 => {
+                type $T = i64;
+                $body
+            }
+            __Dt::Uint64 => {
+                type $T = u64;
+                $body
+            }
+            __Dt::Int8 => {
+                type $T = i8;
+                $body
+            }
+            __Dt::Uint8 => {
+                type $T = u8;
+                $body
+            }
         }
     }};
 }
@@ -31,7 +55,5 @@ pub fn strides(shape: &[u32]) -> Vec<usize> {
 pub fn broadcast_strides(input: &[u32], output: &[u32]) -> Vec<usize> {
     let own = strides(input);
     let pad = output.len() - input.len();
-    (0..output.len())
-        .map(|i| if i < pad || input[i - pad] == 1 { 0 } else { own[i - pad] })
-        .collect()
+    (0..output.len()).map(|i| if i < pad || input[i - pad] == 1 { 0 } else { own[i - pad] }).collect()
 }

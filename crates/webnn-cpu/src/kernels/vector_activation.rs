@@ -55,19 +55,12 @@ impl VectorActivation {
             avx512::map_in_place(self, values, Bias::None)
         }
         #[cfg(not(target_arch = "x86_64"))]
-        unreachable!(
-            "VectorActivation::of returns None off x86_64: {self:?} {}",
-            values.len()
-        )
+        unreachable!("VectorActivation::of returns None off x86_64: {self:?} {}", values.len())
     }
 
     /// `out[i] = act(inp[i])` (`out.len() == inp.len()`).
     pub(crate) fn map(self, inp: &[f32], out: &mut [f32]) {
-        assert_eq!(
-            inp.len(),
-            out.len(),
-            "vector activation: input and output lengths differ"
-        );
+        assert_eq!(inp.len(), out.len(), "vector activation: input and output lengths differ");
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as in `apply_in_place`; the lengths were just checked.
         unsafe {
@@ -121,15 +114,12 @@ mod avx512 {
     fn exp_neg(a: __m512) -> __m512 {
         // e^−104 rounds to +0: beyond it nothing changes, and k stays within [−151, 0].
         let a = _mm512_min_ps(a, _mm512_set1_ps(104.0));
-        let kf = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(
-            _mm512_mul_ps(a, _mm512_set1_ps(-LOG2E)),
-        );
+        let kf = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm512_mul_ps(
+            a,
+            _mm512_set1_ps(-LOG2E),
+        ));
         // r = −a − k·ln2 (k·LN2_HI exact).
-        let r = _mm512_fnmadd_ps(
-            kf,
-            _mm512_set1_ps(LN2_HI),
-            _mm512_sub_ps(_mm512_setzero_ps(), a),
-        );
+        let r = _mm512_fnmadd_ps(kf, _mm512_set1_ps(LN2_HI), _mm512_sub_ps(_mm512_setzero_ps(), a));
         let r = _mm512_fnmadd_ps(kf, _mm512_set1_ps(LN2_LO), r);
         // eʳ = 1 + r + r²/2 + … + r⁷/5040 (Horner).
         let c = |v: f32| _mm512_set1_ps(v);
@@ -212,9 +202,7 @@ mod avx512 {
             Bias::None => x,
             Bias::Scalar(b) => _mm512_add_ps(x, _mm512_set1_ps(b)),
             // SAFETY (caller): the bias is as long as the values; `m` covers lanes in range.
-            Bias::Cols(b) => {
-                _mm512_add_ps(x, unsafe { _mm512_maskz_loadu_ps(m, b.as_ptr().add(i)) })
-            }
+            Bias::Cols(b) => _mm512_add_ps(x, unsafe { _mm512_maskz_loadu_ps(m, b.as_ptr().add(i)) }),
         }
     }
 
@@ -235,9 +223,7 @@ mod avx512 {
         if i < n {
             let m: __mmask16 = (1u32 << (n - i)) as u16 - 1;
             // SAFETY: the mask covers the n − i < 16 remaining elements only.
-            unsafe {
-                _mm512_mask_storeu_ps(d.add(i), m, apply(act, _mm512_maskz_loadu_ps(m, s.add(i))))
-            };
+            unsafe { _mm512_mask_storeu_ps(d.add(i), m, apply(act, _mm512_maskz_loadu_ps(m, s.add(i)))) };
         }
     }
 }
@@ -301,7 +287,11 @@ mod tests {
 
     #[test]
     fn swish_is_the_two_steps_and_within_4_ulp() {
-        let (Some(swish), Some(sigmoid)) = (VectorActivation::of(Activation::Swish), VectorActivation::of(Activation::Sigmoid)) else { return };
+        let (Some(swish), Some(sigmoid)) =
+            (VectorActivation::of(Activation::Swish), VectorActivation::of(Activation::Sigmoid))
+        else {
+            return;
+        };
         // Bit for bit the unfused graph's steps: this sigmoid, then the product.
         let x: Vec<f32> = (0..1u32 << 20).map(|i| f32::from_bits(i.wrapping_mul(4099))).collect();
         let (mut y, mut s) = (vec![0.0f32; x.len()], vec![0.0f32; x.len()]);
@@ -313,7 +303,8 @@ mod tests {
         // Against the exact function where sigmoid is a normal number (below x ≈ −87.3 it is
         // subnormal, a few bits wide, and its error of ≤ 3 of those ULP is scaled by |x| in
         // the product, as in the unfused graph).
-        let (d, x) = sweep(swish, |x| if sigmoid64(x) < f32::MIN_POSITIVE as f64 { f64::NAN } else { x * sigmoid64(x) }, step());
+        let (d, x) =
+            sweep(swish, |x| if sigmoid64(x) < f32::MIN_POSITIVE as f64 { f64::NAN } else { x * sigmoid64(x) }, step());
         assert!(d <= 4, "swish: {d} ULP at {x:e}");
     }
 
@@ -322,27 +313,13 @@ mod tests {
         let Some(act) = VectorActivation::of(Activation::Sigmoid) else {
             return;
         };
-        let x = [
-            f32::NAN,
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-            0.0,
-            -0.0,
-            88.0,
-            -88.0,
-            -103.0,
-            -120.0,
-        ];
+        let x = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 88.0, -88.0, -103.0, -120.0];
         let mut y = [1.0f32; 9];
         act.map(&x, &mut y);
         assert!(y[0].is_nan());
         assert_eq!(&y[1..5], &[1.0, 0.0, 0.5, 0.5]);
         assert_eq!(y[5], 1.0);
-        assert!(
-            ulp_f32(y[6], sigmoid64(-88.0)) <= 2 && y[6] > 0.0,
-            "subnormal result kept: {:e}",
-            y[6]
-        );
+        assert!(ulp_f32(y[6], sigmoid64(-88.0)) <= 2 && y[6] > 0.0, "subnormal result kept: {:e}", y[6]);
         assert_eq!(y[8], 0.0);
         let swish = VectorActivation::of(Activation::Swish).unwrap();
         for n in 0..40 {
@@ -357,10 +334,7 @@ mod tests {
                 let want = x[i] as f64 * sigmoid64(x[i] as f64) as f32 as f64;
                 assert!(ulp_f32(y[i], want) <= 3, "n {n} i {i}: {} vs {want}", y[i]);
                 let xb = x[i] + bias[i];
-                assert!(
-                    ulp_f32(z[i], xb as f64 * sigmoid64(xb as f64) as f32 as f64) <= 3,
-                    "bias n {n} i {i}"
-                );
+                assert!(ulp_f32(z[i], xb as f64 * sigmoid64(xb as f64) as f32 as f64) <= 3, "bias n {n} i {i}");
             }
         }
     }

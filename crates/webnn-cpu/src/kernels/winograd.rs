@@ -26,10 +26,10 @@
 
 use super::conv::Geom;
 use super::epilogue::BoundEpilogue;
+use super::packed_gemm::{gemm, no_epilogue, Lhs, PackedLhs, Rhs};
 use super::scratch::{grow, try_zeroed};
 use super::sgemm::Mat;
 use super::simd::simd;
-use super::packed_gemm::{gemm, no_epilogue, Lhs, PackedLhs, Rhs};
 use std::ops::{Add, Mul, Sub};
 use webnn_core::{Error, Result};
 
@@ -82,7 +82,14 @@ pub const AT: [[f64; 6]; 4] = [
 /// Whether conv2d `g` is one this path computes (the shape; see [`pays`] for when it is
 /// chosen).
 pub fn applies(g: &Geom) -> bool {
-    g.kh == 3 && g.kw == 3 && g.strides == [1, 1] && g.dilations == [1, 1] && g.groups == 1 && !g.nhwc && g.oh > 0 && g.ow > 0
+    g.kh == 3
+        && g.kw == 3
+        && g.strides == [1, 1]
+        && g.dilations == [1, 1]
+        && g.groups == 1
+        && !g.nhwc
+        && g.oh > 0
+        && g.ow > 0
 }
 
 /// Whether this path is expected to be faster than im2col + GEMM for `g` (measured on Zen 5,
@@ -116,7 +123,9 @@ impl WinogradFilter {
                 u[xi * plane + oi] = v;
             }
         }
-        let packed = (0..POINTS).map(|xi| PackedLhs::new(cout, cin, Mat::rows(&u[xi * plane..][..plane], cin))).collect::<Option<Vec<_>>>()?;
+        let packed = (0..POINTS)
+            .map(|xi| PackedLhs::new(cout, cin, Mat::rows(&u[xi * plane..][..plane], cin)))
+            .collect::<Option<Vec<_>>>()?;
         Some(WinogradFilter { u: packed })
     }
 }
@@ -297,9 +306,21 @@ struct Job<'a> {
 
 /// conv2d on f32 nchw data by Winograd F(4×4, 3×3) (`g` must satisfy [`applies`]): the bias
 /// and then `ep` are applied to each channel's rows of a block as it is finished.
-pub fn conv(g: &Geom, x: &[f32], filter: &WinogradFilter, bias: Option<&[f32]>, out: &mut [f32], ep: &BoundEpilogue<'_>) -> Result<()> {
+pub fn conv(
+    g: &Geom,
+    x: &[f32],
+    filter: &WinogradFilter,
+    bias: Option<&[f32]>,
+    out: &mut [f32],
+    ep: &BoundEpilogue<'_>,
+) -> Result<()> {
     let (hw, plane) = (g.h * g.w, g.oh * g.ow);
-    if !applies(g) || filter.u.len() != POINTS || x.len() < g.n * g.cin * hw || out.len() < g.n * g.cout * plane || bias.is_some_and(|b| b.len() < g.cout) {
+    if !applies(g)
+        || filter.u.len() != POINTS
+        || x.len() < g.n * g.cin * hw
+        || out.len() < g.n * g.cout * plane
+        || bias.is_some_and(|b| b.len() < g.cout)
+    {
         return Err(Error::unknown("winograd conv2d: operands do not match the geometry"));
     }
     let tiling = Tiling::of(g);
@@ -312,7 +333,8 @@ pub fn conv(g: &Geom, x: &[f32], filter: &WinogradFilter, bias: Option<&[f32]>, 
         let first = jobs.len();
         for b in 0..nb {
             let mut v = Vec::new();
-            v.try_reserve_exact(g.cout).map_err(|_| Error::unknown("winograd conv2d: cannot allocate the block list"))?;
+            v.try_reserve_exact(g.cout)
+                .map_err(|_| Error::unknown("winograd conv2d: cannot allocate the block list"))?;
             let ty0 = b * tiling.block_rows;
             jobs.push(Job { n, ty0, ty1: (ty0 + tiling.block_rows).min(tiling.rows), out: v });
         }
@@ -342,7 +364,17 @@ pub fn conv(g: &Geom, x: &[f32], filter: &WinogradFilter, bias: Option<&[f32]>, 
 /// channel and the 36 GEMMs by product, each on one thread; every value is computed as on
 /// one thread, so results do not depend on it.
 #[allow(clippy::too_many_arguments)]
-fn block(g: &Geom, tiling: &Tiling, x: &[f32], filter: &WinogradFilter, bias: Option<&[f32]>, mut job: Job<'_>, scratch: &mut [f32], parallel: bool, ep: &BoundEpilogue<'_>) -> Result<()> {
+fn block(
+    g: &Geom,
+    tiling: &Tiling,
+    x: &[f32],
+    filter: &WinogradFilter,
+    bias: Option<&[f32]>,
+    mut job: Job<'_>,
+    scratch: &mut [f32],
+    parallel: bool,
+    ep: &BoundEpilogue<'_>,
+) -> Result<()> {
     let t = (job.ty1 - job.ty0) * tiling.cols;
     let (v, rest) = scratch.split_at_mut(POINTS * g.cin * t);
     let (m, work) = rest.split_at_mut(POINTS * g.cout * t + L);
@@ -426,7 +458,17 @@ fn each<T: Send>(
 /// consecutive tiles at a time whatever the width of the image.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn input_transform(g: &Geom, tl: &Tiling, xc: &[f32], ty0: usize, ty1: usize, vc: &mut [f32], patches: &mut [f32], row_buf: &mut [f32], stage: &mut [f32]) {
+fn input_transform(
+    g: &Geom,
+    tl: &Tiling,
+    xc: &[f32],
+    ty0: usize,
+    ty1: usize,
+    vc: &mut [f32],
+    patches: &mut [f32],
+    row_buf: &mut [f32],
+    stage: &mut [f32],
+) {
     let [pt, _, pl, _] = g.padding;
     let (sp, cols) = (tl.pitch, tl.cols);
     let t = (ty1 - ty0) * cols;
@@ -494,7 +536,18 @@ fn input_transform(g: &Geom, tl: &Tiling, xc: &[f32], ty0: usize, ty1: usize, vc
 /// right and bottom edges.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn output_transform(g: &Geom, tl: &Tiling, m: &[f32], o: usize, t: usize, ty0: usize, ty1: usize, ys: &mut [f32], row_buf: &mut [f32], seg: &mut [f32]) {
+fn output_transform(
+    g: &Geom,
+    tl: &Tiling,
+    m: &[f32],
+    o: usize,
+    t: usize,
+    ty0: usize,
+    ty1: usize,
+    ys: &mut [f32],
+    row_buf: &mut [f32],
+    seg: &mut [f32],
+) {
     let (ow, cols) = (g.ow, tl.cols);
     let yp = t + L;
     for t0 in (0..t).step_by(L) {

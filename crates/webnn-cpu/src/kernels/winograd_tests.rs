@@ -138,7 +138,8 @@ fn error(got: &[f32], want: &[f64], scale: &[f64]) -> f64 {
 /// Fraction of outputs outside the WPT conv2d tolerance: 3·3·cin·2 ULP of the expected value.
 fn wpt_misses(got: &[f32], want: &[f64], cin: usize) -> f64 {
     let ulp = |e: f32| (f32::from_bits(e.abs().to_bits() + 1) - e.abs()) as f64;
-    let miss = got.iter().zip(want).filter(|&(&a, &e)| (a as f64 - e).abs() > (18 * cin) as f64 * ulp(e as f32)).count();
+    let miss =
+        got.iter().zip(want).filter(|&(&a, &e)| (a as f64 - e).abs() > (18 * cin) as f64 * ulp(e as f32)).count();
     miss as f64 / got.len().max(1) as f64
 }
 
@@ -196,7 +197,12 @@ fn winograd_applies_the_epilogue_to_every_output_once() {
         let desc = OperandDescriptor::new(DataType::Float32, vec![len as u32]);
         let inputs = [Some(In { desc: &desc, bytes: bytemuck::cast_slice(&r) })];
         let ep = Epilogue {
-            steps: [EpilogueStep::Binary { op: EpilogueBinary::Add, input: 0, inner: 1, len }, EpilogueStep::Activation(Activation::Relu)].into_iter().collect(),
+            steps: [
+                EpilogueStep::Binary { op: EpilogueBinary::Add, input: 0, inner: 1, len },
+                EpilogueStep::Activation(Activation::Relu),
+            ]
+            .into_iter()
+            .collect(),
         };
         let (want, scale) = direct(c, &x, &f, Some(&b));
         let want: Vec<f64> = want.iter().zip(&r).map(|(&y, &r)| (y + r as f64).max(0.0)).collect();

@@ -85,7 +85,10 @@ pub fn check_maps(
         }
         if got[o] != exp {
             let first = (0..map.len()).find(|&i| got[o][i * es..(i + 1) * es] != exp[i * es..(i + 1) * es]).unwrap();
-            panic!("{kind:?} {dt:?} {attrs:?} in {in_shapes:?}: output {o} differs first at element {first} (want {:?})", map[first]);
+            panic!(
+                "{kind:?} {dt:?} {attrs:?} in {in_shapes:?}: output {o} differs first at element {first} (want {:?})",
+                map[first]
+            );
         }
     }
 }
@@ -118,7 +121,9 @@ pub fn lowers(kind: OpKind, inputs: &[OperandDescriptor], attrs: Attrs, outputs:
     let mut outs = Vec::new();
     for (i, d) in outputs.iter().enumerate() {
         let id = OperandId(graph.operands.len() as u32);
-        graph.operands.push(OperandNode { descriptor: d.clone(), source: OperandSource::Operation { op: 0, output: i } });
+        graph
+            .operands
+            .push(OperandNode { descriptor: d.clone(), source: OperandSource::Operation { op: 0, output: i } });
         graph.outputs.push((format!("out{i}"), id));
         outs.push(id);
     }

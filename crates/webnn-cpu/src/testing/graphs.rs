@@ -36,7 +36,8 @@ pub fn f32_values(b: &[u8]) -> Vec<f32> {
 pub fn run_graph(graph: &Graph, inputs: &[&[u8]]) -> Vec<Vec<u8>> {
     let plan = Plan::compile(graph).unwrap();
     let compiled = CompiledPlan::new(plan, Arc::new(crate::pool::build_pool(Some(2)).unwrap()));
-    let mut outs: Vec<Vec<u8>> = graph.outputs.iter().map(|(_, id)| vec![0u8; graph.descriptor(*id).byte_length() as usize]).collect();
+    let mut outs: Vec<Vec<u8>> =
+        graph.outputs.iter().map(|(_, id)| vec![0u8; graph.descriptor(*id).byte_length() as usize]).collect();
     let mut slices: Vec<&mut [u8]> = outs.iter_mut().map(|o| o.as_mut_slice()).collect();
     compiled.execute(inputs, &mut slices).unwrap();
     outs

@@ -42,7 +42,9 @@ pub fn run_op(
             Some((desc, bytes)) => {
                 let id = OperandId(graph.operands.len() as u32);
                 let name = format!("in{i}");
-                graph.operands.push(OperandNode { descriptor: desc.clone(), source: OperandSource::Input(name.clone()) });
+                graph
+                    .operands
+                    .push(OperandNode { descriptor: desc.clone(), source: OperandSource::Input(name.clone()) });
                 graph.inputs.push((name, id));
                 slots.push(Some(id));
                 let mut aligned = crate::memory::AlignedBuf::zeroed(bytes.len());
@@ -55,7 +57,9 @@ pub fn run_op(
     let mut out_ids = Vec::new();
     for (i, desc) in outputs.iter().enumerate() {
         let id = OperandId(graph.operands.len() as u32);
-        graph.operands.push(OperandNode { descriptor: desc.clone(), source: OperandSource::Operation { op: 0, output: i } });
+        graph
+            .operands
+            .push(OperandNode { descriptor: desc.clone(), source: OperandSource::Operation { op: 0, output: i } });
         graph.outputs.push((format!("out{i}"), id));
         out_ids.push(id);
     }
@@ -134,7 +138,14 @@ pub fn assert_close(dt: DataType, got: &[f64], want: &[f64], tol: u64, what: &st
 
 /// Runs a one-input op through a plan on f64 `values` encoded as `dt`; returns the decoded
 /// output (output type `out_dt`, same shape).
-pub fn run_unary(kind: OpKind, dt: DataType, out_dt: DataType, shape: &[u32], values: &[f64], attrs: Attrs) -> Vec<f64> {
+pub fn run_unary(
+    kind: OpKind,
+    dt: DataType,
+    out_dt: DataType,
+    shape: &[u32],
+    values: &[f64],
+    attrs: Attrs,
+) -> Vec<f64> {
     let inp = OperandDescriptor::new(dt, shape.to_vec());
     let out = OperandDescriptor::new(out_dt, shape.to_vec());
     let r = run_op(kind, &[Some((inp, encode(dt, values)))], attrs, &[out]);

@@ -23,15 +23,14 @@ use super::{Lowering, Slot, Task, Work};
 use crate::wgsl::{self, Binding};
 use webnn_core::graph::{Attrs, Operation};
 use webnn_core::{
-    Conv2dFilterOperandLayout as FL, ConvTranspose2dFilterOperandLayout as TL, DataType, Error,
-    InputOperandLayout, OpKind, Result,
+    Conv2dFilterOperandLayout as FL, ConvTranspose2dFilterOperandLayout as TL, DataType, Error, InputOperandLayout,
+    OpKind, Result,
 };
 
 /// Whether this family executes `member` of `op` with `dt` (a type the GPU stores).
 pub(super) fn executes(op: OpKind, member: &str, dt: DataType) -> bool {
     let _ = member;
-    matches!(op, OpKind::Conv2d | OpKind::ConvTranspose2d)
-        && matches!(dt, DataType::Float32 | DataType::Float16)
+    matches!(op, OpKind::Conv2d | OpKind::ConvTranspose2d) && matches!(dt, DataType::Float32 | DataType::Float16)
 }
 
 /// The filter layout of either op.
@@ -144,42 +143,13 @@ impl Geom {
 /// Lowers an op of this family, or None if `op` is not one.
 pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
     let (padding, strides, dilations, groups, input_layout, layout) = match (op.kind, &op.attrs) {
-        (
-            OpKind::Conv2d,
-            &Attrs::Conv2d {
-                padding,
-                strides,
-                dilations,
-                groups,
-                input_layout,
-                filter_layout,
-            },
-        ) => (
-            padding,
-            strides,
-            dilations,
-            groups,
-            input_layout,
-            Layout::Conv(filter_layout),
-        ),
+        (OpKind::Conv2d, &Attrs::Conv2d { padding, strides, dilations, groups, input_layout, filter_layout }) => {
+            (padding, strides, dilations, groups, input_layout, Layout::Conv(filter_layout))
+        }
         (
             OpKind::ConvTranspose2d,
-            &Attrs::ConvTranspose2d {
-                padding,
-                strides,
-                dilations,
-                groups,
-                input_layout,
-                filter_layout,
-            },
-        ) => (
-            padding,
-            strides,
-            dilations,
-            groups,
-            input_layout,
-            Layout::Transpose(filter_layout),
-        ),
+            &Attrs::ConvTranspose2d { padding, strides, dilations, groups, input_layout, filter_layout },
+        ) => (padding, strides, dilations, groups, input_layout, Layout::Transpose(filter_layout)),
         (OpKind::Conv2d | OpKind::ConvTranspose2d, _) => {
             return Err(Error::unknown(format!("{}: missing attributes", op.kind)))
         }
@@ -190,22 +160,11 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
     let dt = l.data_type(y);
     let (xs, fs, ys) = (l.shape(x), l.shape(f), l.shape(y));
     if xs.len() != 4 || fs.len() != 4 || ys.len() != 4 {
-        return Err(Error::unknown(format!(
-            "{}: operands must have rank 4",
-            op.kind
-        )));
+        return Err(Error::unknown(format!("{}: operands must have rank 4", op.kind)));
     }
     let nhwc = input_layout == InputOperandLayout::Nhwc;
-    let (batches, cin, h, w) = if nhwc {
-        (xs[0], xs[3], xs[1], xs[2])
-    } else {
-        (xs[0], xs[1], xs[2], xs[3])
-    };
-    let (cout, oh, ow) = if nhwc {
-        (ys[3], ys[1], ys[2])
-    } else {
-        (ys[1], ys[2], ys[3])
-    };
+    let (batches, cin, h, w) = if nhwc { (xs[0], xs[3], xs[1], xs[2]) } else { (xs[0], xs[1], xs[2], xs[3]) };
+    let (cout, oh, ow) = if nhwc { (ys[3], ys[1], ys[2]) } else { (ys[1], ys[2], ys[3]) };
     let (kh, kw) = match layout {
         Layout::Conv(FL::Oihw) | Layout::Transpose(TL::Iohw) => (fs[2], fs[3]),
         Layout::Conv(FL::Hwio) | Layout::Transpose(TL::Hwoi) => (fs[0], fs[1]),
@@ -228,35 +187,20 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
         padding,
     };
     if groups == 0 || cin % groups != 0 || cout % groups != 0 || strides.contains(&0) {
-        return Err(Error::unknown(format!(
-            "{}: channels not divisible by groups",
-            op.kind
-        )));
+        return Err(Error::unknown(format!("{}: channels not divisible by groups", op.kind)));
     }
     // The u32 position arithmetic of `x_at` is exact below these bounds.
     let extent = |size: u32, begin: u32, end: u32| size as u64 + begin as u64 + end as u64;
     let (span_h, span_w) = match layout {
-        Layout::Conv(_) => (
-            extent(h, padding[0], padding[1]),
-            extent(w, padding[2], padding[3]),
-        ),
-        Layout::Transpose(_) => (
-            extent(oh, padding[0], padding[1]),
-            extent(ow, padding[2], padding[3]),
-        ),
+        Layout::Conv(_) => (extent(h, padding[0], padding[1]), extent(w, padding[2], padding[3])),
+        Layout::Transpose(_) => (extent(oh, padding[0], padding[1]), extent(ow, padding[2], padding[3])),
     };
     if span_h >= 1 << 32 || span_w >= 1 << 32 {
-        return Err(Error::not_supported(format!(
-            "{}: padding too large for the GPU kernel",
-            op.kind
-        )));
+        return Err(Error::not_supported(format!("{}: padding too large for the GPU kernel", op.kind)));
     }
     let filter_len = g.cig() as u64 * g.cout as u64 * kh as u64 * kw as u64;
     if l.elements(f) != filter_len || bias.is_some_and(|b| l.elements(b) != cout as u64) {
-        return Err(Error::unknown(format!(
-            "{}: filter or bias size does not match",
-            op.kind
-        )));
+        return Err(Error::unknown(format!("{}: filter or bias size does not match", op.kind)));
     }
     let mut bindings = vec![Binding::read("x_", dt), Binding::read("w_", dt)];
     let mut slots = vec![Slot::Operand(x), Slot::Operand(f)];
@@ -280,19 +224,15 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
         let store = |pixel: &str, channel: &str| {
             format!(
                 "let p = p_split({pixel});\nlet oc = z * {cog}u + {channel};\n{}",
-                wgsl::store(
-                    dt,
-                    "y_",
-                    "y_index(p.x, oc, p.y, p.z)",
-                    &l.activated(&format!("v{}", bias_of("oc")))
-                )
+                wgsl::store(dt, "y_", "y_index(p.x, oc, p.y, p.z)", &l.activated(&format!("v{}", bias_of("oc"))))
             )
         };
         let im2col = |pixel: &str| {
-            format!("let q = k_split(gk);\nlet p = p_split({pixel});\nv = x_at(p.x, z * {cig}u + q.x, p.y, p.z, q.y, q.z);")
+            format!(
+                "let q = k_split(gk);\nlet p = p_split({pixel});\nv = x_at(p.x, z * {cig}u + q.x, p.y, p.z, q.y, q.z);"
+            )
         };
-        let weight =
-            |channel: &str| format!("let q = k_split(gk);\nv = w_at(z, {channel}, q.x, q.y, q.z);");
+        let weight = |channel: &str| format!("let q = k_split(gk);\nv = w_at(z, {channel}, q.x, q.y, q.z);");
         // Whether consecutive output channels of the filter are adjacent in memory.
         let o_fast = matches!(layout, Layout::Conv(FL::Hwio | FL::Ihwo));
         let t = if nhwc {
@@ -348,16 +288,13 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
         );
         l.per_element(label, &bindings, slots, &helpers, &body, l.elements(y))
     };
-    Ok(Some(Work {
-        scratch: vec![],
-        tasks: vec![Task::Kernel(kernel)],
-    }))
+    Ok(Some(Work { scratch: vec![], tasks: vec![Task::Kernel(kernel)] }))
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::testing::{backend, check_within, data, run_typed, time};
     use super::*;
+    use crate::testing::{backend, check_within, data, run_typed, time};
     use webnn_core::backend::Backend;
     use webnn_core::{Conv2dOptions, ConvTranspose2dOptions};
 
@@ -416,49 +353,37 @@ mod tests {
                 (w - 1) * sw + (kw - 1) * dw + 1 - pl - pr + c.output_padding[1] as usize,
             )
         } else {
-            (
-                (h + pt + pb - (kh - 1) * dh - 1) / sh + 1,
-                (w + pl + pr - (kw - 1) * dw - 1) / sw + 1,
-            )
+            ((h + pt + pb - (kh - 1) * dh - 1) / sh + 1, (w + pl + pr - (kw - 1) * dw - 1) / sw + 1)
         };
         let u = |v: usize| v as u32;
-        let x_shape = if c.nhwc {
-            vec![u(n), u(h), u(w), u(cin)]
-        } else {
-            vec![u(n), u(cin), u(h), u(w)]
-        };
+        let x_shape = if c.nhwc { vec![u(n), u(h), u(w), u(cin)] } else { vec![u(n), u(cin), u(h), u(w)] };
         // Filter shape and the index of (global oc, local ic) for conv2d, (global ic, local oc)
         // for convTranspose2d, as the CPU engine's conv_filter_index / convt_filter_index.
         type Index = Box<dyn Fn(usize, usize, usize, usize) -> usize>;
         let (f_shape, f_index): (Vec<u32>, Index) = if c.transpose {
             match c.convt_layout {
-                TL::Iohw => (
-                    vec![u(cin), u(cog), u(kh), u(kw)],
-                    Box::new(move |i, o, y, x| ((i * cog + o) * kh + y) * kw + x),
-                ),
-                TL::Hwoi => (
-                    vec![u(kh), u(kw), u(cog), u(cin)],
-                    Box::new(move |i, o, y, x| ((y * kw + x) * cog + o) * cin + i),
-                ),
-                TL::Ohwi => (
-                    vec![u(cog), u(kh), u(kw), u(cin)],
-                    Box::new(move |i, o, y, x| ((o * kh + y) * kw + x) * cin + i),
-                ),
+                TL::Iohw => {
+                    (vec![u(cin), u(cog), u(kh), u(kw)], Box::new(move |i, o, y, x| ((i * cog + o) * kh + y) * kw + x))
+                }
+                TL::Hwoi => {
+                    (vec![u(kh), u(kw), u(cog), u(cin)], Box::new(move |i, o, y, x| ((y * kw + x) * cog + o) * cin + i))
+                }
+                TL::Ohwi => {
+                    (vec![u(cog), u(kh), u(kw), u(cin)], Box::new(move |i, o, y, x| ((o * kh + y) * kw + x) * cin + i))
+                }
             }
         } else {
             match c.conv_layout {
-                FL::Oihw => (
-                    vec![u(cout), u(cig), u(kh), u(kw)],
-                    Box::new(move |o, i, y, x| ((o * cig + i) * kh + y) * kw + x),
-                ),
+                FL::Oihw => {
+                    (vec![u(cout), u(cig), u(kh), u(kw)], Box::new(move |o, i, y, x| ((o * cig + i) * kh + y) * kw + x))
+                }
                 FL::Hwio => (
                     vec![u(kh), u(kw), u(cig), u(cout)],
                     Box::new(move |o, i, y, x| ((y * kw + x) * cig + i) * cout + o),
                 ),
-                FL::Ohwi => (
-                    vec![u(cout), u(kh), u(kw), u(cig)],
-                    Box::new(move |o, i, y, x| ((o * kh + y) * kw + x) * cig + i),
-                ),
+                FL::Ohwi => {
+                    (vec![u(cout), u(kh), u(kw), u(cig)], Box::new(move |o, i, y, x| ((o * kh + y) * kw + x) * cig + i))
+                }
                 FL::Ihwo => (
                     vec![u(cig), u(kh), u(kw), u(cout)],
                     Box::new(move |o, i, y, x| ((i * kh + y) * kw + x) * cout + o),
@@ -466,11 +391,7 @@ mod tests {
             }
         };
         // Values representable in float16, so that the reference is exact for both types.
-        let round = |v: Vec<f32>| -> Vec<f32> {
-            v.into_iter()
-                .map(|x| half::f16::from_f32(x).to_f32())
-                .collect()
-        };
+        let round = |v: Vec<f32>| -> Vec<f32> { v.into_iter().map(|x| half::f16::from_f32(x).to_f32()).collect() };
         let xv = round(data(n * cin * h * w, 7));
         let fv = round(data(cin * cog * kh * kw, 8));
         let bv = round(data(cout, 9));
@@ -481,11 +402,7 @@ mod tests {
             shapes.push(&b_shape);
             inputs.push(bv.clone());
         }
-        let layout = if c.nhwc {
-            InputOperandLayout::Nhwc
-        } else {
-            InputOperandLayout::Nchw
-        };
+        let layout = if c.nhwc { InputOperandLayout::Nhwc } else { InputOperandLayout::Nchw };
         let got = run_typed(gpu, dt, &shapes, &inputs, |g, o| {
             if c.transpose {
                 let options = ConvTranspose2dOptions {
@@ -527,11 +444,7 @@ mod tests {
                 let (grp, ocl) = (oc / cog, oc % cog);
                 for y in 0..oh {
                     for x in 0..ow {
-                        let (mut s, mut t) = if c.bias {
-                            (bv[oc] as f64, (bv[oc] as f64).abs())
-                        } else {
-                            (0.0, 0.0)
-                        };
+                        let (mut s, mut t) = if c.bias { (bv[oc] as f64, (bv[oc] as f64).abs()) } else { (0.0, 0.0) };
                         for icl in 0..cig {
                             let ic = grp * cig + icl;
                             for ky in 0..kh {
@@ -581,26 +494,13 @@ mod tests {
         }
         let what = format!(
             "{} {dt} {:?} nhwc {} cout {} groups {}",
-            if c.transpose {
-                "convTranspose2d"
-            } else {
-                "conv2d"
-            },
+            if c.transpose { "convTranspose2d" } else { "conv2d" },
             c.input,
             c.nhwc,
             c.cout,
             c.groups
         );
-        check_within(
-            &what,
-            &got,
-            &want,
-            if dt == DataType::Float16 {
-                1.0 / 2048.0
-            } else {
-                0.0
-            },
-        );
+        check_within(&what, &got, &want, if dt == DataType::Float16 { 1.0 / 2048.0 } else { 0.0 });
     }
 
     #[test]
@@ -686,10 +586,7 @@ mod tests {
 
     #[test]
     fn conv_transpose2d_implicit_gemm_and_direct_match_reference() {
-        let t = || Case {
-            transpose: true,
-            ..conv()
-        };
+        let t = || Case { transpose: true, ..conv() };
         check_case(&Case {
             input: [1, 5, 6, 7],
             cout: 12,
@@ -758,26 +655,11 @@ mod tests {
             return;
         }
         check_typed(
-            &Case {
-                input: [2, 5, 9, 9],
-                cout: 17,
-                kernel: [3, 3],
-                padding: [1, 1, 1, 1],
-                bias: true,
-                ..conv()
-            },
+            &Case { input: [2, 5, 9, 9], cout: 17, kernel: [3, 3], padding: [1, 1, 1, 1], bias: true, ..conv() },
             DataType::Float16,
         );
         check_typed(
-            &Case {
-                nhwc: true,
-                input: [1, 8, 6, 6],
-                cout: 8,
-                kernel: [3, 3],
-                groups: 8,
-                bias: true,
-                ..conv()
-            },
+            &Case { nhwc: true, input: [1, 8, 6, 6], cout: 8, kernel: [3, 3], groups: 8, bias: true, ..conv() },
             DataType::Float16,
         );
         check_typed(
@@ -802,51 +684,25 @@ mod tests {
     fn timing_conv2d() {
         let Some(gpu) = backend() else { return };
         for (name, nhwc, cin, hw, cout, k, groups) in [
-            (
-                "3x3 64->64 56x56 nchw",
-                false,
-                64u32,
-                56u32,
-                64u32,
-                3u32,
-                1u32,
-            ),
+            ("3x3 64->64 56x56 nchw", false, 64u32, 56u32, 64u32, 3u32, 1u32),
             ("3x3 64->64 56x56 nhwc", true, 64, 56, 64, 3, 1),
             ("1x1 256->64 56x56 nchw", false, 256, 56, 64, 1, 1),
             ("depthwise 3x3 144 56x56 nchw", false, 144, 56, 144, 3, 144),
         ] {
-            let x: Vec<u32> = if nhwc {
-                vec![1, hw, hw, cin]
-            } else {
-                vec![1, cin, hw, hw]
-            };
-            let f: Vec<u32> = if nhwc {
-                vec![k, k, cin / groups, cout]
-            } else {
-                vec![cout, cin / groups, k, k]
-            };
+            let x: Vec<u32> = if nhwc { vec![1, hw, hw, cin] } else { vec![1, cin, hw, hw] };
+            let f: Vec<u32> = if nhwc { vec![k, k, cin / groups, cout] } else { vec![cout, cin / groups, k, k] };
             let t = time(gpu, &[&x, &f], |g, o| {
                 let options = Conv2dOptions {
                     padding: Some(vec![k / 2; 4]),
                     groups,
-                    input_layout: if nhwc {
-                        InputOperandLayout::Nhwc
-                    } else {
-                        InputOperandLayout::Nchw
-                    },
+                    input_layout: if nhwc { InputOperandLayout::Nhwc } else { InputOperandLayout::Nchw },
                     filter_layout: if nhwc { FL::Hwio } else { FL::Oihw },
                     ..Conv2dOptions::new()
                 };
                 g.conv2d(&o[0], &o[1], &options).unwrap()
             });
-            let flops =
-                2.0 * (hw * hw) as f64 * cout as f64 * (cin / groups) as f64 * (k * k) as f64;
-            eprintln!(
-                "conv2d {name}: {:.2} ms, {:.2} GFLOP/s ({})",
-                t * 1e3,
-                flops / t / 1e9,
-                gpu.adapter_name()
-            );
+            let flops = 2.0 * (hw * hw) as f64 * cout as f64 * (cin / groups) as f64 * (k * k) as f64;
+            eprintln!("conv2d {name}: {:.2} ms, {:.2} GFLOP/s ({})", t * 1e3, flops / t / 1e9, gpu.adapter_name());
         }
     }
 }

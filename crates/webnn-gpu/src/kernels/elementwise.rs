@@ -118,7 +118,9 @@ fn unary(op: &Operation, dt: DataType) -> Option<String> {
         (OpKind::Elu, Attrs::AlphaBeta { alpha, .. }) if float => {
             format!("select({} * (exp(x) - 1.0), x, x >= 0.0)", lit(*alpha))
         }
-        (OpKind::LeakyRelu, Attrs::AlphaBeta { alpha, .. }) if float => format!("select({} * x, x, x >= 0.0)", lit(*alpha)),
+        (OpKind::LeakyRelu, Attrs::AlphaBeta { alpha, .. }) if float => {
+            format!("select({} * x, x, x >= 0.0)", lit(*alpha))
+        }
         (OpKind::HardSigmoid, Attrs::AlphaBeta { alpha, beta }) if float => {
             format!("clamp({} * x + {}, 0.0, 1.0)", lit(*alpha), lit(*beta))
         }
@@ -206,9 +208,8 @@ const BINARY: &[OpKind] = &[
 /// CPU engine's rules (webnn-cpu kernels/cast.rs): float → integer truncates toward zero,
 /// saturates to the target's range and maps NaN to 0; integer → integer keeps the low bits.
 fn cast(from: DataType, to: DataType) -> String {
-    let float_to_int = |t: &str, lo: &str, hi: &str, zero: &str| {
-        format!("select({t}(clamp(x, {lo}, {hi})), {zero}, is_nan_(x))")
-    };
+    let float_to_int =
+        |t: &str, lo: &str, hi: &str, zero: &str| format!("select({t}(clamp(x, {lo}, {hi})), {zero}, is_nan_(x))");
     match (from.is_float(), to) {
         (_, DataType::Float32 | DataType::Float16) => "f32(x)".into(),
         (true, DataType::Int8) => float_to_int("i32", "-128.0", "127.0", "0"),
@@ -256,7 +257,10 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
         OpKind::Reshape => {
             let x = l.input(op, 0)?;
             let bytes = crate::device::padded(l.graph.descriptor(y).byte_length());
-            Ok(Some(Work { scratch: vec![], tasks: vec![Task::Copy { from: Slot::Operand(x), to: Slot::Operand(y), bytes }] }))
+            Ok(Some(Work {
+                scratch: vec![],
+                tasks: vec![Task::Copy { from: Slot::Operand(x), to: Slot::Operand(y), bytes }],
+            }))
         }
         OpKind::Cast => {
             let x = l.input(op, 0)?;

@@ -214,10 +214,7 @@ fn scatter(op: &Operation, l: &Lowering) -> Result<Work> {
                     st[q]
                 );
             }
-            let pick = format!(
-                "return {};",
-                wgsl::load(dt, "u_", &format!("(w - 1u) * {inner}u + i % {inner}u"))
-            );
+            let pick = format!("return {};", wgsl::load(dt, "u_", &format!("(w - 1u) * {inner}u + i % {inner}u")));
             (product(&in_shape[..c]), tuples, mark, pick)
         }
         _ => return Err(mismatch(op)),
@@ -247,10 +244,7 @@ fn scatter(op: &Operation, l: &Lowering) -> Result<Work> {
         }
         _ => "i".to_string(),
     };
-    let body = format!(
-        "let w = w_[{target_of_i}];\nif (w == 0u) {{ return {}; }}\n{pick}",
-        wgsl::load(dt, "x_", "i")
-    );
+    let body = format!("let w = w_[{target_of_i}];\nif (w == 0u) {{ return {}; }}\n{pick}", wgsl::load(dt, "x_", "i"));
     let bindings = [
         Binding::read("x_", dt),
         Binding::read("u_", dt),

@@ -76,10 +76,7 @@ pub(super) fn tiled(l: &Lowering, t: Tiled) -> Result<Kernel> {
     let y = total.div_ceil(max);
     let x = total.div_ceil(y);
     if total > u32::MAX as u64 || y > max {
-        return Err(Error::not_supported(format!(
-            "{}: too many workgroups ({total})",
-            t.label
-        )));
+        return Err(Error::not_supported(format!("{}: too many workgroups ({total})", t.label)));
     }
     let (rm, rn) = (tm / SIDE, tn / SIDE);
     let (m, n, k) = (t.m, t.n, t.k);
@@ -138,10 +135,7 @@ pub(super) fn tiled(l: &Lowering, t: Tiled) -> Result<Kernel> {
             t.load_b
         );
     }
-    let _ = writeln!(
-        c,
-        "workgroupBarrier();\nfor (var kk: u32 = 0u; kk < {SIDE}u; kk++) {{"
-    );
+    let _ = writeln!(c, "workgroupBarrier();\nfor (var kk: u32 = 0u; kk < {SIDE}u; kk++) {{");
     for i in 0..rm {
         let _ = writeln!(c, "  let a{i} = tile_a[kk * {tm}u + ty + {}u];", i * SIDE);
     }
@@ -173,8 +167,7 @@ pub(super) fn tiled(l: &Lowering, t: Tiled) -> Result<Kernel> {
 /// Whether this family executes `member` of `op` with `dt` (a type the GPU stores).
 pub(super) fn executes(op: OpKind, member: &str, dt: DataType) -> bool {
     let _ = member;
-    matches!(op, OpKind::Matmul | OpKind::Gemm)
-        && matches!(dt, DataType::Float32 | DataType::Float16)
+    matches!(op, OpKind::Matmul | OpKind::Gemm) && matches!(dt, DataType::Float32 | DataType::Float16)
 }
 
 /// Lowers an op of this family, or None if `op` is not one.
@@ -184,20 +177,13 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
         OpKind::Gemm => gemm(op, l)?,
         _ => return Ok(None),
     };
-    Ok(Some(Work {
-        scratch: vec![],
-        tasks: vec![Task::Kernel(kernel)],
-    }))
+    Ok(Some(Work { scratch: vec![], tasks: vec![Task::Kernel(kernel)] }))
 }
 
 fn matmul(op: &Operation, l: &Lowering) -> Result<Kernel> {
     let (a, b, y) = (l.input(op, 0)?, l.input(op, 1)?, op.outputs[0]);
     let dt = l.data_type(y);
-    let (sa, sb, sy) = (
-        l.shape(a).to_vec(),
-        l.shape(b).to_vec(),
-        l.shape(y).to_vec(),
-    );
+    let (sa, sb, sy) = (l.shape(a).to_vec(), l.shape(b).to_vec(), l.shape(y).to_vec());
     let (ra, rb, ry) = (sa.len(), sb.len(), sy.len());
     if ra < 2 || rb < 2 || ry < 2 {
         return Err(Error::unknown("matmul: operands must have rank 2 or more"));
@@ -209,14 +195,8 @@ fn matmul(op: &Operation, l: &Lowering) -> Result<Kernel> {
     let batch = &sy[..ry - 2];
     let batches: u64 = batch.iter().map(|&d| d as u64).product();
     let scaled = |s: Vec<u64>, by: u64| s.into_iter().map(|v| v * by).collect::<Vec<_>>();
-    let stride_a = scaled(
-        wgsl::broadcast_strides(&sa[..ra - 2], batch),
-        m as u64 * k as u64,
-    );
-    let stride_b = scaled(
-        wgsl::broadcast_strides(&sb[..rb - 2], batch),
-        k as u64 * n as u64,
-    );
+    let stride_a = scaled(wgsl::broadcast_strides(&sa[..ra - 2], batch), m as u64 * k as u64);
+    let stride_b = scaled(wgsl::broadcast_strides(&sb[..rb - 2], batch), k as u64 * n as u64);
     let prologue = format!(
         "{}let a_base: u32 = {};\nlet b_base: u32 = {};\nlet y_base: u32 = z * {}u;",
         wgsl::coordinates(batch, "z"),
@@ -226,11 +206,7 @@ fn matmul(op: &Operation, l: &Lowering) -> Result<Kernel> {
     );
     let t = Tiled {
         label: "matmul".into(),
-        bindings: vec![
-            Binding::read("a_", dt),
-            Binding::read("b_", dt),
-            Binding::write("y_", dt),
-        ],
+        bindings: vec![Binding::read("a_", dt), Binding::read("b_", dt), Binding::write("y_", dt)],
         slots: vec![Slot::Operand(a), Slot::Operand(b), Slot::Operand(y)],
         helpers: l.epilogue_helpers(),
         batches,
@@ -238,14 +214,8 @@ fn matmul(op: &Operation, l: &Lowering) -> Result<Kernel> {
         n,
         k,
         prologue,
-        load_a: format!(
-            "v = {};",
-            wgsl::load(dt, "a_", &format!("a_base + gm * {k}u + gk"))
-        ),
-        load_b: format!(
-            "v = {};",
-            wgsl::load(dt, "b_", &format!("b_base + gk * {n}u + gn"))
-        ),
+        load_a: format!("v = {};", wgsl::load(dt, "a_", &format!("a_base + gm * {k}u + gk"))),
+        load_b: format!("v = {};", wgsl::load(dt, "b_", &format!("b_base + gk * {n}u + gn"))),
         store: wgsl::store(dt, "y_", &format!("y_base + gm * {n}u + gn"), &l.activated("v")),
         a_k_fast: true,
         b_n_fast: true,
@@ -254,13 +224,7 @@ fn matmul(op: &Operation, l: &Lowering) -> Result<Kernel> {
 }
 
 fn gemm(op: &Operation, l: &Lowering) -> Result<Kernel> {
-    let Attrs::Gemm {
-        alpha,
-        beta,
-        a_transpose,
-        b_transpose,
-    } = op.attrs
-    else {
+    let Attrs::Gemm { alpha, beta, a_transpose, b_transpose } = op.attrs else {
         return Err(Error::unknown("gemm: missing attributes"));
     };
     let (a, b, y) = (l.input(op, 0)?, l.input(op, 1)?, op.outputs[0]);
@@ -272,31 +236,15 @@ fn gemm(op: &Operation, l: &Lowering) -> Result<Kernel> {
     let (m, n) = (sy[0], sy[1]);
     let k = if a_transpose { sa[0] } else { sa[1] };
     let am = if a_transpose { sa[1] } else { sa[0] };
-    let (bk, bn) = if b_transpose {
-        (sb[1], sb[0])
-    } else {
-        (sb[0], sb[1])
-    };
+    let (bk, bn) = if b_transpose { (sb[1], sb[0]) } else { (sb[0], sb[1]) };
     if am != m || bk != k || bn != n {
         return Err(Error::unknown("gemm: operand shapes do not match"));
     }
-    let a_at = if a_transpose {
-        format!("gk * {m}u + gm")
-    } else {
-        format!("gm * {k}u + gk")
-    };
-    let b_at = if b_transpose {
-        format!("gn * {k}u + gk")
-    } else {
-        format!("gk * {n}u + gn")
-    };
+    let a_at = if a_transpose { format!("gk * {m}u + gm") } else { format!("gm * {k}u + gk") };
+    let b_at = if b_transpose { format!("gn * {k}u + gk") } else { format!("gk * {n}u + gn") };
     let mut bindings = vec![Binding::read("a_", dt), Binding::read("b_", dt)];
     let mut slots = vec![Slot::Operand(a), Slot::Operand(b)];
-    let mut value = if alpha == 1.0 {
-        "v".to_string()
-    } else {
-        format!("{} * v", wgsl::literal(dt, alpha))
-    };
+    let mut value = if alpha == 1.0 { "v".to_string() } else { format!("{} * v", wgsl::literal(dt, alpha)) };
     // As the spec's emulation: beta·c is added only where beta is not 0.
     if let Some(c) = op.input(2).filter(|_| beta != 0.0) {
         let s = wgsl::broadcast_strides(l.shape(c), &sy);
@@ -352,26 +300,15 @@ mod tests {
     fn timing_matmul() {
         let Some(gpu) = backend() else { return };
         for s in [256u32, 512, 1024] {
-            let t = time(gpu, &[&[s, s], &[s, s]], |g, o| {
-                g.matmul(&o[0], &o[1], &OperatorOptions::default()).unwrap()
-            });
+            let t = time(gpu, &[&[s, s], &[s, s]], |g, o| g.matmul(&o[0], &o[1], &OperatorOptions::default()).unwrap());
             let flops = 2.0 * (s as f64).powi(3);
-            eprintln!(
-                "matmul {s}x{s}x{s}: {:.2} ms, {:.2} GFLOP/s ({})",
-                t * 1e3,
-                flops / t / 1e9,
-                gpu.adapter_name()
-            );
+            eprintln!("matmul {s}x{s}x{s}: {:.2} ms, {:.2} GFLOP/s ({})", t * 1e3, flops / t / 1e9, gpu.adapter_name());
         }
     }
 
     fn matmul_case(gpu: &GpuBackend, sa: &[u32], sb: &[u32]) {
         let (ra, rb) = (sa.len(), sb.len());
-        let (m, k, n) = (
-            sa[ra - 2] as usize,
-            sa[ra - 1] as usize,
-            sb[rb - 1] as usize,
-        );
+        let (m, k, n) = (sa[ra - 2] as usize, sa[ra - 1] as usize, sb[rb - 1] as usize);
         let a = data(sa.iter().map(|&d| d as usize).product(), 1);
         let bv = data(sb.iter().map(|&d| d as usize).product(), 2);
         let got = run(gpu, &[sa, sb], &[a.clone(), bv.clone()], |g, o| {
@@ -406,8 +343,7 @@ mod tests {
                 for j in 0..n {
                     let (mut s, mut t) = (0f64, 0f64);
                     for p in 0..k {
-                        let v =
-                            a[oa * m * k + i * k + p] as f64 * bv[ob * k * n + p * n + j] as f64;
+                        let v = a[oa * m * k + i * k + p] as f64 * bv[ob * k * n + p * n + j] as f64;
                         s += v;
                         t += v.abs();
                     }
@@ -443,23 +379,13 @@ mod tests {
             (300, 19, 260, true, true, Some(vec![]), -1.5, 0.25),
             (40, 40, 40, false, false, Some(vec![40, 40]), 1.0, 0.0),
         ] {
-            let sa = if at {
-                [k as u32, m as u32]
-            } else {
-                [m as u32, k as u32]
-            };
-            let sb = if bt {
-                [n as u32, k as u32]
-            } else {
-                [k as u32, n as u32]
-            };
+            let sa = if at { [k as u32, m as u32] } else { [m as u32, k as u32] };
+            let sb = if bt { [n as u32, k as u32] } else { [k as u32, n as u32] };
             let a = data(m * k, 3);
             let bv = data(k * n, 4);
             let mut shapes: Vec<&[u32]> = vec![&sa, &sb];
             let mut inputs = vec![a.clone(), bv.clone()];
-            let cv = c_shape
-                .as_ref()
-                .map(|s: &Vec<u32>| data(s.iter().map(|&d| d as usize).product(), 5));
+            let cv = c_shape.as_ref().map(|s: &Vec<u32>| data(s.iter().map(|&d| d as usize).product(), 5));
             if let (Some(s), Some(v)) = (&c_shape, &cv) {
                 shapes.push(s);
                 inputs.push(v.clone());
@@ -503,11 +429,7 @@ mod tests {
                     want.push((s, t));
                 }
             }
-            check(
-                &format!("gemm {m}x{k}x{n} {at} {bt} {c_shape:?}"),
-                &got,
-                &want,
-            );
+            check(&format!("gemm {m}x{k}x{n} {at} {bt} {c_shape:?}"), &got, &want);
         }
     }
 }

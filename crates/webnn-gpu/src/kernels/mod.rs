@@ -42,7 +42,11 @@ pub(crate) struct Kernel {
 pub(crate) enum Task {
     Kernel(Kernel),
     /// Copies `bytes` (a multiple of 4) from the start of one buffer to another.
-    Copy { from: Slot, to: Slot, bytes: u64 },
+    Copy {
+        from: Slot,
+        to: Slot,
+        bytes: u64,
+    },
 }
 
 /// What one operation lowers to.
@@ -112,7 +116,12 @@ impl Lowering<'_> {
     ) -> Kernel {
         let out = bindings.last().map(|b| b.data_type).unwrap_or(DataType::Float32);
         let (workgroups, row) = wgsl::grid(wgsl::invocations(out, elements), self.max_workgroups);
-        Kernel { label: label.to_string(), wgsl: wgsl::module(bindings, helpers, body, elements, row), slots, workgroups }
+        Kernel {
+            label: label.to_string(),
+            wgsl: wgsl::module(bindings, helpers, body, elements, row),
+            slots,
+            workgroups,
+        }
     }
 
     /// A kernel with a hand-written module (`wgsl`, whose bindings are `slots` in order) run

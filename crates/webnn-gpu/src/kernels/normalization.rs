@@ -22,14 +22,17 @@ use webnn_core::{DataType, OpKind, Result};
 /// Whether this family executes `member` of `op` with `dt` (a type the GPU stores).
 pub(super) fn executes(op: OpKind, member: &str, dt: DataType) -> bool {
     let _ = member;
-    matches!(op, OpKind::BatchNormalization | OpKind::InstanceNormalization | OpKind::LayerNormalization) && dt.is_float()
+    matches!(op, OpKind::BatchNormalization | OpKind::InstanceNormalization | OpKind::LayerNormalization)
+        && dt.is_float()
 }
 
 /// Lowers an op of this family, or None if `op` is not one.
 pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
     let label = op.kind.idl_name();
     let (x, y) = match (op.kind, op.input(0)) {
-        (OpKind::BatchNormalization | OpKind::InstanceNormalization | OpKind::LayerNormalization, Some(x)) => (x, op.outputs[0]),
+        (OpKind::BatchNormalization | OpKind::InstanceNormalization | OpKind::LayerNormalization, Some(x)) => {
+            (x, op.outputs[0])
+        }
         _ => return Ok(None),
     };
     let dt = l.data_type(x);
@@ -126,7 +129,8 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
         }
         Attrs::LayerNormalization { ref axes, epsilon } => {
             let axes: Vec<usize> = axes.iter().map(|&a| a as usize).filter(|&a| a < shape.len()).collect();
-            let kept = merge(&(0..shape.len()).filter(|d| !axes.contains(d)).map(|d| (shape[d], st[d])).collect::<Vec<_>>());
+            let kept =
+                merge(&(0..shape.len()).filter(|d| !axes.contains(d)).map(|d| (shape[d], st[d])).collect::<Vec<_>>());
             // Caller's order: element j of a group pairs with scale[j] and bias[j].
             let red = merge(&axes.iter().map(|&d| (shape[d], st[d])).collect::<Vec<_>>());
             let n = axes.iter().map(|&d| shape[d] as u64).product::<u64>().max(1);

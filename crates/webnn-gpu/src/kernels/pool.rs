@@ -67,7 +67,10 @@ fn pool(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
     let ns = c as u64 * h as u64 * w as u64;
     // Global pooling (one window covering the whole unpadded input): a reduction over H, W
     // (every window has H·W real elements, so the average is the mean).
-    let global = window == [h, w] && padding == [0; 4] && dilations == [1, 1] && (if nhwc { o[1] == 1 && o[2] == 1 } else { o[2] == 1 && o[3] == 1 });
+    let global = window == [h, w]
+        && padding == [0; 4]
+        && dilations == [1, 1]
+        && (if nhwc { o[1] == 1 && o[2] == 1 } else { o[2] == 1 && o[3] == 1 });
     let equivalent = match op.kind {
         OpKind::AveragePool2d => OpKind::ReduceMean,
         OpKind::L2Pool2d => OpKind::ReduceL2,
@@ -75,7 +78,11 @@ fn pool(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
     };
     if global {
         let st = wgsl::strides(&s);
-        let (kept, red) = if nhwc { ([(s[0], st[0]), (c, 1)], [(h, st[1]), (w, st[2])]) } else { ([(s[0], st[0]), (c, st[1])], [(h, st[2]), (w, 1)]) };
+        let (kept, red) = if nhwc {
+            ([(s[0], st[0]), (c, 1)], [(h, st[1]), (w, st[2])])
+        } else {
+            ([(s[0], st[0]), (c, st[1])], [(h, st[2]), (w, 1)])
+        };
         if let Some(helpers) = reduce_fold(equivalent, dt, h as u64 * w as u64) {
             return Ok(Some(fold_work(l, op.kind.idl_name(), x, y, &merge(&kept), &merge(&red), &helpers)));
         }
@@ -120,7 +127,14 @@ fn pool(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
         load = wgsl::load(dt, "x_", "e"),
     );
     let bindings = [Binding::read("x_", dt), Binding::write("y_", l.data_type(y))];
-    let k = l.per_element(op.kind.idl_name(), &bindings, vec![Slot::Operand(x), Slot::Operand(y)], &helpers, &body, l.elements(y));
+    let k = l.per_element(
+        op.kind.idl_name(),
+        &bindings,
+        vec![Slot::Operand(x), Slot::Operand(y)],
+        &helpers,
+        &body,
+        l.elements(y),
+    );
     Ok(Some(Work { scratch: vec![], tasks: vec![Task::Kernel(k)] }))
 }
 
@@ -214,7 +228,11 @@ fn resample(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
     if !linear {
         let _ = write!(body, "let e = base + ylo * {sy}u + xlo * {sx}u;\nreturn {};", load("e"));
     } else {
-        let _ = writeln!(body, "let yhi = {};\nlet xhi = {};\nlet ty = {};\nlet tx = {};", taps[0].1, taps[1].1, taps[0].2, taps[1].2);
+        let _ = writeln!(
+            body,
+            "let yhi = {};\nlet xhi = {};\nlet ty = {};\nlet tx = {};",
+            taps[0].1, taps[1].1, taps[0].2, taps[1].2
+        );
         let _ = writeln!(
             body,
             "let e00 = base + ylo * {sy}u + xlo * {sx}u;\nlet e01 = base + ylo * {sy}u + xhi * {sx}u;\n\

@@ -271,7 +271,15 @@ fn resolve(op: &Operation, l: &Lowering) -> Result<Net> {
 }
 
 /// A kernel running `body` once per `i < n` (u32), with `bindings` bound to `slots`.
-fn each(l: &Lowering, label: &str, bindings: &[Binding], slots: Vec<Slot>, helpers: &str, body: &str, n: u64) -> Kernel {
+fn each(
+    l: &Lowering,
+    label: &str,
+    bindings: &[Binding],
+    slots: Vec<Slot>,
+    helpers: &str,
+    body: &str,
+    n: u64,
+) -> Kernel {
     let (workgroups, row) = wgsl::grid(n, l.max_workgroups);
     let mut code = wgsl::declarations(bindings);
     code.push_str(helpers);
@@ -352,7 +360,8 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
         }
         bindings.push(Binding::write("p_", DataType::Float32));
         slots.push(p_);
-        let ld = |name: &str, present: bool, idx: &str| if present { wgsl::load(dt, name, idx) } else { "0.0".to_string() };
+        let ld =
+            |name: &str, present: bool, idx: &str| if present { wgsl::load(dt, name, idx) } else { "0.0".to_string() };
         let rb_in_x = if !net.lstm && net.reset_after { "select(rbv, 0.0, g == 2u)" } else { "rbv" };
         let body = format!(
             "if (i == {one}u) {{\n  p_[i] = 1.0;\n  return;\n}}\nlet d = i / {s}u;\nlet o = i % {s}u;\n\
@@ -375,7 +384,15 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
             rbn_v = ld("rb_", net.rbias.is_some(), &format!("d * {gh}u + {}u + j", 2 * h)),
             pv = ld("pw_", net.peep.is_some(), &format!("d * {}u + o - {}u", 3 * h, pk.peep)),
         );
-        tasks.push(Task::Kernel(each(l, &format!("{label} pack"), &bindings, slots, &src_fn, &body, dirs * pk.stride + 1)));
+        tasks.push(Task::Kernel(each(
+            l,
+            &format!("{label} pack"),
+            &bindings,
+            slots,
+            &src_fn,
+            &body,
+            dirs * pk.stride + 1,
+        )));
     }
 
     // 2. Input projection with bias, internal gate order.
@@ -437,7 +454,11 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
             net.h0.map_or("0.0".to_string(), |_| wgsl::load(dt, "h0_", "i"))
         );
         if net.lstm {
-            let _ = writeln!(body, "s_[{dbh}u + i] = {};", net.c0.map_or("0.0".to_string(), |_| wgsl::load(dt, "c0_", "i")));
+            let _ = writeln!(
+                body,
+                "s_[{dbh}u + i] = {};",
+                net.c0.map_or("0.0".to_string(), |_| wgsl::load(dt, "c0_", "i"))
+            );
         }
         tasks.push(Task::Kernel(each(l, &format!("{label} init"), &bindings, slots, "", &body, dbh)));
     }
@@ -473,8 +494,10 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
         let sum = if h < 16 {
             format!("var a: f32 = 0.0;\nfor (var k: u32 = 0u; k < {h}u; k++) {{\n  a = a + {};\n}}\n", term("k"))
         } else {
-            let mut c = String::from("var l0: f32 = 0.0;\nvar l1: f32 = 0.0;\nvar l2: f32 = 0.0;\nvar l3: f32 = 0.0;\n\
-                 var l4: f32 = 0.0;\nvar l5: f32 = 0.0;\nvar l6: f32 = 0.0;\nvar l7: f32 = 0.0;\n");
+            let mut c = String::from(
+                "var l0: f32 = 0.0;\nvar l1: f32 = 0.0;\nvar l2: f32 = 0.0;\nvar l3: f32 = 0.0;\n\
+                 var l4: f32 = 0.0;\nvar l5: f32 = 0.0;\nvar l6: f32 = 0.0;\nvar l7: f32 = 0.0;\n",
+            );
             let _ = writeln!(c, "for (var k: u32 = 0u; k < {}u; k += 8u) {{", h - h % 8);
             for q in 0..8 {
                 let _ = writeln!(c, "  l{q} = l{q} + {};", term(&format!("k + {q}u")));
@@ -494,7 +517,15 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
             pk.stride,
             one = dirs * pk.stride
         );
-        Task::Kernel(each(l, &format!("{label} recurrent product"), &bindings, vec![p_, from, gt_], "", &body, dbh * rows / h))
+        Task::Kernel(each(
+            l,
+            &format!("{label} recurrent product"),
+            &bindings,
+            vec![p_, from, gt_],
+            "",
+            &body,
+            dbh * rows / h,
+        ))
     };
     let [a0, a1, a2] = net.acts;
     let seq_store = net.out_seq.map(|_| wgsl::store(dt, "seq_", &format!("(t * {}u + bb) * {h}u + j", dirs * b), "hn"));
@@ -509,7 +540,15 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
                 Binding::write("rh_", DataType::Float32),
             ];
             let body = format!("{head}let r = {a0}({});\nrh_[i] = r * sin_[i];", pre(1));
-            out.push(Task::Kernel(each(l, &format!("{label} reset"), &bindings, vec![xw_, gt_, sin, rh_], HELPERS, &body, dbh)));
+            out.push(Task::Kernel(each(
+                l,
+                &format!("{label} reset"),
+                &bindings,
+                vec![xw_, gt_, sin, rh_],
+                HELPERS,
+                &body,
+                dbh,
+            )));
             out.push(dots(2 * h, h, rh_));
         } else {
             out.push(dots(0, gh, sin));
@@ -628,13 +667,18 @@ mod tests {
         let mut xs: Vec<f32> = (-4000..=4000).map(|i| i as f32 * 0.0025).collect();
         xs.extend((0..200).map(|i| 1e-6f32 * 1.1f32.powi(i) * if i % 2 == 0 { 1.0 } else { -1.0 }));
         xs.extend([0.0, -0.0, 30.0, -30.0, 100.0, -100.0]);
-        for (act, f, bound) in [
-            (A::Tanh, (|x: f64| x.tanh()) as fn(f64) -> f64, 4u64),
-            (A::Sigmoid, |x: f64| 1.0 / (1.0 + (-x).exp()), 4),
-        ] {
+        for (act, f, bound) in
+            [(A::Tanh, (|x: f64| x.tanh()) as fn(f64) -> f64, 4u64), (A::Sigmoid, |x: f64| 1.0 / (1.0 + (-x).exp()), 4)]
+        {
             let got = activation(act, &xs);
             // Subnormal results (sigmoid below -87) may be flushed to zero.
-            let err = |g: f32, w: f64| if w.abs() < f32::MIN_POSITIVE as f64 { (g.abs() > f32::MIN_POSITIVE) as u64 * 999 } else { ulp_f32(g, w) };
+            let err = |g: f32, w: f64| {
+                if w.abs() < f32::MIN_POSITIVE as f64 {
+                    (g.abs() > f32::MIN_POSITIVE) as u64 * 999
+                } else {
+                    ulp_f32(g, w)
+                }
+            };
             let worst = xs.iter().zip(&got).map(|(&x, &g)| (err(g, f(x as f64)), x)).max_by_key(|p| p.0).unwrap();
             eprintln!("{act:?}: worst {} ULP at x = {}", worst.0, worst.1);
             assert!(worst.0 <= bound, "{act:?}: {} ULP at x = {}", worst.0, worst.1);
@@ -663,12 +707,15 @@ mod tests {
         for d in 0..dirs {
             for bb in 0..batch {
                 let mut h: Vec<f64> = (0..hid).map(|j| v[5][(d * batch + bb) * hid + j] as f64).collect();
-                let mut c: Vec<f64> = if lstm { (0..hid).map(|j| v[6][(d * batch + bb) * hid + j] as f64).collect() } else { vec![] };
+                let mut c: Vec<f64> =
+                    if lstm { (0..hid).map(|j| v[6][(d * batch + bb) * hid + j] as f64).collect() } else { vec![] };
                 for s in 0..steps {
                     let t = if d == 1 { steps - 1 - s } else { s };
                     let row = |gi: usize, j: usize| d * gh + src[gi] * hid + j;
                     let xw = |gi: usize, j: usize| -> f64 {
-                        (0..inp).map(|k| x[(t * batch + bb) * inp + k] as f64 * w[row(gi, j) * inp + k] as f64).sum::<f64>()
+                        (0..inp)
+                            .map(|k| x[(t * batch + bb) * inp + k] as f64 * w[row(gi, j) * inp + k] as f64)
+                            .sum::<f64>()
                             + b[row(gi, j)] as f64
                     };
                     let rh = |gi: usize, j: usize, h: &[f64]| -> f64 {
@@ -680,12 +727,14 @@ mod tests {
                         for j in 0..hid {
                             let pre = |gi: usize| xw(gi, j) + rb[row(gi, j)] as f64 + rh(gi, j, &h);
                             let pp = |q: usize| p[d * 3 * hid + q * hid + j] as f64 * c[j];
-                            let (i, o, f, gg) = (sig(pre(0) + pp(0)), sig(pre(1) + pp(1)), sig(pre(2) + pp(2)), pre(3).tanh());
+                            let (i, o, f, gg) =
+                                (sig(pre(0) + pp(0)), sig(pre(1) + pp(1)), sig(pre(2) + pp(2)), pre(3).tanh());
                             c[j] = f * c[j] + i * gg;
                             nh[j] = o * c[j].tanh();
                         }
                     } else {
-                        let rr: Vec<f64> = (0..hid).map(|j| sig(xw(1, j) + rb[row(1, j)] as f64 + rh(1, j, &h))).collect();
+                        let rr: Vec<f64> =
+                            (0..hid).map(|j| sig(xw(1, j) + rb[row(1, j)] as f64 + rh(1, j, &h))).collect();
                         let rhv: Vec<f64> = (0..hid).map(|k| rr[k] * h[k]).collect();
                         for j in 0..hid {
                             let z = sig(xw(0, j) + rb[row(0, j)] as f64 + rh(0, j, &h));
@@ -791,11 +840,9 @@ mod tests {
     fn timing_lstm() {
         let Some(gpu) = backend() else { return };
         for (steps, batch, inp, hid) in [(32u32, 16u32, 256u32, 256u32), (16, 64, 512, 512)] {
-            let t = time(
-                gpu,
-                &[&[steps, batch, inp], &[1, 4 * hid, inp], &[1, 4 * hid, hid]],
-                |g, o| g.lstm(&o[0], &o[1], &o[2], steps, hid, &LstmOptions::default()).unwrap()[0].clone(),
-            );
+            let t = time(gpu, &[&[steps, batch, inp], &[1, 4 * hid, inp], &[1, 4 * hid, hid]], |g, o| {
+                g.lstm(&o[0], &o[1], &o[2], steps, hid, &LstmOptions::default()).unwrap()[0].clone()
+            });
             let flops = 2.0 * 4.0 * (steps * batch * hid) as f64 * (inp + hid) as f64;
             eprintln!(
                 "lstm steps {steps} batch {batch} input {inp} hidden {hid}: {:.2} ms, {:.2} GFLOP/s ({})",

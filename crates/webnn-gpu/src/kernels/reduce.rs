@@ -156,7 +156,8 @@ fn lse_(p: vec2<f32>, q: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(m, f1 + f2);
 }
 ";
-        let f = |init: &str, step: &str, combine: &str, finish: &str| fold("f32", init, step, combine, finish, t, "f32");
+        let f =
+            |init: &str, step: &str, combine: &str, finish: &str| fold("f32", init, step, combine, finish, t, "f32");
         return Some(match kind {
             OpKind::ReduceSum => f("0.0", "a + v", "a + b", "a"),
             OpKind::ReduceMean => f("0.0", "a + v", "a + b", &format!("a / {nf}")),
@@ -212,7 +213,13 @@ fn arg_fold(max: bool, dt: DataType) -> String {
     } else {
         format!("fn better_(v: {t}, b: {t}) -> bool {{ return v {cmp} b; }}\n")
     };
-    let zero = if t == "i32" { "0" } else if t == "u32" { "0u" } else { "0.0" };
+    let zero = if t == "i32" {
+        "0"
+    } else if t == "u32" {
+        "0u"
+    } else {
+        "0.0"
+    };
     format!(
         "{better}struct Acc {{ v: {t}, i: u32 }}\n\
          fn init_() -> Acc {{ return Acc({zero}, 0xffffffffu); }}\n\
@@ -230,7 +237,15 @@ const SPLIT_CHUNK: u64 = 1 << 13;
 
 /// The work folding, for each of the groups of `kept`, the elements of `red` of `x` into
 /// output `y` with `helpers` (a [`fold`]).
-pub(super) fn fold_work(l: &Lowering, label: &str, x: OperandId, y: OperandId, kept: &[(u32, u64)], red: &[(u32, u64)], helpers: &str) -> Work {
+pub(super) fn fold_work(
+    l: &Lowering,
+    label: &str,
+    x: OperandId,
+    y: OperandId,
+    kept: &[(u32, u64)],
+    red: &[(u32, u64)],
+    helpers: &str,
+) -> Work {
     let (in_dt, out_dt) = (l.data_type(x), l.data_type(y));
     let (groups, n) = (count(kept), count(red));
     let helpers = format!("{FLOAT_HELPERS}{helpers}{}{}", offset_fn("kept_off", kept), offset_fn("red_off", red));
@@ -304,7 +319,12 @@ pub(super) fn fold_work(l: &Lowering, label: &str, x: OperandId, y: OperandId, k
         wgsl::store(out_dt, "y_", "g", "finish_(a)"),
         wgs = wgsl::WORKGROUP,
     );
-    let pass2 = l.custom(label, code, vec![Slot::Scratch(0), Slot::Operand(y)], [groups.div_ceil(wgsl::WORKGROUP as u64) as u32, 1, 1]);
+    let pass2 = l.custom(
+        label,
+        code,
+        vec![Slot::Scratch(0), Slot::Operand(y)],
+        [groups.div_ceil(wgsl::WORKGROUP as u64) as u32, 1, 1],
+    );
     Work { scratch: vec![8 * groups * parts], tasks: vec![Task::Kernel(pass1), Task::Kernel(pass2)] }
 }
 
@@ -423,7 +443,9 @@ pub(super) fn executes(op: OpKind, member: &str, dt: DataType) -> bool {
         _ if REDUCE.contains(&op) => reduce_fold(op, dt, 1).is_some(),
         OpKind::ArgMin | OpKind::ArgMax => member == "input" || dt == DataType::Int32,
         OpKind::Softmax => dt.is_float(),
-        OpKind::CumulativeSum => matches!(dt, DataType::Float32 | DataType::Float16 | DataType::Int32 | DataType::Uint32),
+        OpKind::CumulativeSum => {
+            matches!(dt, DataType::Float32 | DataType::Float16 | DataType::Int32 | DataType::Uint32)
+        }
         _ => false,
     }
 }
@@ -481,7 +503,11 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
             let shape = l.shape(x).to_vec();
             let a = *axis as usize;
             let prod = |s: &[u32]| s.iter().map(|&d| d as u64).product::<u64>();
-            let (outer, n, inner) = (prod(&shape[..a.min(shape.len())]), shape.get(a).copied().unwrap_or(1) as u64, prod(&shape[(a + 1).min(shape.len())..]));
+            let (outer, n, inner) = (
+                prod(&shape[..a.min(shape.len())]),
+                shape.get(a).copied().unwrap_or(1) as u64,
+                prod(&shape[(a + 1).min(shape.len())..]),
+            );
             let columns = outer * inner;
             let t = wgsl::compute_type(dt);
             let zero = match t {

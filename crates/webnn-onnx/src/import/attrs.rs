@@ -25,9 +25,9 @@ impl<'a> Attrs<'a> {
 
     fn check_type(a: &AttributeProto, name: &str, want: i32, what: &str) -> NResult<()> {
         match a.r#type {
-            Some(t) if t != want && t != at::UNDEFINED => Err(invalid(format!(
-                "attribute '{name}' should be {what} (AttributeProto type {t})"
-            ))),
+            Some(t) if t != want && t != at::UNDEFINED => {
+                Err(invalid(format!("attribute '{name}' should be {what} (AttributeProto type {t})")))
+            }
             _ => Ok(()),
         }
     }
@@ -43,8 +43,7 @@ impl<'a> Attrs<'a> {
             return Ok(None);
         };
         Self::check_type(a, name, at::INT, "an int")?;
-        a.i.map(Some)
-            .ok_or_else(|| invalid(format!("attribute '{name}' has no int value")))
+        a.i.map(Some).ok_or_else(|| invalid(format!("attribute '{name}' has no int value")))
     }
 
     /// A FLOAT attribute, or `default`.
@@ -58,8 +57,7 @@ impl<'a> Attrs<'a> {
             return Ok(None);
         };
         Self::check_type(a, name, at::FLOAT, "a float")?;
-        a.f.map(Some)
-            .ok_or_else(|| invalid(format!("attribute '{name}' has no float value")))
+        a.f.map(Some).ok_or_else(|| invalid(format!("attribute '{name}' has no float value")))
     }
 
     /// A STRING attribute (UTF-8), or `default`.
@@ -69,8 +67,7 @@ impl<'a> Attrs<'a> {
         };
         Self::check_type(a, name, at::STRING, "a string")?;
         let bytes = a.s.as_deref().unwrap_or(b"");
-        String::from_utf8(bytes.to_vec())
-            .map_err(|_| invalid(format!("attribute '{name}' is not UTF-8")))
+        String::from_utf8(bytes.to_vec()).map_err(|_| invalid(format!("attribute '{name}' is not UTF-8")))
     }
 
     /// An INTS attribute if given.
@@ -99,10 +96,7 @@ impl<'a> Attrs<'a> {
         Self::check_type(a, name, at::STRINGS, "a list of strings")?;
         a.strings
             .iter()
-            .map(|s| {
-                String::from_utf8(s.clone())
-                    .map_err(|_| invalid(format!("attribute '{name}' is not UTF-8")))
-            })
+            .map(|s| String::from_utf8(s.clone()).map_err(|_| invalid(format!("attribute '{name}' is not UTF-8"))))
             .collect::<NResult<Vec<_>>>()
             .map(Some)
     }
@@ -113,8 +107,6 @@ impl<'a> Attrs<'a> {
             return Ok(None);
         };
         Self::check_type(a, name, at::TENSOR, "a tensor")?;
-        a.t.as_ref()
-            .map(Some)
-            .ok_or_else(|| invalid(format!("attribute '{name}' has no tensor value")))
+        a.t.as_ref().map(Some).ok_or_else(|| invalid(format!("attribute '{name}' has no tensor value")))
     }
 }

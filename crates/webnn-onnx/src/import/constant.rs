@@ -29,12 +29,7 @@ pub(crate) struct Const {
 
 impl Clone for Const {
     fn clone(&self) -> Self {
-        Const {
-            ty: self.ty,
-            shape: self.shape.clone(),
-            data: self.data.clone(),
-            operand: OnceCell::new(),
-        }
+        Const { ty: self.ty, shape: self.shape.clone(), data: self.data.clone(), operand: OnceCell::new() }
     }
 }
 
@@ -47,21 +42,11 @@ pub(crate) enum Vals {
 
 impl Const {
     pub fn dense(ty: ElemType, shape: Vec<usize>, bytes: Vec<u8>) -> Const {
-        Const {
-            ty,
-            shape,
-            data: ConstData::Dense(bytes.into()),
-            operand: OnceCell::new(),
-        }
+        Const { ty, shape, data: ConstData::Dense(bytes.into()), operand: OnceCell::new() }
     }
 
     pub fn splat(ty: ElemType, shape: Vec<usize>, element: Vec<u8>) -> Const {
-        Const {
-            ty,
-            shape,
-            data: ConstData::Splat(element.into()),
-            operand: OnceCell::new(),
-        }
+        Const { ty, shape, data: ConstData::Splat(element.into()), operand: OnceCell::new() }
     }
 
     pub fn from_tensor(t: TensorData) -> Const {
@@ -103,8 +88,9 @@ impl Const {
     /// True if both hold the same element data (one was made from the other without a copy).
     pub fn shares_data(&self, other: &Const) -> bool {
         match (&self.data, &other.data) {
-            (ConstData::Dense(a), ConstData::Dense(b))
-            | (ConstData::Splat(a), ConstData::Splat(b)) => Arc::ptr_eq(a, b),
+            (ConstData::Dense(a), ConstData::Dense(b)) | (ConstData::Splat(a), ConstData::Splat(b)) => {
+                Arc::ptr_eq(a, b)
+            }
             _ => false,
         }
     }
@@ -159,11 +145,7 @@ impl Const {
 
     /// Widened values: f64 for float types, i64 for the others.
     pub fn vals(&self) -> NResult<Vals> {
-        Ok(if self.ty.is_float() {
-            Vals::F(self.f64s()?)
-        } else {
-            Vals::I(self.i64s()?)
-        })
+        Ok(if self.ty.is_float() { Vals::F(self.f64s()?) } else { Vals::I(self.i64s()?) })
     }
 
     /// An empty vector with room for every element, or why there is none.
@@ -188,23 +170,13 @@ impl Const {
 
     /// The same data with another shape of the same element count.
     pub fn reshaped(&self, shape: Vec<usize>) -> Const {
-        Const {
-            ty: self.ty,
-            shape,
-            data: self.data.clone(),
-            operand: OnceCell::new(),
-        }
+        Const { ty: self.ty, shape, data: self.data.clone(), operand: OnceCell::new() }
     }
 
     /// A constant made of the elements at `indices` (row-major over `shape`).
     pub fn pick(&self, shape: Vec<usize>, indices: impl Iterator<Item = usize>) -> Const {
         if let ConstData::Splat(b) = &self.data {
-            return Const {
-                ty: self.ty,
-                shape,
-                data: ConstData::Splat(b.clone()),
-                operand: OnceCell::new(),
-            };
+            return Const { ty: self.ty, shape, data: ConstData::Splat(b.clone()), operand: OnceCell::new() };
         }
         let mut bytes = Vec::with_capacity(shape.iter().product::<usize>() * self.ty.size());
         for i in indices {
@@ -227,10 +199,7 @@ pub(crate) const MAX_CONST_ELEMENTS: usize = 1 << 40;
 pub(crate) fn dims_to_shape(dims: &[i64]) -> NResult<Vec<usize>> {
     let shape = dims
         .iter()
-        .map(|&d| {
-            usize::try_from(d)
-                .map_err(|_| invalid(format!("shape {dims:?} has a negative dimension")))
-        })
+        .map(|&d| usize::try_from(d).map_err(|_| invalid(format!("shape {dims:?} has a negative dimension"))))
         .collect::<NResult<Vec<usize>>>()?;
     if count(&shape) > MAX_CONST_ELEMENTS {
         return Err(unsupported(format!("shape {dims:?} has too many elements")));
@@ -246,11 +215,8 @@ pub(crate) const MAX_SPLAT_READ: usize = 1 << 24;
 /// cannot be had.
 pub(crate) fn try_vec<T>(n: usize) -> NResult<Vec<T>> {
     let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|e| {
-        unsupported(format!(
-            "cannot allocate {n} elements for a constant at import time ({e})"
-        ))
-    })?;
+    v.try_reserve_exact(n)
+        .map_err(|e| unsupported(format!("cannot allocate {n} elements for a constant at import time ({e})")))?;
     Ok(v)
 }
 
@@ -268,16 +234,8 @@ pub(crate) fn broadcast_shapes(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     let rank = a.len().max(b.len());
     let mut out = vec![0; rank];
     for i in 0..rank {
-        let da = if i + a.len() >= rank {
-            a[i + a.len() - rank]
-        } else {
-            1
-        };
-        let db = if i + b.len() >= rank {
-            b[i + b.len() - rank]
-        } else {
-            1
-        };
+        let da = if i + a.len() >= rank { a[i + a.len() - rank] } else { 1 };
+        let db = if i + b.len() >= rank { b[i + b.len() - rank] } else { 1 };
         out[i] = if da == db || db == 1 {
             da
         } else if da == 1 {

@@ -9,9 +9,7 @@
 use super::elementwise::webnn;
 use super::shape_ops::SliceParam;
 use super::{bld, invalid, unsupported, Const, Ctx, Importer, NResult, Value};
-use webnn_core::{
-    Conv2dOptions, ConvTranspose2dOptions, OpKind, Operand, PadOptions, Pool2dOptions,
-};
+use webnn_core::{Conv2dOptions, ConvTranspose2dOptions, OpKind, Operand, PadOptions, Pool2dOptions};
 
 /// Largest kernel size, stride, dilation or pad accepted (WebNN takes them as u32 and
 /// dimensions are at most 2^31 - 1).
@@ -34,20 +32,12 @@ fn spatial(c: &Ctx, input: &[usize], kernel: Option<Vec<usize>>) -> NResult<Spat
             Some(v) if v.len() == n && v.iter().all(|&x| x > 0 && x <= MAX_ATTR) => {
                 Ok(v.iter().map(|&x| x as usize).collect())
             }
-            Some(v) => Err(invalid(format!(
-                "{name} {v:?} must have {n} positive values"
-            ))),
+            Some(v) => Err(invalid(format!("{name} {v:?} must have {n} positive values"))),
         }
     };
     let kernel = match c.attrs.ints("kernel_shape")? {
-        Some(k) if k.len() == n && k.iter().all(|&x| x > 0 && x <= MAX_ATTR) => {
-            k.iter().map(|&x| x as usize).collect()
-        }
-        Some(k) => {
-            return Err(invalid(format!(
-                "kernel_shape {k:?} must have {n} positive values"
-            )))
-        }
+        Some(k) if k.len() == n && k.iter().all(|&x| x > 0 && x <= MAX_ATTR) => k.iter().map(|&x| x as usize).collect(),
+        Some(k) => return Err(invalid(format!("kernel_shape {k:?} must have {n} positive values"))),
         None => match kernel {
             Some(k) if k.iter().all(|&v| v > 0 && v as i64 <= MAX_ATTR) => k,
             Some(k) => return Err(invalid(format!("kernel {k:?}"))),
@@ -62,12 +52,7 @@ fn spatial(c: &Ctx, input: &[usize], kernel: Option<Vec<usize>>) -> NResult<Spat
             Some(p) if p.len() == 2 * n && p.iter().all(|&x| (0..=MAX_ATTR).contains(&x)) => {
                 (0..n).map(|i| (p[i] as usize, p[i + n] as usize)).collect()
             }
-            Some(p) => {
-                return Err(invalid(format!(
-                    "pads {p:?} must have {} non-negative values",
-                    2 * n
-                )))
-            }
+            Some(p) => return Err(invalid(format!("pads {p:?} must have {} non-negative values", 2 * n))),
         },
         "VALID" => vec![(0, 0); n],
         "SAME_UPPER" | "SAME_LOWER" => (0..n)
@@ -85,12 +70,7 @@ fn spatial(c: &Ctx, input: &[usize], kernel: Option<Vec<usize>>) -> NResult<Spat
             .collect(),
         other => return Err(invalid(format!("auto_pad '{other}'"))),
     };
-    Ok(Spatial {
-        kernel,
-        strides,
-        dilations,
-        pads,
-    })
+    Ok(Spatial { kernel, strides, dilations, pads })
 }
 
 /// 1-D and 2-D only; returns the spatial dims as 2-D (1-D gets a trailing 1).
@@ -98,10 +78,7 @@ fn spatial_2d(op: &str, shape: &[usize]) -> NResult<Vec<usize>> {
     match shape.len() {
         3 => Ok(vec![shape[2], 1]),
         4 => Ok(shape[2..].to_vec()),
-        r if r > 4 => Err(unsupported(format!(
-            "{op} with {} spatial dimensions (WebNN has 2-D only)",
-            r - 2
-        ))),
+        r if r > 4 => Err(unsupported(format!("{op} with {} spatial dimensions (WebNN has 2-D only)", r - 2))),
         r => Err(invalid(format!("{op} input of rank {r}"))),
     }
 }
@@ -142,21 +119,11 @@ pub(crate) fn conv(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
 }
 
 /// Conv of `x` with filter `w` and the node's attributes (also used by the quantized convs).
-pub(crate) fn conv_with(
-    imp: &mut Importer,
-    c: &Ctx,
-    x: &Value,
-    w: &Value,
-    bias: Option<Operand>,
-) -> NResult<Operand> {
+pub(crate) fn conv_with(imp: &mut Importer, c: &Ctx, x: &Value, w: &Value, bias: Option<Operand>) -> NResult<Operand> {
     let shape = x.shape();
     let w_shape = w.shape();
     if w_shape.len() != shape.len() {
-        return Err(invalid(format!(
-            "Conv weight rank {} differs from the input's {}",
-            w_shape.len(),
-            shape.len()
-        )));
+        return Err(invalid(format!("Conv weight rank {} differs from the input's {}", w_shape.len(), shape.len())));
     }
     if shape.len() == 5 {
         let sp = spatial(c, &shape[2..], Some(w_shape[2..].to_vec()))?;
@@ -190,14 +157,7 @@ const MAX_DEPTH_TAPS: usize = 1 << 12;
 /// 3-D convolution as a sum over the filter's depth taps of 2-D convolutions: for tap `kd`,
 /// the input depths `kd * dilation + d * stride` (after depth padding) move into the batch and
 /// meet the filter slice `w[:, :, kd]`.
-fn conv3d(
-    imp: &mut Importer,
-    c: &Ctx,
-    x: &Value,
-    w: &Value,
-    bias: Option<Operand>,
-    sp: Spatial,
-) -> NResult<Operand> {
+fn conv3d(imp: &mut Importer, c: &Ctx, x: &Value, w: &Value, bias: Option<Operand>, sp: Spatial) -> NResult<Operand> {
     let s = x.shape();
     let ws = w.shape();
     let (n, ch, d, h, wd) = (s[0], s[1], s[2], s[3], s[4]);
@@ -220,30 +180,15 @@ fn conv3d(
     if sp.pads[0] != (0, 0) {
         let begin = [0, 0, sp.pads[0].0 as u32, 0, 0];
         let end = [0, 0, sp.pads[0].1 as u32, 0, 0];
-        let options = PadOptions {
-            label: label.clone(),
-            ..Default::default()
-        };
+        let options = PadOptions { label: label.clone(), ..Default::default() };
         input = bld(imp.b.pad(&input, &begin, &end, &options))?;
     }
-    let full = |v: usize| SliceParam {
-        start: 0,
-        count: v,
-        step: 1,
-    };
+    let full = |v: usize| SliceParam { start: 0, count: v, step: 1 };
     let mut acc: Option<Operand> = None;
     let mut bias = bias;
     for k in 0..kd {
-        let taps = SliceParam {
-            start: (k * sp.dilations[0]) as i64,
-            count: d_out,
-            step: sp.strides[0] as i64,
-        };
-        let xk = imp.slice_op(
-            &input,
-            &[full(n), full(ch), taps, full(h), full(wd)],
-            &label,
-        )?;
+        let taps = SliceParam { start: (k * sp.dilations[0]) as i64, count: d_out, step: sp.strides[0] as i64 };
+        let xk = imp.slice_op(&input, &[full(n), full(ch), taps, full(h), full(wd)], &label)?;
         let xk = imp.transpose_op(&xk, &[0, 2, 1, 3, 4], &label)?;
         let xk = imp.reshape_op(&xk, &[n * d_out, ch, h, wd], &label)?;
         let wk = imp.slice_value(w, 2, k)?;
@@ -251,12 +196,7 @@ fn conv3d(
         let wk = imp.operand(&wk)?;
         let options = Conv2dOptions {
             label: label.clone(),
-            padding: Some(vec![
-                sp.pads[1].0 as u32,
-                sp.pads[1].1 as u32,
-                sp.pads[2].0 as u32,
-                sp.pads[2].1 as u32,
-            ]),
+            padding: Some(vec![sp.pads[1].0 as u32, sp.pads[1].1 as u32, sp.pads[2].0 as u32, sp.pads[2].1 as u32]),
             strides: Some(vec![sp.strides[1] as u32, sp.strides[2] as u32]),
             dilations: Some(vec![sp.dilations[1] as u32, sp.dilations[2] as u32]),
             groups: c.attrs.int("group", 1)?.clamp(0, u32::MAX as i64) as u32,
@@ -282,20 +222,14 @@ pub(crate) fn conv_transpose(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<
     let w = c.req(1)?;
     let w_shape = w.shape();
     if w_shape.len() != shape.len() {
-        return Err(invalid(
-            "ConvTranspose weight rank differs from the input's",
-        ));
+        return Err(invalid("ConvTranspose weight rank differs from the input's"));
     }
     let n = shape.len() - 2;
     // auto_pad is resolved below from the output shape, not as for Conv.
     let kernel: Vec<usize> = match c.attrs.ints("kernel_shape")? {
-        Some(k) if k.len() == n && k.iter().all(|&v| v > 0 && v <= MAX_ATTR) => {
-            k.iter().map(|&v| v as usize).collect()
-        }
+        Some(k) if k.len() == n && k.iter().all(|&v| v > 0 && v <= MAX_ATTR) => k.iter().map(|&v| v as usize).collect(),
         Some(k) => return Err(invalid(format!("kernel_shape {k:?}"))),
-        None if w_shape[2..].iter().all(|&v| v > 0 && v as i64 <= MAX_ATTR) => {
-            w_shape[2..].to_vec()
-        }
+        None if w_shape[2..].iter().all(|&v| v > 0 && v as i64 <= MAX_ATTR) => w_shape[2..].to_vec(),
         None => return Err(invalid(format!("weight shape {w_shape:?}"))),
     };
     let ints = |name: &str, default: usize| -> NResult<Vec<usize>> {
@@ -307,11 +241,7 @@ pub(crate) fn conv_transpose(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<
             Some(v) => Err(invalid(format!("{name} {v:?}"))),
         }
     };
-    let (strides, dilations, out_pad) = (
-        ints("strides", 1)?,
-        ints("dilations", 1)?,
-        ints("output_padding", 0)?,
-    );
+    let (strides, dilations, out_pad) = (ints("strides", 1)?, ints("dilations", 1)?, ints("output_padding", 0)?);
     if strides.iter().chain(&dilations).any(|&v| v == 0) {
         return Err(invalid("strides and dilations must be positive"));
     }
@@ -418,22 +348,11 @@ pub(crate) fn pool(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
         && c.attrs.int("count_include_pad", 0)? != 0
         && sp.pads.iter().any(|&(b, e)| b + e > 0)
     {
-        let begin: Vec<u32> = [0, 0]
-            .into_iter()
-            .chain(sp.pads.iter().map(|p| p.0 as u32))
-            .collect();
-        let end: Vec<u32> = [0, 0]
-            .into_iter()
-            .chain(sp.pads.iter().map(|p| p.1 as u32))
-            .collect();
-        let options = PadOptions {
-            label: c.label.clone(),
-            ..Default::default()
-        };
+        let begin: Vec<u32> = [0, 0].into_iter().chain(sp.pads.iter().map(|p| p.0 as u32)).collect();
+        let end: Vec<u32> = [0, 0].into_iter().chain(sp.pads.iter().map(|p| p.1 as u32)).collect();
+        let options = PadOptions { label: c.label.clone(), ..Default::default() };
         input = bld(imp.b.pad(&input, &begin, &end, &options))?;
-        in_sp = (0..in_sp.len())
-            .map(|i| in_sp[i] + sp.pads[i].0 + sp.pads[i].1)
-            .collect();
+        in_sp = (0..in_sp.len()).map(|i| in_sp[i] + sp.pads[i].0 + sp.pads[i].1).collect();
         sp.pads = vec![(0, 0); in_sp.len()];
     }
     if rank == 5 {
@@ -496,11 +415,7 @@ fn pool_sizes(input: &[usize], sp: &Spatial, ceil: bool) -> Vec<i64> {
             if span < 0 {
                 return 0;
             }
-            let mut out = if ceil {
-                (span + s - 1) / s + 1
-            } else {
-                span / s + 1
-            };
+            let mut out = if ceil { (span + s - 1) / s + 1 } else { span / s + 1 };
             if ceil && (out - 1) * s >= input[i] as i64 + sp.pads[i].0 as i64 {
                 out -= 1;
             }
@@ -538,11 +453,7 @@ fn lp_pool(
     one_d: bool,
 ) -> NResult<Operand> {
     let shape = x.shape();
-    let in_sp: Vec<usize> = if one_d {
-        vec![shape[2], 1]
-    } else {
-        shape[2..].to_vec()
-    };
+    let in_sp: Vec<usize> = if one_d { vec![shape[2], 1] } else { shape[2..].to_vec() };
     let pads = pads_for(&shape[2..], &sp, &out)?;
     let dt = webnn(x.ty())?;
     let o = c.opts();
@@ -555,11 +466,7 @@ fn lp_pool(
     if (k[0] as u64) * (k[1] as u64) > 1 << 24 {
         return Err(unsupported("LpPool window too large"));
     }
-    let ones = Const::from_f64s(
-        x.ty(),
-        vec![1, 1, k[0] as usize, k[1] as usize],
-        &vec![1.0; (k[0] * k[1]) as usize],
-    );
+    let ones = Const::from_f64s(x.ty(), vec![1, 1, k[0] as usize, k[1] as usize], &vec![1.0; (k[0] * k[1]) as usize]);
     let filter = imp.operand(&Value::constant(ones))?;
     let options = Conv2dOptions {
         label: c.label.clone(),

@@ -5,10 +5,7 @@ use super::fold::elem_type;
 use super::shape_ops::number_of;
 use super::{bld, invalid, unsupported, Const, Ctx, Importer, NResult, Value};
 use crate::tensor::ElemType;
-use webnn_core::{
-    ClampOptions, DataType, EluOptions, HardSigmoidOptions, LeakyReluOptions, MLNumber, OpKind,
-    Operand,
-};
+use webnn_core::{ClampOptions, DataType, EluOptions, HardSigmoidOptions, LeakyReluOptions, MLNumber, OpKind, Operand};
 
 /// Imports one element-wise node.
 pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
@@ -34,11 +31,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
                 let mut b = imp.operand(v)?;
                 if v.ty() != ty {
                     if c.op != "Pow" {
-                        return Err(invalid(format!(
-                            "{} inputs have different types {ty} and {}",
-                            c.op,
-                            v.ty()
-                        )));
+                        return Err(invalid(format!("{} inputs have different types {ty} and {}", c.op, v.ty())));
                     }
                     b = bld(imp.b.cast(&b, webnn(ty)?, &o))?;
                 }
@@ -79,8 +72,8 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             let r_plus_b = bld(imp.b.add(&r, &b, &o))?;
             done(bld(imp.b.where_(&fix, &r_plus_b, &r, &o))?, ty)
         }
-        "Sqrt" | "Exp" | "Log" | "Abs" | "Neg" | "Reciprocal" | "Floor" | "Ceil" | "Round"
-        | "Sign" | "Sin" | "Cos" | "Tan" | "Erf" | "Not" | "IsNaN" => {
+        "Sqrt" | "Exp" | "Log" | "Abs" | "Neg" | "Reciprocal" | "Floor" | "Ceil" | "Round" | "Sign" | "Sin" | "Cos"
+        | "Tan" | "Erf" | "Not" | "IsNaN" => {
             let kind = match c.op {
                 "Sqrt" => OpKind::Sqrt,
                 "Exp" => OpKind::Exp,
@@ -108,11 +101,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             let e = bld(imp.b.exp(&a, &o))?;
             let na = bld(imp.b.neg(&a, &o))?;
             let en = bld(imp.b.exp(&na, &o))?;
-            let s = if c.op == "Sinh" {
-                bld(imp.b.sub(&e, &en, &o))?
-            } else {
-                bld(imp.b.add(&e, &en, &o))?
-            };
+            let s = if c.op == "Sinh" { bld(imp.b.sub(&e, &en, &o))? } else { bld(imp.b.add(&e, &en, &o))? };
             let half = imp.scalar(webnn(ty)?, 0.5)?;
             done(bld(imp.b.mul(&s, &half, &o))?, ty)
         }
@@ -134,24 +123,13 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         "IsInf" => {
             let a = imp.operand(x)?;
             let inf = bld(imp.b.is_infinite(&a, &o))?;
-            let (neg, pos) = (
-                c.attrs.int("detect_negative", 1)? != 0,
-                c.attrs.int("detect_positive", 1)? != 0,
-            );
+            let (neg, pos) = (c.attrs.int("detect_negative", 1)? != 0, c.attrs.int("detect_positive", 1)? != 0);
             let out = match (neg, pos) {
                 (true, true) => inf,
                 (n, _) => {
                     let zero = imp.scalar(webnn(ty)?, 0.0)?;
-                    let side = if n {
-                        bld(imp.b.lesser(&a, &zero, &o))?
-                    } else {
-                        bld(imp.b.greater(&a, &zero, &o))?
-                    };
-                    let side = if !n && !pos {
-                        bld(imp.b.lesser(&side, &side, &o))?
-                    } else {
-                        side
-                    };
+                    let side = if n { bld(imp.b.lesser(&a, &zero, &o))? } else { bld(imp.b.greater(&a, &zero, &o))? };
+                    let side = if !n && !pos { bld(imp.b.lesser(&side, &side, &o))? } else { side };
                     bld(imp.b.logical_and(&inf, &side, &o))?
                 }
             };
@@ -166,11 +144,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         }
         "Cast" | "CastLike" => {
             let to = if c.op == "Cast" {
-                elem_type(
-                    c.attrs
-                        .opt_int("to")?
-                        .ok_or_else(|| invalid("Cast requires 'to'"))?,
-                )?
+                elem_type(c.attrs.opt_int("to")?.ok_or_else(|| invalid("Cast requires 'to'"))?)?
             } else {
                 c.req(1)?.ty()
             };
@@ -185,11 +159,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             }
             let mut outs = vec![x.clone()];
             if c.wants(1) {
-                outs.push(Value::constant(Const::splat(
-                    ElemType::Bool,
-                    x.shape(),
-                    vec![1],
-                )));
+                outs.push(Value::constant(Const::splat(ElemType::Bool, x.shape(), vec![1])));
             }
             Ok(outs)
         }
@@ -198,28 +168,16 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             if c.opset < 11 {
                 let options = ClampOptions {
                     label: c.label.clone(),
-                    min_value: c
-                        .attrs
-                        .opt_float("min")?
-                        .map(|v| MLNumber::Double(v as f64)),
-                    max_value: c
-                        .attrs
-                        .opt_float("max")?
-                        .map(|v| MLNumber::Double(v as f64)),
+                    min_value: c.attrs.opt_float("min")?.map(|v| MLNumber::Double(v as f64)),
+                    max_value: c.attrs.opt_float("max")?.map(|v| MLNumber::Double(v as f64)),
                 };
                 return done(bld(imp.b.clamp(&a, &options))?, ty);
             }
             let (lo, hi) = (c.input(1), c.input(2));
-            let is_static = |v: Option<&Value>| {
-                v.is_none_or(|v| matches!(v, Value::Const(k) if k.len() == 1))
-            };
+            let is_static = |v: Option<&Value>| v.is_none_or(|v| matches!(v, Value::Const(k) if k.len() == 1));
             if is_static(lo) && is_static(hi) {
                 let num = |v: Option<&Value>| v.and_then(|v| v.as_const()).map(number_of);
-                let options = ClampOptions {
-                    label: c.label.clone(),
-                    min_value: num(lo),
-                    max_value: num(hi),
-                };
+                let options = ClampOptions { label: c.label.clone(), min_value: num(lo), max_value: num(hi) };
                 return done(bld(imp.b.clamp(&a, &options))?, ty);
             }
             let mut out = a;
@@ -271,23 +229,14 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         }
         "Elu" => {
             let a = imp.operand(x)?;
-            let options = EluOptions {
-                label: c.label.clone(),
-                alpha: c.attrs.float("alpha", 1.0)? as f64,
-            };
+            let options = EluOptions { label: c.label.clone(), alpha: c.attrs.float("alpha", 1.0)? as f64 };
             done(bld(imp.b.elu(&a, &options))?, ty)
         }
         "Selu" => {
             let a = imp.operand(x)?;
             let alpha = c.attrs.float("alpha", 1.673_263_2)? as f64;
             let gamma = c.attrs.float("gamma", 1.050_701)? as f64;
-            let e = bld(imp.b.elu(
-                &a,
-                &EluOptions {
-                    label: c.label.clone(),
-                    alpha,
-                },
-            ))?;
+            let e = bld(imp.b.elu(&a, &EluOptions { label: c.label.clone(), alpha }))?;
             let g = imp.scalar(webnn(ty)?, gamma)?;
             done(bld(imp.b.mul(&e, &g, &o))?, ty)
         }
@@ -297,21 +246,12 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             let alpha = c.attrs.float("alpha", 1.0)? as f64;
             let k = imp.scalar(webnn(ty)?, alpha)?;
             let s = bld(imp.b.div(&a, &k, &o))?;
-            let e = bld(imp.b.elu(
-                &s,
-                &EluOptions {
-                    label: c.label.clone(),
-                    alpha: 1.0,
-                },
-            ))?;
+            let e = bld(imp.b.elu(&s, &EluOptions { label: c.label.clone(), alpha: 1.0 }))?;
             done(bld(imp.b.mul(&e, &k, &o))?, ty)
         }
         "LeakyRelu" => {
             let a = imp.operand(x)?;
-            let options = LeakyReluOptions {
-                label: c.label.clone(),
-                alpha: c.attrs.float("alpha", 0.01)? as f64,
-            };
+            let options = LeakyReluOptions { label: c.label.clone(), alpha: c.attrs.float("alpha", 0.01)? as f64 };
             done(bld(imp.b.leaky_relu(&a, &options))?, ty)
         }
         "HardSigmoid" => {
@@ -336,11 +276,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             let dt = webnn(ty)?;
             let lambd = c.attrs.float("lambd", 0.5)? as f64;
             let bias = imp.scalar(dt, c.attrs.float("bias", 0.0)? as f64)?;
-            let (lo, hi, zero) = (
-                imp.scalar(dt, -lambd)?,
-                imp.scalar(dt, lambd)?,
-                imp.scalar(dt, 0.0)?,
-            );
+            let (lo, hi, zero) = (imp.scalar(dt, -lambd)?, imp.scalar(dt, lambd)?, imp.scalar(dt, 0.0)?);
             let below = bld(imp.b.lesser(&a, &lo, &o))?;
             let above = bld(imp.b.greater(&a, &hi, &o))?;
             let plus = bld(imp.b.add(&a, &bias, &o))?;
@@ -375,23 +311,17 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             let s = imp.operand(c.req(1)?)?;
             done(bld(imp.b.prelu(&a, &s, &o))?, ty)
         }
-        "NonZero" => Err(unsupported(
-            "NonZero of a value computed at run time (its output shape is data-dependent)",
-        )),
-        "Range" | "Size" | "Shape" | "ConstantOfShape" => Err(unsupported(format!(
-            "{} needs inputs known at import time",
-            c.op
-        ))),
-        other => Err(unsupported(format!(
-            "operator {other} has no WebNN mapping"
-        ))),
+        "NonZero" => Err(unsupported("NonZero of a value computed at run time (its output shape is data-dependent)")),
+        "Range" | "Size" | "Shape" | "ConstantOfShape" => {
+            Err(unsupported(format!("{} needs inputs known at import time", c.op)))
+        }
+        other => Err(unsupported(format!("operator {other} has no WebNN mapping"))),
     }
 }
 
 /// The WebNN data type of an ONNX type, or an "unsupported" error.
 pub(crate) fn webnn(ty: ElemType) -> NResult<DataType> {
-    ty.webnn()
-        .ok_or_else(|| unsupported(format!("data type {ty} does not exist in WebNN")))
+    ty.webnn().ok_or_else(|| unsupported(format!("data type {ty} does not exist in WebNN")))
 }
 
 /// ONNX Cast of any value (bool targets compare with zero).

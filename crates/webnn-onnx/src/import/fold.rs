@@ -7,13 +7,9 @@ use super::constant::{
     broadcast_indices, broadcast_shapes, count, dims_to_shape, for_each_index, strides, Const, Vals,
 };
 use super::shape_ops::{
-    flatten_shape, reshape_shape, slice_params, split_sizes, squeeze_shape, transpose_perm,
-    unsqueeze_shape,
+    flatten_shape, reshape_shape, slice_params, split_sizes, squeeze_shape, transpose_perm, unsqueeze_shape,
 };
-use super::{
-    invalid, norm_axes, norm_axis, unsupported, Ctx, Importer, NResult, Value,
-    FOLD_BUDGET_PER_ELEMENT,
-};
+use super::{invalid, norm_axes, norm_axis, unsupported, Ctx, Importer, NResult, Value, FOLD_BUDGET_PER_ELEMENT};
 use crate::tensor::{decode_tensor, ElemType};
 
 /// Folds the node if it is a constant-producing op or all its inputs are constants and the
@@ -21,12 +17,7 @@ use crate::tensor::{decode_tensor, ElemType};
 pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
     let single = |k: Const| Ok(Some(vec![Value::constant(k)]));
     // Ops that only make constants cannot fall back to WebNN ops once the budget is spent.
-    if imp.fold_budget == 0
-        && matches!(
-            c.op,
-            "Range" | "EyeLike" | "HannWindow" | "HammingWindow" | "BlackmanWindow"
-        )
-    {
+    if imp.fold_budget == 0 && matches!(c.op, "Range" | "EyeLike" | "HannWindow" | "HammingWindow" | "BlackmanWindow") {
         return Err(unsupported(format!(
             "{} would add to the {} bytes of constants already computed at import time \
              (raise ImportOptions::fold_limit)",
@@ -42,12 +33,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             let clamp = |v: i64| (if v < 0 { v + r } else { v }).clamp(0, r) as usize;
             let start = clamp(c.attrs.int("start", 0)?);
             let end = clamp(c.attrs.int("end", r)?);
-            let dims: Vec<i64> = shape
-                .get(start..end.max(start))
-                .unwrap_or(&[])
-                .iter()
-                .map(|&d| d as i64)
-                .collect();
+            let dims: Vec<i64> = shape.get(start..end.max(start)).unwrap_or(&[]).iter().map(|&d| d as i64).collect();
             return single(Const::i64_vec(&dims));
         }
         "Size" => {
@@ -55,9 +41,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             return single(Const::from_i64s(ElemType::I64, vec![], &[n as i64]));
         }
         "ConstantOfShape" => {
-            let dims = imp
-                .const_ints(c, 0)?
-                .ok_or_else(|| invalid("ConstantOfShape requires its shape input"))?;
+            let dims = imp.const_ints(c, 0)?.ok_or_else(|| invalid("ConstantOfShape requires its shape input"))?;
             let shape = dims_to_shape(&dims)?;
             let (ty, elem) = match c.attrs.tensor("value")? {
                 Some(t) => {
@@ -72,20 +56,12 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             return single(Const::splat(ty, shape, elem));
         }
         "Range" => {
-            let (start, limit, delta) = (
-                scalar_input(imp, c, 0)?,
-                scalar_input(imp, c, 1)?,
-                scalar_input(imp, c, 2)?,
-            );
+            let (start, limit, delta) = (scalar_input(imp, c, 0)?, scalar_input(imp, c, 1)?, scalar_input(imp, c, 2)?);
             let ty = start.ty;
             let out = if ty.is_float() {
                 let (s, l, d) = (start.f64_at(0), limit.f64_at(0), delta.f64_at(0));
                 let n = range_count(((l - s) / d).ceil(), imp.fold_limit)?;
-                Const::from_f64s(
-                    ty,
-                    vec![n],
-                    &(0..n).map(|i| s + i as f64 * d).collect::<Vec<_>>(),
-                )
+                Const::from_f64s(ty, vec![n], &(0..n).map(|i| s + i as f64 * d).collect::<Vec<_>>())
             } else {
                 let (s, l, d) = (start.i64_at(0), limit.i64_at(0), delta.i64_at(0));
                 if d == 0 {
@@ -95,9 +71,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
                 Const::from_i64s(
                     ty,
                     vec![n],
-                    &(0..n as i64)
-                        .map(|i| s.wrapping_add(i.wrapping_mul(d)))
-                        .collect::<Vec<_>>(),
+                    &(0..n as i64).map(|i| s.wrapping_add(i.wrapping_mul(d))).collect::<Vec<_>>(),
                 )
             };
             return single(out);
@@ -112,9 +86,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
                 None => c.req(0)?.ty(),
             };
             if count(&shape) > imp.fold_limit {
-                return Err(unsupported(format!(
-                    "EyeLike of shape {shape:?} is too large to build at import time"
-                )));
+                return Err(unsupported(format!("EyeLike of shape {shape:?} is too large to build at import time")));
             }
             let k = c.attrs.int("k", 0)?;
             let mut vals = vec![0i64; shape[0] * shape[1]];
@@ -139,11 +111,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             }
             let n = size as usize;
             let periodic = c.attrs.int("periodic", 1)? != 0;
-            let denom = if periodic {
-                n as f64
-            } else {
-                (n as f64 - 1.0).max(1.0)
-            };
+            let denom = if periodic { n as f64 } else { (n as f64 - 1.0).max(1.0) };
             let ty = elem_type(c.attrs.int("output_datatype", 1)?)?;
             let tau = 2.0 * std::f64::consts::PI;
             let vals: Vec<f64> = (0..n)
@@ -171,22 +139,11 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
     if c.inputs.iter().flatten().next().is_none() || !imp.all_const(c) || imp.fold_budget == 0 {
         return Ok(None);
     }
-    let k = |i: usize| -> NResult<&Const> {
-        c.req(i)?
-            .as_const()
-            .ok_or_else(|| invalid("internal: not a constant"))
-    };
+    let k = |i: usize| -> NResult<&Const> { c.req(i)?.as_const().ok_or_else(|| invalid("internal: not a constant")) };
     let limit = imp.fold_limit;
     let out = match c.op {
         "Identity" => k(0)?.clone(),
-        "Cast" => cast(
-            k(0)?,
-            elem_type(
-                c.attrs
-                    .opt_int("to")?
-                    .ok_or_else(|| invalid("Cast requires 'to'"))?,
-            )?,
-        )?,
+        "Cast" => cast(k(0)?, elem_type(c.attrs.opt_int("to")?.ok_or_else(|| invalid("Cast requires 'to'"))?)?)?,
         "CastLike" => cast(k(0)?, k(1)?.ty)?,
         "Reshape" => {
             let x = k(0)?;
@@ -194,11 +151,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
                 o if o < 5 => return Ok(None),
                 _ => k(1)?.i64s()?,
             };
-            x.reshaped(reshape_shape(
-                &x.shape,
-                &shape,
-                c.attrs.int("allowzero", 0)? != 0,
-            )?)
+            x.reshaped(reshape_shape(&x.shape, &shape, c.attrs.int("allowzero", 0)? != 0)?)
         }
         "Flatten" => {
             let x = k(0)?;
@@ -207,20 +160,14 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
         "Squeeze" | "Unsqueeze" => {
             let x = k(0)?;
             let axes = if c.opset >= 13 {
-                c.input(1)
-                    .and_then(|v| v.as_const())
-                    .map(|a| a.i64s())
-                    .transpose()?
+                c.input(1).and_then(|v| v.as_const()).map(|a| a.i64s()).transpose()?
             } else {
                 c.attrs.ints("axes")?
             };
             let shape = if c.op == "Squeeze" {
                 squeeze_shape(&x.shape, axes.as_deref())?
             } else {
-                unsqueeze_shape(
-                    &x.shape,
-                    &axes.ok_or_else(|| invalid("Unsqueeze requires axes"))?,
-                )?
+                unsqueeze_shape(&x.shape, &axes.ok_or_else(|| invalid("Unsqueeze requires axes"))?)?
             };
             x.reshaped(shape)
         }
@@ -230,18 +177,11 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             transpose(x, &perm)
         }
         "Concat" => {
-            let parts: Vec<&Const> = (0..c.n_inputs())
-                .filter_map(|i| c.input(i).and_then(|v| v.as_const()))
-                .collect();
+            let parts: Vec<&Const> = (0..c.n_inputs()).filter_map(|i| c.input(i).and_then(|v| v.as_const())).collect();
             if parts.iter().fold(0usize, |n, p| n.saturating_add(p.len())) > limit {
                 return Ok(None);
             }
-            concat(
-                &parts,
-                c.attrs
-                    .opt_int("axis")?
-                    .ok_or_else(|| invalid("Concat requires 'axis'"))?,
-            )?
+            concat(&parts, c.attrs.opt_int("axis")?.ok_or_else(|| invalid("Concat requires 'axis'"))?)?
         }
         "Gather" => {
             let (x, i) = (k(0)?, k(1)?);
@@ -254,22 +194,11 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
         "Slice" => {
             let x = k(0)?;
             let (starts, ends, axes, steps) = if c.opset < 10 {
-                let starts = c
-                    .attrs
-                    .ints("starts")?
-                    .ok_or_else(|| invalid("Slice requires starts"))?;
-                let ends = c
-                    .attrs
-                    .ints("ends")?
-                    .ok_or_else(|| invalid("Slice requires ends"))?;
+                let starts = c.attrs.ints("starts")?.ok_or_else(|| invalid("Slice requires starts"))?;
+                let ends = c.attrs.ints("ends")?.ok_or_else(|| invalid("Slice requires ends"))?;
                 (starts, ends, c.attrs.ints("axes")?, None)
             } else {
-                let opt = |i| {
-                    c.input(i)
-                        .and_then(|v| v.as_const())
-                        .map(|a| a.i64s())
-                        .transpose()
-                };
+                let opt = |i| c.input(i).and_then(|v| v.as_const()).map(|a| a.i64s()).transpose();
                 (k(1)?.i64s()?, k(2)?.i64s()?, opt(3)?, opt(4)?)
             };
             let params = slice_params(&x.shape, &starts, &ends, axes.as_deref(), steps.as_deref())?;
@@ -280,9 +209,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
                 idx.push(
                     i.iter()
                         .enumerate()
-                        .map(|(d, &j)| {
-                            (params[d].start + j as i64 * params[d].step) as usize * st[d]
-                        })
+                        .map(|(d, &j)| (params[d].start + j as i64 * params[d].step) as usize * st[d])
                         .sum(),
                 )
             });
@@ -291,62 +218,36 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
         "Expand" => {
             let x = k(0)?;
             let target = dims_to_shape(&k(1)?.i64s()?)?;
-            let shape = broadcast_shapes(&x.shape, &target)
-                .ok_or_else(|| invalid("Expand shapes do not broadcast"))?;
+            let shape = broadcast_shapes(&x.shape, &target).ok_or_else(|| invalid("Expand shapes do not broadcast"))?;
             if count(&shape) > limit {
                 return Ok(None);
             }
-            x.pick(
-                shape.clone(),
-                broadcast_indices(&x.shape, &shape).into_iter(),
-            )
+            x.pick(shape.clone(), broadcast_indices(&x.shape, &shape).into_iter())
         }
         "Tile" => {
             let x = k(0)?;
             let reps = k(1)?.i64s()?;
             if reps.len() != x.shape.len() || reps.iter().any(|&r| r < 0) {
-                return Err(invalid(
-                    "Tile repeats must be non-negative, one per dimension",
-                ));
+                return Err(invalid("Tile repeats must be non-negative, one per dimension"));
             }
-            let shape: Vec<usize> = x
-                .shape
-                .iter()
-                .zip(&reps)
-                .map(|(&d, &r)| d.saturating_mul(r as usize))
-                .collect();
+            let shape: Vec<usize> = x.shape.iter().zip(&reps).map(|(&d, &r)| d.saturating_mul(r as usize)).collect();
             if count(&shape) > limit {
                 return Ok(None);
             }
             let st = strides(&x.shape);
             let mut idx = Vec::new();
-            for_each_index(&shape, |i| {
-                idx.push(
-                    i.iter()
-                        .enumerate()
-                        .map(|(d, &j)| (j % x.shape[d]) * st[d])
-                        .sum(),
-                )
-            });
+            for_each_index(&shape, |i| idx.push(i.iter().enumerate().map(|(d, &j)| (j % x.shape[d]) * st[d]).sum()));
             x.pick(shape, idx.into_iter())
         }
         "Split" => {
             let x = k(0)?;
             let axis = norm_axis(c.attrs.int("axis", 0)?, x.shape.len(), "Split axis")?;
             let split = if c.opset >= 13 {
-                c.input(1)
-                    .and_then(|v| v.as_const())
-                    .map(|s| s.i64s())
-                    .transpose()?
+                c.input(1).and_then(|v| v.as_const()).map(|s| s.i64s()).transpose()?
             } else {
                 c.attrs.ints("split")?
             };
-            let sizes = split_sizes(
-                x.shape[axis],
-                split.as_deref(),
-                c.wanted.len(),
-                c.attrs.opt_int("num_outputs")?,
-            )?;
+            let sizes = split_sizes(x.shape[axis], split.as_deref(), c.wanted.len(), c.attrs.opt_int("num_outputs")?)?;
             let mut outs = Vec::new();
             let mut start = 0;
             let st = strides(&x.shape);
@@ -358,13 +259,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
                     idx.push(
                         i.iter()
                             .enumerate()
-                            .map(|(d, &j)| {
-                                if d == axis {
-                                    (j + start) * st[d]
-                                } else {
-                                    j * st[d]
-                                }
-                            })
+                            .map(|(d, &j)| if d == axis { (j + start) * st[d] } else { j * st[d] })
                             .sum(),
                     )
                 });
@@ -373,12 +268,9 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             }
             return Ok(Some(outs));
         }
-        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Max" | "Min" | "Sum" | "Mean" | "Mod"
-        | "Equal" | "Less" | "LessOrEqual" | "Greater" | "GreaterOrEqual" | "And" | "Or"
-        | "Xor" => {
-            let parts: Vec<&Const> = (0..c.n_inputs())
-                .filter_map(|i| c.input(i).and_then(|v| v.as_const()))
-                .collect();
+        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Max" | "Min" | "Sum" | "Mean" | "Mod" | "Equal" | "Less"
+        | "LessOrEqual" | "Greater" | "GreaterOrEqual" | "And" | "Or" | "Xor" => {
+            let parts: Vec<&Const> = (0..c.n_inputs()).filter_map(|i| c.input(i).and_then(|v| v.as_const())).collect();
             let Some(first) = parts.first() else {
                 return Ok(None);
             };
@@ -403,8 +295,8 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             }
             acc
         }
-        "Neg" | "Abs" | "Floor" | "Ceil" | "Round" | "Sqrt" | "Reciprocal" | "Sign" | "Not"
-        | "Relu" | "Exp" | "Log" | "IsNaN" => unary(c.op, k(0)?)?,
+        "Neg" | "Abs" | "Floor" | "Ceil" | "Round" | "Sqrt" | "Reciprocal" | "Sign" | "Not" | "Relu" | "Exp"
+        | "Log" | "IsNaN" => unary(c.op, k(0)?)?,
         "Where" => {
             let (cond, a, b) = (k(0)?, k(1)?, k(2)?);
             let shape = broadcast_shapes(&cond.shape, &a.shape)
@@ -420,11 +312,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
             );
             let mut bytes = Vec::new();
             for j in 0..ci.len() {
-                let src = if cond.i64_at(ci[j]) != 0 {
-                    a.elem_bytes(ai[j])
-                } else {
-                    b.elem_bytes(bi[j])
-                };
+                let src = if cond.i64_at(ci[j]) != 0 { a.elem_bytes(ai[j]) } else { b.elem_bytes(bi[j]) };
                 bytes.extend_from_slice(src);
             }
             Const::dense(a.ty, shape, bytes)
@@ -432,10 +320,7 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
         "ReduceSum" | "ReduceProd" | "ReduceMax" | "ReduceMin" | "ReduceMean" => {
             let x = k(0)?;
             let axes = if c.opset >= 18 || (c.op == "ReduceSum" && c.opset >= 13) {
-                c.input(1)
-                    .and_then(|v| v.as_const())
-                    .map(|a| a.i64s())
-                    .transpose()?
+                c.input(1).and_then(|v| v.as_const()).map(|a| a.i64s()).transpose()?
             } else {
                 c.attrs.ints("axes")?
             };
@@ -481,19 +366,13 @@ pub(crate) fn try_fold(imp: &Importer, c: &Ctx) -> NResult<Option<Vec<Value>>> {
 /// `Constant`: one of its value attributes.
 fn constant(c: &Ctx) -> NResult<Const> {
     if let Some(t) = c.attrs.tensor("value")? {
-        return Ok(Const::from_tensor(
-            decode_tensor(t, None).map_err(|e| unsupported(e.to_string()))?,
-        ));
+        return Ok(Const::from_tensor(decode_tensor(t, None).map_err(|e| unsupported(e.to_string()))?));
     }
     if let Some(v) = c.attrs.opt_float("value_float")? {
         return Ok(Const::from_f64s(ElemType::F32, vec![], &[v as f64]));
     }
     if let Some(v) = c.attrs.floats("value_floats")? {
-        return Ok(Const::from_f64s(
-            ElemType::F32,
-            vec![v.len()],
-            &v.iter().map(|&x| x as f64).collect::<Vec<_>>(),
-        ));
+        return Ok(Const::from_f64s(ElemType::F32, vec![v.len()], &v.iter().map(|&x| x as f64).collect::<Vec<_>>()));
     }
     if let Some(v) = c.attrs.opt_int("value_int")? {
         return Ok(Const::from_i64s(ElemType::I64, vec![], &[v]));
@@ -509,30 +388,20 @@ fn constant(c: &Ctx) -> NResult<Const> {
 
 /// The element type of an ONNX data type code, if the importer can hold it.
 pub(crate) fn elem_type(code: i64) -> NResult<ElemType> {
-    i32::try_from(code)
-        .ok()
-        .and_then(ElemType::from_onnx)
-        .ok_or_else(|| {
-            unsupported(format!(
-                "data type {} is not supported",
-                crate::proto::data_type::name(code as i32)
-            ))
-        })
+    i32::try_from(code).ok().and_then(ElemType::from_onnx).ok_or_else(|| {
+        unsupported(format!("data type {} is not supported", crate::proto::data_type::name(code as i32)))
+    })
 }
 
 fn range_count(n: f64, limit: usize) -> NResult<usize> {
     if n.is_nan() || n > limit as f64 {
-        return Err(unsupported(format!(
-            "Range has {n} elements, more than the fold limit ({limit})"
-        )));
+        return Err(unsupported(format!("Range has {n} elements, more than the fold limit ({limit})")));
     }
     Ok(n.max(0.0) as usize)
 }
 
 fn scalar_input<'c>(imp: &Importer, c: &'c Ctx, i: usize) -> NResult<&'c Const> {
-    let k = imp
-        .const_input(c, i)?
-        .ok_or_else(|| invalid(format!("{} requires input {i}", c.op)))?;
+    let k = imp.const_input(c, i)?.ok_or_else(|| invalid(format!("{} requires input {i}", c.op)))?;
     if k.len() != 1 {
         return Err(invalid(format!("{} input {i} must be a scalar", c.op)));
     }
@@ -547,14 +416,7 @@ pub(crate) fn cast(x: &Const, to: ElemType) -> NResult<Const> {
     Ok(if x.ty.is_float() {
         Const::from_f64s(to, x.shape.clone(), &x.f64s()?)
     } else if to.is_float() && matches!(x.ty, ElemType::U64) {
-        Const::from_f64s(
-            to,
-            x.shape.clone(),
-            &x.i64s()?
-                .iter()
-                .map(|&v| v as u64 as f64)
-                .collect::<Vec<_>>(),
-        )
+        Const::from_f64s(to, x.shape.clone(), &x.i64s()?.iter().map(|&v| v as u64 as f64).collect::<Vec<_>>())
     } else {
         Const::from_i64s(to, x.shape.clone(), &x.i64s()?)
     })
@@ -564,25 +426,18 @@ fn transpose(x: &Const, perm: &[usize]) -> Const {
     let shape: Vec<usize> = perm.iter().map(|&p| x.shape[p]).collect();
     let st = strides(&x.shape);
     let mut idx = Vec::with_capacity(x.len());
-    for_each_index(&shape, |i| {
-        idx.push(i.iter().enumerate().map(|(d, &j)| j * st[perm[d]]).sum())
-    });
+    for_each_index(&shape, |i| idx.push(i.iter().enumerate().map(|(d, &j)| j * st[perm[d]]).sum()));
     x.pick(shape, idx.into_iter())
 }
 
 fn concat(parts: &[&Const], axis: i64) -> NResult<Const> {
-    let first = parts
-        .first()
-        .ok_or_else(|| invalid("Concat has no inputs"))?;
+    let first = parts.first().ok_or_else(|| invalid("Concat has no inputs"))?;
     let rank = first.shape.len();
     let axis = norm_axis(axis, rank, "Concat axis")?;
     let mut shape = first.shape.clone();
     shape[axis] = 0;
     for p in parts {
-        if p.ty != first.ty
-            || p.shape.len() != rank
-            || (0..rank).any(|d| d != axis && p.shape[d] != first.shape[d])
-        {
+        if p.ty != first.ty || p.shape.len() != rank || (0..rank).any(|d| d != axis && p.shape[d] != first.shape[d]) {
             return Err(invalid("Concat inputs differ in type or shape"));
         }
         shape[axis] += p.shape[axis];
@@ -611,9 +466,7 @@ fn gather(x: &Const, indices: &Const, axis: i64) -> NResult<Const> {
             if (0..dim).contains(&j) {
                 Ok(j as usize)
             } else {
-                Err(invalid(format!(
-                    "Gather index {i} is out of range for dimension {dim}"
-                )))
+                Err(invalid(format!("Gather index {i} is out of range for dimension {dim}")))
             }
         })
         .collect::<NResult<_>>()?;
@@ -634,36 +487,16 @@ fn gather(x: &Const, indices: &Const, axis: i64) -> NResult<Const> {
 }
 
 /// Element-wise binary op with numpy broadcasting; `None` if the output is too large.
-pub(crate) fn binary(
-    op: &str,
-    a: &Const,
-    b: &Const,
-    fmod: bool,
-    limit: usize,
-) -> NResult<Option<Const>> {
-    let shape = broadcast_shapes(&a.shape, &b.shape).ok_or_else(|| {
-        invalid(format!(
-            "{op}: shapes {:?} and {:?} do not broadcast",
-            a.shape, b.shape
-        ))
-    })?;
+pub(crate) fn binary(op: &str, a: &Const, b: &Const, fmod: bool, limit: usize) -> NResult<Option<Const>> {
+    let shape = broadcast_shapes(&a.shape, &b.shape)
+        .ok_or_else(|| invalid(format!("{op}: shapes {:?} and {:?} do not broadcast", a.shape, b.shape)))?;
     if count(&shape) > limit {
         return Ok(None);
     }
-    let (ai, bi) = (
-        broadcast_indices(&a.shape, &shape),
-        broadcast_indices(&b.shape, &shape),
-    );
-    let compare = matches!(
-        op,
-        "Equal" | "Less" | "LessOrEqual" | "Greater" | "GreaterOrEqual"
-    );
+    let (ai, bi) = (broadcast_indices(&a.shape, &shape), broadcast_indices(&b.shape, &shape));
+    let compare = matches!(op, "Equal" | "Less" | "LessOrEqual" | "Greater" | "GreaterOrEqual");
     let logical = matches!(op, "And" | "Or" | "Xor");
-    let out_ty = if compare || logical {
-        ElemType::Bool
-    } else {
-        a.ty
-    };
+    let out_ty = if compare || logical { ElemType::Bool } else { a.ty };
     let float = a.ty.is_float() || (op == "Pow" && b.ty.is_float());
     let vals = if float {
         let f = |x: f64, y: f64| -> f64 {
@@ -684,12 +517,7 @@ pub(crate) fn binary(
                 _ => f64::NAN,
             }
         };
-        Vals::F(
-            ai.iter()
-                .zip(&bi)
-                .map(|(&i, &j)| f(a.f64_at(i), b.f64_at(j)))
-                .collect(),
-        )
+        Vals::F(ai.iter().zip(&bi).map(|(&i, &j)| f(a.f64_at(i), b.f64_at(j))).collect())
     } else {
         let f = |x: i64, y: i64| -> i64 {
             match op {
@@ -719,12 +547,7 @@ pub(crate) fn binary(
                 _ => 0,
             }
         };
-        Vals::I(
-            ai.iter()
-                .zip(&bi)
-                .map(|(&i, &j)| f(a.i64_at(i), b.i64_at(j)))
-                .collect(),
-        )
+        Vals::I(ai.iter().zip(&bi).map(|(&i, &j)| f(a.i64_at(i), b.i64_at(j))).collect())
     };
     Ok(Some(Const::from_vals(out_ty, shape, &vals)))
 }
@@ -734,20 +557,14 @@ fn unary(op: &str, x: &Const) -> NResult<Const> {
         return Ok(Const::from_i64s(
             ElemType::Bool,
             x.shape.clone(),
-            &x.f64s()?
-                .iter()
-                .map(|v| v.is_nan() as i64)
-                .collect::<Vec<_>>(),
+            &x.f64s()?.iter().map(|v| v.is_nan() as i64).collect::<Vec<_>>(),
         ));
     }
     if op == "Not" {
         return Ok(Const::from_i64s(
             x.ty,
             x.shape.clone(),
-            &x.i64s()?
-                .iter()
-                .map(|&v| (v == 0) as i64)
-                .collect::<Vec<_>>(),
+            &x.i64s()?.iter().map(|&v| (v == 0) as i64).collect::<Vec<_>>(),
         ));
     }
     let vals = match x.vals()? {
@@ -801,12 +618,8 @@ fn unary(op: &str, x: &Const) -> NResult<Const> {
 }
 
 fn reduce(op: &str, x: &Const, axes: &[usize], keep: bool) -> Const {
-    let out_keep: Vec<usize> = x
-        .shape
-        .iter()
-        .enumerate()
-        .map(|(d, &s)| if axes.contains(&d) { 1 } else { s })
-        .collect();
+    let out_keep: Vec<usize> =
+        x.shape.iter().enumerate().map(|(d, &s)| if axes.contains(&d) { 1 } else { s }).collect();
     let n_out: usize = out_keep.iter().product();
     let count: usize = axes.iter().map(|&a| x.shape[a]).product();
     let init = match op {
@@ -819,11 +632,7 @@ fn reduce(op: &str, x: &Const, axes: &[usize], keep: bool) -> Const {
     let ost = strides(&out_keep);
     let mut flat = 0;
     for_each_index(&x.shape.clone(), |i| {
-        let o: usize = i
-            .iter()
-            .enumerate()
-            .map(|(d, &j)| if axes.contains(&d) { 0 } else { j * ost[d] })
-            .sum();
+        let o: usize = i.iter().enumerate().map(|(d, &j)| if axes.contains(&d) { 0 } else { j * ost[d] }).sum();
         let v = x.f64_at(flat);
         acc[o] = match op {
             "ReduceProd" => acc[o] * v,
@@ -839,12 +648,7 @@ fn reduce(op: &str, x: &Const, axes: &[usize], keep: bool) -> Const {
     let shape = if keep {
         out_keep
     } else {
-        x.shape
-            .iter()
-            .enumerate()
-            .filter(|(d, _)| !axes.contains(d))
-            .map(|(_, &s)| s)
-            .collect()
+        x.shape.iter().enumerate().filter(|(d, _)| !axes.contains(d)).map(|(_, &s)| s).collect()
     };
     Const::from_f64s(x.ty, shape, &acc)
 }

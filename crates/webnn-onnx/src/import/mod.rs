@@ -9,10 +9,10 @@
 //! import reports every failing node.
 
 mod attrs;
+mod constant;
 mod conv;
 mod elementwise;
 mod fold;
-mod constant;
 mod nn;
 mod order;
 mod quant;
@@ -34,9 +34,7 @@ use crate::shape::resolve_input_shape;
 use crate::tensor::{decode_tensor, ElemType, TensorData};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
-use webnn_core::{
-    DataType, GraphBuilder, MLNumber, Operand, OperandDescriptor, OperandId, OperatorOptions,
-};
+use webnn_core::{DataType, GraphBuilder, MLNumber, Operand, OperandDescriptor, OperandId, OperatorOptions};
 
 /// Oldest and newest default-domain opset versions accepted. For the operators mapped here,
 /// versions 22–28 only added data types (bfloat16, float8, int4...) or attributes that apply
@@ -116,10 +114,7 @@ pub struct ImportedGraph {
 impl ImportedGraph {
     /// `(name, operand)` pairs of the outputs, ready for `GraphBuilder::build`.
     pub fn named_outputs(&self) -> Vec<(&str, &Operand)> {
-        self.outputs
-            .iter()
-            .map(|o| (o.name.as_str(), &o.operand))
-            .collect()
+        self.outputs.iter().map(|o| (o.name.as_str(), &o.operand)).collect()
     }
 }
 
@@ -188,17 +183,11 @@ pub(crate) struct NErr {
 pub(crate) type NResult<T> = std::result::Result<T, NErr>;
 
 pub(crate) fn unsupported(msg: impl Into<String>) -> NErr {
-    NErr {
-        kind: NodeErrorKind::Unsupported,
-        msg: msg.into(),
-    }
+    NErr { kind: NodeErrorKind::Unsupported, msg: msg.into() }
 }
 
 pub(crate) fn invalid(msg: impl Into<String>) -> NErr {
-    NErr {
-        kind: NodeErrorKind::Invalid,
-        msg: msg.into(),
-    }
+    NErr { kind: NodeErrorKind::Invalid, msg: msg.into() }
 }
 
 /// One node being imported: its inputs (resolved), attributes and opset.
@@ -220,8 +209,7 @@ impl Ctx<'_> {
     }
     /// Input `i`, which the operator requires.
     pub fn req(&self, i: usize) -> NResult<&Value> {
-        self.input(i)
-            .ok_or_else(|| invalid(format!("{} requires input {i}", self.op)))
+        self.input(i).ok_or_else(|| invalid(format!("{} requires input {i}", self.op)))
     }
     /// Number of input slots (including absent optional ones).
     pub fn n_inputs(&self) -> usize {
@@ -266,31 +254,19 @@ struct FlatNode {
 /// Imports `model` into `builder`: creates the graph inputs (static shapes from `options`),
 /// appends the operations, and returns the inputs and output operands. On failure the
 /// builder may hold a partial graph; discard it.
-pub fn import(
-    model: &OnnxModel,
-    builder: &mut GraphBuilder,
-    options: &ImportOptions,
-) -> Result<ImportedGraph> {
-    let graph = model
-        .proto
-        .graph
-        .as_ref()
-        .ok_or_else(|| OnnxError::Invalid("the model has no graph".into()))?;
-    let uses_default_domain = graph
-        .node
-        .iter()
-        .any(|n| matches!(n.domain.as_deref().unwrap_or(""), "" | "ai.onnx"));
-    let opset = match model.opset_version("") {
-        Some(v) => v,
-        // Nodes of other domains are reported as unsupported one by one below.
-        None if !uses_default_domain => MAX_OPSET,
-        None => {
-            return Err(OnnxError::Invalid(
+pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOptions) -> Result<ImportedGraph> {
+    let graph = model.proto.graph.as_ref().ok_or_else(|| OnnxError::Invalid("the model has no graph".into()))?;
+    let uses_default_domain = graph.node.iter().any(|n| matches!(n.domain.as_deref().unwrap_or(""), "" | "ai.onnx"));
+    let opset =
+        match model.opset_version("") {
+            Some(v) => v,
+            // Nodes of other domains are reported as unsupported one by one below.
+            None if !uses_default_domain => MAX_OPSET,
+            None => return Err(OnnxError::Invalid(
                 "the model uses default-domain operators but imports no version of the default operator set (ai.onnx)"
                     .into(),
-            ))
-        }
-    };
+            )),
+        };
     if !(MIN_OPSET..=MAX_OPSET).contains(&opset) {
         return Err(OnnxError::Unsupported(format!(
             "default-domain opset {opset} is outside the supported range {MIN_OPSET}..={MAX_OPSET}"
@@ -303,9 +279,7 @@ pub fn import(
         )));
     }
     if options.default_batch_size == 0 {
-        return Err(OnnxError::Invalid(
-            "default_batch_size must be positive".into(),
-        ));
+        return Err(OnnxError::Invalid("default_batch_size must be positive".into()));
     }
 
     // Initializers, decoded on first use.
@@ -337,10 +311,7 @@ pub fn import(
             continue;
         }
         if info.name.is_empty() || !seen.insert(info.name.clone()) {
-            return Err(OnnxError::Invalid(format!(
-                "graph input name '{}' is empty or repeated",
-                info.name
-            )));
+            return Err(OnnxError::Invalid(format!("graph input name '{}' is empty or repeated", info.name)));
         }
         if let Some(data) = options.constant_inputs.get(&info.name) {
             let declared = info.elem();
@@ -360,10 +331,7 @@ pub fn import(
             continue;
         }
         let code = info.elem_type.ok_or_else(|| {
-            OnnxError::Unsupported(format!(
-                "graph input '{}' is not a tensor (sequence, map or optional)",
-                info.name
-            ))
+            OnnxError::Unsupported(format!("graph input '{}' is not a tensor (sequence, map or optional)", info.name))
         })?;
         let elem = ElemType::from_onnx(code).and_then(|e| e.webnn().map(|d| (e, d)));
         let (elem, data_type) = elem.ok_or_else(|| {
@@ -373,40 +341,28 @@ pub fn import(
                 crate::proto::data_type::name(code)
             ))
         })?;
-        let shape =
-            resolve_input_shape(&info, &options.shape_overrides, options.default_batch_size)?;
+        let shape = resolve_input_shape(&info, &options.shape_overrides, options.default_batch_size)?;
         let descriptor = OperandDescriptor::new(data_type, shape);
-        let operand = imp.b.input(&info.name, &descriptor).map_err(|e| {
-            OnnxError::Invalid(format!(
-                "graph input '{}' {descriptor}: {}",
-                info.name, e.message
-            ))
-        })?;
+        let operand = imp
+            .b
+            .input(&info.name, &descriptor)
+            .map_err(|e| OnnxError::Invalid(format!("graph input '{}' {descriptor}: {}", info.name, e.message)))?;
         imp.input_ids.insert(operand.id());
         imp.graph_inputs.insert(info.name.clone());
-        imp.values
-            .insert(info.name.clone(), Value::dynamic(operand, elem));
-        inputs.push(ImportedInput {
-            name: info.name,
-            descriptor,
-            elem_type: elem,
-        });
+        imp.values.insert(info.name.clone(), Value::dynamic(operand, elem));
+        inputs.push(ImportedInput { name: info.name, descriptor, elem_type: elem });
     }
     for name in options.constant_inputs.keys() {
         if !seen.contains(name) {
-            return Err(OnnxError::Invalid(format!(
-                "constant input '{name}' is not a graph input"
-            )));
+            return Err(OnnxError::Invalid(format!("constant input '{name}' is not a graph input")));
         }
     }
     for name in options.shape_overrides.keys() {
         let used = seen.contains(name)
-            || model.inputs().iter().any(|i| {
-                i.dims
-                    .iter()
-                    .flatten()
-                    .any(|d| matches!(d, crate::model::Dim::Symbolic(s) if s == name))
-            });
+            || model
+                .inputs()
+                .iter()
+                .any(|i| i.dims.iter().flatten().any(|d| matches!(d, crate::model::Dim::Symbolic(s) if s == name)));
         if !used {
             return Err(OnnxError::Invalid(format!(
                 "shape override '{name}' names neither a graph input nor a symbolic dimension of one"
@@ -419,35 +375,16 @@ pub fn import(
         .proto
         .functions
         .iter()
-        .map(|f| {
-            (
-                (
-                    f.domain.clone().unwrap_or_default(),
-                    f.name.clone().unwrap_or_default(),
-                ),
-                f,
-            )
-        })
+        .map(|f| ((f.domain.clone().unwrap_or_default(), f.name.clone().unwrap_or_default()), f))
         .collect();
     let mut flat = Vec::new();
     let mut counter = 0usize;
     order::flatten(&graph.node, opset, &functions, 0, &mut counter, &mut flat)?;
-    let available: HashSet<&str> = imp
-        .values
-        .keys()
-        .map(|s| s.as_str())
-        .chain(initializers.keys().copied())
-        .collect();
+    let available: HashSet<&str> = imp.values.keys().map(|s| s.as_str()).chain(initializers.keys().copied()).collect();
     let (order, mut errors) = order::topological_order(&flat, &available);
     for f in &flat {
         for o in &f.node.output {
-            imp.producers.insert(
-                o.clone(),
-                (
-                    f.node.op_type.clone().unwrap_or_default(),
-                    f.node.input.clone(),
-                ),
-            );
+            imp.producers.insert(o.clone(), (f.node.op_type.clone().unwrap_or_default(), f.node.input.clone()));
         }
     }
 
@@ -455,23 +392,11 @@ pub fn import(
         let FlatNode { node, opset } = &flat[idx];
         let op_type = node.op_type.as_deref().unwrap_or("");
         let domain = node.domain.as_deref().unwrap_or("");
-        let label = node
-            .name
-            .clone()
-            .filter(|n| !n.is_empty())
-            .unwrap_or_else(|| format!("#{idx}"));
-        let full_op = if domain.is_empty() || domain == "ai.onnx" {
-            op_type.to_string()
-        } else {
-            format!("{domain}.{op_type}")
-        };
+        let label = node.name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| format!("#{idx}"));
+        let full_op =
+            if domain.is_empty() || domain == "ai.onnx" { op_type.to_string() } else { format!("{domain}.{op_type}") };
         let record = |kind, msg: String, errors: &mut Vec<NodeError>| {
-            errors.push(NodeError {
-                op_type: full_op.clone(),
-                node: label.clone(),
-                kind,
-                message: msg,
-            })
+            errors.push(NodeError { op_type: full_op.clone(), node: label.clone(), kind, message: msg })
         };
         let poison = |values: &mut HashMap<String, Value>| {
             for o in node.output.iter().filter(|o| !o.is_empty()) {
@@ -492,8 +417,7 @@ pub fn import(
                 if let Some(t) = initializers.get(name.as_str()) {
                     match decode_tensor(t, model.base_dir()) {
                         Ok(data) => {
-                            imp.values
-                                .insert(name.clone(), Value::constant(Const::from_tensor(data)));
+                            imp.values.insert(name.clone(), Value::constant(Const::from_tensor(data)));
                         }
                         // A tensor the importer cannot hold (data type, size) fails the node;
                         // a malformed or unreadable one, or a bad external path, the model.
@@ -512,9 +436,7 @@ pub fn import(
                 }
                 Some(v) => node_inputs.push(Some(v.clone())),
                 None => {
-                    failed.get_or_insert_with(|| {
-                        format!("input '{name}' is not produced by any node")
-                    });
+                    failed.get_or_insert_with(|| format!("input '{name}' is not produced by any node"));
                     node_inputs.push(None);
                 }
             }
@@ -583,18 +505,14 @@ pub fn import(
         let name = vi.name.clone().unwrap_or_default();
         if !imp.values.contains_key(&name) {
             if let Some(t) = initializers.get(name.as_str()) {
-                imp.values.insert(
-                    name.clone(),
-                    Value::constant(Const::from_tensor(decode_tensor(t, model.base_dir())?)),
-                );
+                imp.values
+                    .insert(name.clone(), Value::constant(Const::from_tensor(decode_tensor(t, model.base_dir())?)));
             }
         }
         let value = imp
             .values
             .get(&name)
-            .ok_or_else(|| {
-                OnnxError::Invalid(format!("graph output '{name}' is not produced by any node"))
-            })?
+            .ok_or_else(|| OnnxError::Invalid(format!("graph output '{name}' is not produced by any node")))?
             .clone();
         let elem_type = value.ty();
         let operand = imp.output_operand(&value).map_err(|e| {
@@ -605,17 +523,9 @@ pub fn import(
                 message: e.msg,
             }])
         })?;
-        outputs.push(ImportedOutput {
-            name,
-            operand,
-            elem_type,
-        });
+        outputs.push(ImportedOutput { name, operand, elem_type });
     }
-    Ok(ImportedGraph {
-        inputs,
-        outputs,
-        opset,
-    })
+    Ok(ImportedGraph { inputs, outputs, opset })
 }
 
 /// Maps a builder error: a data type outside WebNN's limits is "unsupported", anything else a
@@ -625,10 +535,7 @@ pub(crate) fn bld<T>(r: webnn_core::Result<T>) -> NResult<T> {
         if e.message.contains("is not supported; allowed") {
             unsupported(e.message)
         } else {
-            NErr {
-                kind: NodeErrorKind::Builder(e.kind),
-                msg: e.message,
-            }
+            NErr { kind: NodeErrorKind::Builder(e.kind), msg: e.message }
         }
     })
 }
@@ -652,22 +559,15 @@ impl Importer<'_> {
 
     fn materialize(&mut self, c: &Const) -> NResult<Operand> {
         let data_type = c.ty.webnn().ok_or_else(|| {
-            unsupported(format!(
-                "a constant of type {} is needed at run time; WebNN has no such type",
-                c.ty
-            ))
+            unsupported(format!("a constant of type {} is needed at run time; WebNN has no such type", c.ty))
         })?;
         let shape = to_u32_shape(&c.shape)?;
         match &c.data {
             ConstData::Splat(bytes) if c.len() > 16 => {
-                let scalar = bld(self
-                    .b
-                    .constant(&OperandDescriptor::new(data_type, []), bytes))?;
+                let scalar = bld(self.b.constant(&OperandDescriptor::new(data_type, []), bytes))?;
                 bld(self.b.expand(&scalar, &shape, &OperatorOptions::default()))
             }
-            _ => bld(self
-                .b
-                .constant(&OperandDescriptor::new(data_type, shape), &c.dense_bytes())),
+            _ => bld(self.b.constant(&OperandDescriptor::new(data_type, shape), &c.dense_bytes())),
         }
     }
 
@@ -746,21 +646,13 @@ impl Importer<'_> {
     /// True when every present input is a constant and the output would be small enough to
     /// compute at import time.
     pub fn all_const(&self, c: &Ctx) -> bool {
-        c.inputs
-            .iter()
-            .flatten()
-            .all(|v| matches!(v, Value::Const(k) if k.len() <= self.fold_limit))
+        c.inputs.iter().flatten().all(|v| matches!(v, Value::Const(k) if k.len() <= self.fold_limit))
     }
 
     /// Dispatches one node to its family's importer.
     fn import_node(&mut self, c: &Ctx) -> NResult<Vec<Value>> {
         if let Some(out) = fold::try_fold(self, c)? {
-            let inputs: Vec<&Const> = c
-                .inputs
-                .iter()
-                .flatten()
-                .filter_map(Value::as_const)
-                .collect();
+            let inputs: Vec<&Const> = c.inputs.iter().flatten().filter_map(Value::as_const).collect();
             let new_bytes: usize = out
                 .iter()
                 .filter_map(Value::as_const)
@@ -773,10 +665,7 @@ impl Importer<'_> {
         // Past folding, the data input is a WebNN operand, which cannot be empty.
         if let Some(x) = c.input(0) {
             if c.op != "Concat" && x.shape().contains(&0) {
-                return Err(unsupported(format!(
-                    "input 0 has shape {:?}; WebNN has no empty tensors",
-                    x.shape()
-                )));
+                return Err(unsupported(format!("input 0 has shape {:?}; WebNN has no empty tensors", x.shape())));
             }
         }
         match c.op {
@@ -798,15 +687,12 @@ impl Importer<'_> {
             | "GroupNormalization"
             | "LpNormalization"
             | "MeanVarianceNormalization" => nn::import(self, c),
-            "ReduceMean" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1"
-            | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" | "ArgMax"
-            | "ArgMin" | "Softmax" | "LogSoftmax" | "Hardmax" | "CumSum" | "Einsum" => {
-                reduce::import(self, c)
-            }
-            "Reshape" | "Transpose" | "Concat" | "Split" | "Slice" | "Gather"
-            | "GatherElements" | "GatherND" | "ScatterElements" | "Scatter" | "ScatterND"
-            | "Squeeze" | "Unsqueeze" | "Flatten" | "Expand" | "Tile" | "Pad" | "DepthToSpace"
-            | "SpaceToDepth" | "Trilu" | "OneHot" | "CenterCropPad" | "Compress" => {
+            "ReduceMean" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2"
+            | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" | "ArgMax" | "ArgMin" | "Softmax"
+            | "LogSoftmax" | "Hardmax" | "CumSum" | "Einsum" => reduce::import(self, c),
+            "Reshape" | "Transpose" | "Concat" | "Split" | "Slice" | "Gather" | "GatherElements" | "GatherND"
+            | "ScatterElements" | "Scatter" | "ScatterND" | "Squeeze" | "Unsqueeze" | "Flatten" | "Expand" | "Tile"
+            | "Pad" | "DepthToSpace" | "SpaceToDepth" | "Trilu" | "OneHot" | "CenterCropPad" | "Compress" => {
                 shape_ops::import(self, c)
             }
             "Resize" | "Upsample" => resize::import(self, c),
@@ -830,13 +716,9 @@ pub(crate) fn to_u32_shape(shape: &[usize]) -> NResult<Vec<u32>> {
         .iter()
         .map(|&d| {
             if d == 0 {
-                Err(unsupported(format!(
-                    "empty tensors (shape {shape:?}) are not supported by WebNN"
-                )))
+                Err(unsupported(format!("empty tensors (shape {shape:?}) are not supported by WebNN")))
             } else if d > i32::MAX as usize {
-                Err(unsupported(format!(
-                    "dimension {d} of shape {shape:?} exceeds WebNN's 2^31-1"
-                )))
+                Err(unsupported(format!("dimension {d} of shape {shape:?} exceeds WebNN's 2^31-1")))
             } else {
                 Ok(d as u32)
             }
@@ -849,9 +731,7 @@ pub(crate) fn norm_axis(axis: i64, rank: usize, what: &str) -> NResult<usize> {
     let r = rank as i64;
     let a = if axis < 0 { axis + r } else { axis };
     if a < 0 || a >= r {
-        return Err(invalid(format!(
-            "{what} {axis} is out of range for rank {rank}"
-        )));
+        return Err(invalid(format!("{what} {axis} is out of range for rank {rank}")));
     }
     Ok(a as usize)
 }

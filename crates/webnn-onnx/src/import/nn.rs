@@ -3,13 +3,11 @@
 
 use super::conv::{conv, conv_transpose, pool};
 use super::elementwise::webnn;
-use super::{
-    bld, invalid, norm_axis, to_u32_shape, unsupported, Const, Ctx, Importer, NResult, Value,
-};
+use super::{bld, invalid, norm_axis, to_u32_shape, unsupported, Const, Ctx, Importer, NResult, Value};
 use crate::tensor::ElemType;
 use webnn_core::{
-    BatchNormalizationOptions, Conv2dOptions, GemmOptions, InstanceNormalizationOptions,
-    LayerNormalizationOptions, OpKind, Operand, ReduceOptions,
+    BatchNormalizationOptions, Conv2dOptions, GemmOptions, InstanceNormalizationOptions, LayerNormalizationOptions,
+    OpKind, Operand, ReduceOptions,
 };
 
 /// Imports one node of this family.
@@ -33,11 +31,8 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
                     p => return Err(unsupported(format!("GlobalLpPool with p={p}"))),
                 },
             };
-            let options = ReduceOptions {
-                label: c.label.clone(),
-                axes: Some((2..rank as u32).collect()),
-                keep_dimensions: true,
-            };
+            let options =
+                ReduceOptions { label: c.label.clone(), axes: Some((2..rank as u32).collect()), keep_dimensions: true };
             let a = imp.operand(x)?;
             bld(imp.b.reduce(kind, &a, &options))?
         }
@@ -113,14 +108,8 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             let o = c.opts();
             let sq = bld(imp.b.mul(&a, &a, &o))?;
             let axes = Some((axis as u32..rank as u32).collect());
-            let mean = bld(imp.b.reduce_mean(
-                &sq,
-                &ReduceOptions {
-                    label: c.label.clone(),
-                    axes,
-                    keep_dimensions: true,
-                },
-            ))?;
+            let mean =
+                bld(imp.b.reduce_mean(&sq, &ReduceOptions { label: c.label.clone(), axes, keep_dimensions: true }))?;
             let e = imp.scalar(webnn(x.ty())?, eps)?;
             let d = bld(imp.b.add(&mean, &e, &o))?;
             let d = bld(imp.b.sqrt(&d, &o))?;
@@ -137,11 +126,8 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
                 p => return Err(invalid(format!("LpNormalization p={p}"))),
             };
             let a = imp.operand(x)?;
-            let options = ReduceOptions {
-                label: c.label.clone(),
-                axes: Some(vec![axis as u32]),
-                keep_dimensions: true,
-            };
+            let options =
+                ReduceOptions { label: c.label.clone(), axes: Some(vec![axis as u32]), keep_dimensions: true };
             let n = bld(imp.b.reduce(kind, &a, &options))?;
             // A zero norm divides by 1 (the ONNX reference leaves zero vectors at zero).
             let dt = webnn(x.ty())?;
@@ -173,11 +159,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             bld(imp.b.div(&centered, &std, &o))?
         }
         "LRN" => lrn(imp, c, x)?,
-        other => {
-            return Err(unsupported(format!(
-                "operator {other} has no WebNN mapping"
-            )))
-        }
+        other => return Err(unsupported(format!("operator {other} has no WebNN mapping"))),
     };
     Ok(vec![Value::dynamic(out, x.ty())])
 }
@@ -224,11 +206,7 @@ fn layer_norm(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Vec<Value>> {
     // applied after normalizing.
     let fits = |v: &Value| {
         let s = v.shape();
-        s.len() <= norm_shape.len()
-            && s.iter()
-                .rev()
-                .zip(norm_shape.iter().rev())
-                .all(|(&d, &n)| d == n || d == 1)
+        s.len() <= norm_shape.len() && s.iter().rev().zip(norm_shape.iter().rev()).all(|(&d, &n)| d == n || d == 1)
             || s.iter().product::<usize>() == 1
     };
     let mut late = Vec::new();
@@ -239,51 +217,29 @@ fn layer_norm(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Vec<Value>> {
         }
         if fits(v) {
             let op = imp.operand(v)?;
-            let s: Vec<usize> = std::iter::repeat_n(1, norm_shape.len() - v.rank().min(norm_shape.len()))
-                .chain(v.shape())
-                .collect();
-            let s = if s.len() > norm_shape.len() {
-                vec![1; norm_shape.len()]
-            } else {
-                s
-            };
+            let s: Vec<usize> =
+                std::iter::repeat_n(1, norm_shape.len() - v.rank().min(norm_shape.len())).chain(v.shape()).collect();
+            let s = if s.len() > norm_shape.len() { vec![1; norm_shape.len()] } else { s };
             let r = imp.reshape_op(&op, &s, &c.label)?;
             if s == norm_shape {
                 return Ok(Some(r));
             }
-            return Ok(Some(bld(imp.b.expand(
-                &r,
-                &to_u32_shape(&norm_shape)?,
-                &o,
-            ))?));
+            return Ok(Some(bld(imp.b.expand(&r, &to_u32_shape(&norm_shape)?, &o))?));
         }
         late.push((i, imp.operand(v)?));
         Ok(None)
     };
     let scale = param(imp, 1)?;
     let bias = param(imp, 2)?;
-    let options = LayerNormalizationOptions {
-        label: c.label.clone(),
-        scale,
-        bias,
-        axes: Some(axes.clone()),
-        epsilon: eps,
-    };
+    let options =
+        LayerNormalizationOptions { label: c.label.clone(), scale, bias, axes: Some(axes.clone()), epsilon: eps };
     let mut y = bld(imp.b.layer_normalization(&a, &options))?;
     for (i, p) in late {
-        y = if i == 1 {
-            bld(imp.b.mul(&y, &p, &o))?
-        } else {
-            bld(imp.b.add(&y, &p, &o))?
-        };
+        y = if i == 1 { bld(imp.b.mul(&y, &p, &o))? } else { bld(imp.b.add(&y, &p, &o))? };
     }
     let mut outs = vec![Value::dynamic(y, x.ty())];
     if c.wants(1) || c.wants(2) {
-        let r = ReduceOptions {
-            label: c.label.clone(),
-            axes: Some(axes),
-            keep_dimensions: true,
-        };
+        let r = ReduceOptions { label: c.label.clone(), axes: Some(axes), keep_dimensions: true };
         let mean = bld(imp.b.reduce_mean(&a, &r))?;
         let d = bld(imp.b.sub(&a, &mean, &o))?;
         let d2 = bld(imp.b.mul(&d, &d, &o))?;
@@ -303,10 +259,7 @@ fn group_norm(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
     if shape.len() < 3 {
         return Err(invalid("GroupNormalization needs an input of rank >= 3"));
     }
-    let groups = c
-        .attrs
-        .opt_int("num_groups")?
-        .ok_or_else(|| invalid("num_groups is required"))?;
+    let groups = c.attrs.opt_int("num_groups")?.ok_or_else(|| invalid("num_groups is required"))?;
     let (n, ch) = (shape[0], shape[1]);
     if groups <= 0 || ch % groups as usize != 0 {
         return Err(invalid("num_groups must divide the channels"));
@@ -329,9 +282,7 @@ fn group_norm(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
     let per_channel = |imp: &mut Importer, v: &Value| -> NResult<Operand> {
         let s = v.shape();
         let v = if s == [g] && g != ch {
-            let k = v
-                .as_const()
-                .ok_or_else(|| unsupported("per-group scale computed at run time"))?;
+            let k = v.as_const().ok_or_else(|| unsupported("per-group scale computed at run time"))?;
             let vals = k.f64s()?;
             let rep: Vec<f64> = (0..ch).map(|i| vals[i / (ch / g)]).collect();
             Value::constant(Const::from_f64s(k.ty, vec![ch], &rep))
@@ -354,10 +305,7 @@ fn lrn(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
     if shape.len() < 3 {
         return Err(invalid("LRN needs an input of rank >= 3"));
     }
-    let size = c
-        .attrs
-        .opt_int("size")?
-        .ok_or_else(|| invalid("LRN requires size"))?;
+    let size = c.attrs.opt_int("size")?.ok_or_else(|| invalid("LRN requires size"))?;
     if size <= 0 {
         return Err(invalid("LRN size must be positive"));
     }
@@ -365,11 +313,8 @@ fn lrn(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Operand> {
         return Err(unsupported(format!("LRN size {size}")));
     }
     let size = size as usize;
-    let (alpha, beta, bias) = (
-        c.attrs.float("alpha", 1e-4)? as f64,
-        c.attrs.float("beta", 0.75)? as f64,
-        c.attrs.float("bias", 1.0)? as f64,
-    );
+    let (alpha, beta, bias) =
+        (c.attrs.float("alpha", 1e-4)? as f64, c.attrs.float("beta", 0.75)? as f64, c.attrs.float("bias", 1.0)? as f64);
     let ty = x.ty();
     if ty != ElemType::F32 && ty != ElemType::F16 {
         return Err(unsupported(format!("LRN on {ty}")));

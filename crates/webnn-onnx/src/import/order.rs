@@ -15,51 +15,30 @@ pub(super) fn flatten(
     out: &mut Vec<FlatNode>,
 ) -> Result<()> {
     for node in nodes {
-        let key = (
-            node.domain.clone().unwrap_or_default(),
-            node.op_type.clone().unwrap_or_default(),
-        );
+        let key = (node.domain.clone().unwrap_or_default(), node.op_type.clone().unwrap_or_default());
         let Some(f) = functions.get(&key) else {
-            out.push(FlatNode {
-                node: node.clone(),
-                opset,
-            });
+            out.push(FlatNode { node: node.clone(), opset });
             continue;
         };
         if depth >= 16 {
-            return Err(OnnxError::Unsupported(format!(
-                "model-local function '{}' nests too deeply",
-                key.1
-            )));
+            return Err(OnnxError::Unsupported(format!("model-local function '{}' nests too deeply", key.1)));
         }
         *counter += 1;
-        let prefix = format!(
-            "{}/{}#{}/",
-            node.name.as_deref().unwrap_or(""),
-            key.1,
-            counter
-        );
+        let prefix = format!("{}/{}#{}/", node.name.as_deref().unwrap_or(""), key.1, counter);
         let mut rename: HashMap<&str, String> = HashMap::new();
         for (i, formal) in f.input.iter().enumerate() {
             rename.insert(formal, node.input.get(i).cloned().unwrap_or_default());
         }
         for (i, formal) in f.output.iter().enumerate() {
-            let actual = node
-                .output
-                .get(i)
-                .cloned()
-                .filter(|s| !s.is_empty())
-                .unwrap_or_else(|| format!("{prefix}{formal}"));
+            let actual =
+                node.output.get(i).cloned().filter(|s| !s.is_empty()).unwrap_or_else(|| format!("{prefix}{formal}"));
             rename.insert(formal, actual);
         }
         let map = |v: &String| -> String {
             if v.is_empty() {
                 String::new()
             } else {
-                rename
-                    .get(v.as_str())
-                    .cloned()
-                    .unwrap_or_else(|| format!("{prefix}{v}"))
+                rename.get(v.as_str()).cloned().unwrap_or_else(|| format!("{prefix}{v}"))
             }
         };
         let f_opset = f
@@ -79,10 +58,7 @@ pub(super) fn flatten(
                 match a.ref_attr_name.as_deref() {
                     Some(r) if !r.is_empty() => {
                         let given = node.attribute.iter().find(|x| x.name.as_deref() == Some(r));
-                        let default = f
-                            .attribute_proto
-                            .iter()
-                            .find(|x| x.name.as_deref() == Some(r));
+                        let default = f.attribute_proto.iter().find(|x| x.name.as_deref() == Some(r));
                         if let Some(v) = given.or(default) {
                             let mut v = v.clone();
                             v.name = a.name.clone();
@@ -102,10 +78,7 @@ pub(super) fn flatten(
 
 /// A topological order of `nodes` (stable: graph order where possible). Nodes that can never
 /// run (an input nobody produces, a cycle) come back as errors.
-pub(super) fn topological_order(
-    nodes: &[FlatNode],
-    available: &HashSet<&str>,
-) -> (Vec<usize>, Vec<NodeError>) {
+pub(super) fn topological_order(nodes: &[FlatNode], available: &HashSet<&str>) -> (Vec<usize>, Vec<NodeError>) {
     let mut producer: HashMap<&str, usize> = HashMap::new();
     let mut errors = Vec::new();
     for (i, n) in nodes.iter().enumerate() {

@@ -20,12 +20,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         "QLinearMatMul" => {
             let a = dequant(imp, c, 0, 1, Some(2), Axis::Rows)?;
             let b = dequant(imp, c, 3, 4, Some(5), Axis::Columns)?;
-            let y = matmul(
-                imp,
-                c,
-                &Value::dynamic(a, ElemType::F32),
-                &Value::dynamic(b, ElemType::F32),
-            )?;
+            let y = matmul(imp, c, &Value::dynamic(a, ElemType::F32), &Value::dynamic(b, ElemType::F32))?;
             requant(imp, c, y, 6, 7)
         }
         "QLinearConv" => {
@@ -44,53 +39,19 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
                 }
                 None => None,
             };
-            let y = conv_with(
-                imp,
-                c,
-                &Value::dynamic(x, ElemType::F32),
-                &Value::dynamic(w, ElemType::F32),
-                bias,
-            )?;
+            let y = conv_with(imp, c, &Value::dynamic(x, ElemType::F32), &Value::dynamic(w, ElemType::F32), bias)?;
             requant(imp, c, y, 6, 7)
         }
         "MatMulInteger" | "ConvInteger" => {
-            let a = integer_operand(
-                imp,
-                c,
-                0,
-                2,
-                if c.op == "MatMulInteger" {
-                    Axis::Rows
-                } else {
-                    Axis::None
-                },
-            )?;
-            let b = integer_operand(
-                imp,
-                c,
-                1,
-                3,
-                if c.op == "MatMulInteger" {
-                    Axis::Columns
-                } else {
-                    Axis::Dim(0)
-                },
-            )?;
-            let (va, vb) = (
-                Value::dynamic(a, ElemType::F32),
-                Value::dynamic(b, ElemType::F32),
-            );
-            let y = if c.op == "MatMulInteger" {
-                matmul(imp, c, &va, &vb)?
-            } else {
-                conv_with(imp, c, &va, &vb, None)?
-            };
+            let a = integer_operand(imp, c, 0, 2, if c.op == "MatMulInteger" { Axis::Rows } else { Axis::None })?;
+            let b = integer_operand(imp, c, 1, 3, if c.op == "MatMulInteger" { Axis::Columns } else { Axis::Dim(0) })?;
+            let (va, vb) = (Value::dynamic(a, ElemType::F32), Value::dynamic(b, ElemType::F32));
+            let y =
+                if c.op == "MatMulInteger" { matmul(imp, c, &va, &vb)? } else { conv_with(imp, c, &va, &vb, None)? };
             let y = bld(imp.b.cast(&y, DataType::Int32, &c.opts()))?;
             Ok(vec![Value::dynamic(y, ElemType::I32)])
         }
-        other => Err(unsupported(format!(
-            "operator {other} has no WebNN mapping"
-        ))),
+        other => Err(unsupported(format!("operator {other} has no WebNN mapping"))),
     }
 }
 
@@ -118,30 +79,17 @@ fn scale_shape(shape: &[usize], s_len: usize, axis: Axis) -> NResult<Vec<usize>>
         Axis::Rows if rank >= 2 => rank - 2,
         Axis::Columns if rank >= 1 => rank - 1,
         Axis::Dim(d) if d < rank => d,
-        _ => {
-            return Err(invalid(format!(
-                "a scale of {s_len} values does not fit shape {shape:?}"
-            )))
-        }
+        _ => return Err(invalid(format!("a scale of {s_len} values does not fit shape {shape:?}"))),
     };
     if shape[a] != s_len {
-        return Err(invalid(format!(
-            "a scale of {s_len} values does not fit axis {a} of shape {shape:?}"
-        )));
+        return Err(invalid(format!("a scale of {s_len} values does not fit axis {a} of shape {shape:?}")));
     }
     t[a] = s_len;
     Ok(t)
 }
 
 /// dequantizeLinear of input `x` with scale input `s` and zero-point input `z`.
-fn dequant(
-    imp: &mut Importer,
-    c: &Ctx,
-    x: usize,
-    s: usize,
-    z: Option<usize>,
-    axis: Axis,
-) -> NResult<Operand> {
+fn dequant(imp: &mut Importer, c: &Ctx, x: usize, s: usize, z: Option<usize>, axis: Axis) -> NResult<Operand> {
     let xv = c.req(x)?;
     let shape = xv.shape();
     let scale = c.req(s)?;
@@ -149,11 +97,7 @@ fn dequant(
     let scale = imp.reshape_value(scale, &target, &c.label)?;
     let zp = match z.and_then(|z| c.input(z)) {
         Some(v) => imp.reshape_value(v, &target, &c.label)?,
-        None => Value::constant(Const::from_i64s(
-            xv.ty(),
-            target.clone(),
-            &vec![0; target.iter().product()],
-        )),
+        None => Value::constant(Const::from_i64s(xv.ty(), target.clone(), &vec![0; target.iter().product()])),
     };
     let (input, s, z) = (imp.operand(xv)?, imp.operand(&scale)?, imp.operand(&zp)?);
     bld(imp.b.dequantize_linear(&input, &s, &z, &c.opts()))
@@ -172,13 +116,7 @@ fn requant(imp: &mut Importer, c: &Ctx, y: Operand, s: usize, z: usize) -> NResu
 }
 
 /// An integer input minus its zero point, as float32.
-fn integer_operand(
-    imp: &mut Importer,
-    c: &Ctx,
-    x: usize,
-    z: usize,
-    axis: Axis,
-) -> NResult<Operand> {
+fn integer_operand(imp: &mut Importer, c: &Ctx, x: usize, z: usize, axis: Axis) -> NResult<Operand> {
     let xv = c.req(x)?;
     let op = imp.operand(xv)?;
     let f = bld(imp.b.cast(&op, DataType::Float32, &c.opts()))?;
@@ -197,11 +135,7 @@ fn dynamic_quantize(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     let rank = x.rank();
     let a = imp.operand(x)?;
     let o = c.opts();
-    let all = ReduceOptions {
-        label: c.label.clone(),
-        axes: None,
-        keep_dimensions: false,
-    };
+    let all = ReduceOptions { label: c.label.clone(), axes: None, keep_dimensions: false };
     let mx = bld(imp.b.reduce_max(&a, &all))?;
     let mn = bld(imp.b.reduce_min(&a, &all))?;
     let zero = imp.scalar(DataType::Float32, 0.0)?;
@@ -224,11 +158,7 @@ fn dynamic_quantize(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     let s4 = imp.reshape_op(&scale, &ones, &c.label)?;
     let z4 = imp.reshape_op(&zp, &ones, &c.label)?;
     let y = bld(imp.b.quantize_linear(&a, &s4, &z4, &o))?;
-    Ok(vec![
-        Value::dynamic(y, ElemType::U8),
-        Value::dynamic(scale, ElemType::F32),
-        Value::dynamic(zp, ElemType::U8),
-    ])
+    Ok(vec![Value::dynamic(y, ElemType::U8), Value::dynamic(scale, ElemType::F32), Value::dynamic(zp, ElemType::U8)])
 }
 
 /// QuantizeLinear / DequantizeLinear: per-tensor, per-axis (`axis`) and blocked
@@ -257,9 +187,7 @@ fn quantize(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Vec<Value>> {
         }
         let axis = norm_axis(c.attrs.int("axis", 1)?, rank, "axis")?;
         if (block as usize).checked_mul(s_shape[axis]) != Some(shape[axis]) {
-            return Err(unsupported(
-                "blocked quantization whose last block is partial",
-            ));
+            return Err(unsupported("blocked quantization whose last block is partial"));
         }
         s_shape.clone()
     };
@@ -275,11 +203,7 @@ fn quantize(imp: &mut Importer, c: &Ctx, x: &Value) -> NResult<Vec<Value>> {
     };
     let zp_v = match c.input(2) {
         Some(z) => imp.reshape_value(z, &target, &label)?,
-        None => Value::constant(Const::from_i64s(
-            zp_ty,
-            target.clone(),
-            &vec![0; target.iter().product()],
-        )),
+        None => Value::constant(Const::from_i64s(zp_ty, target.clone(), &vec![0; target.iter().product()])),
     };
     let input = imp.operand(x)?;
     let (s, z) = (imp.operand(&scale_v)?, imp.operand(&zp_v)?);

@@ -3,15 +3,10 @@
 
 use super::elementwise::webnn;
 use super::nn::matmul;
-use super::{
-    bld, invalid, norm_axes, norm_axis, unsupported, Const, Ctx, Importer, NResult, Value,
-};
+use super::{bld, invalid, norm_axes, norm_axis, unsupported, Const, Ctx, Importer, NResult, Value};
 use crate::tensor::ElemType;
 use std::collections::HashMap;
-use webnn_core::{
-    ArgMinMaxOptions, CumulativeSumOptions, DataType, OpKind, Operand, ReduceOptions,
-    ReverseOptions,
-};
+use webnn_core::{ArgMinMaxOptions, CumulativeSumOptions, DataType, OpKind, Operand, ReduceOptions, ReverseOptions};
 
 /// Imports one node of this family.
 pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
@@ -21,8 +16,8 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     let o = c.opts();
     let done = |op: Operand, ty: ElemType| Ok(vec![Value::dynamic(op, ty)]);
     match c.op {
-        "ReduceMean" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1"
-        | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => {
+        "ReduceMean" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2"
+        | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => {
             let kind = match c.op {
                 "ReduceMean" => OpKind::ReduceMean,
                 "ReduceSum" => OpKind::ReduceSum,
@@ -36,16 +31,10 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
                 _ => OpKind::ReduceSumSquare,
             };
             let axes_from_input = c.opset >= 18 || (c.op == "ReduceSum" && c.opset >= 13);
-            let axes = if axes_from_input {
-                imp.const_ints(c, 1)?
-            } else {
-                c.attrs.ints("axes")?
-            };
+            let axes = if axes_from_input { imp.const_ints(c, 1)? } else { c.attrs.ints("axes")? };
             let keep = c.attrs.int("keepdims", 1)? != 0;
             let axes = match axes {
-                Some(a) if a.is_empty() && c.attrs.int("noop_with_empty_axes", 0)? != 0 => {
-                    return Ok(vec![x.clone()])
-                }
+                Some(a) if a.is_empty() && c.attrs.int("noop_with_empty_axes", 0)? != 0 => return Ok(vec![x.clone()]),
                 Some(a) if !a.is_empty() => norm_axes(&a, rank, "axes")?,
                 _ => (0..rank).collect(),
             };
@@ -61,24 +50,14 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             let axis = norm_axis(c.attrs.int("axis", 0)?, rank, "axis")?;
             let keep = c.attrs.int("keepdims", 1)? != 0;
             let last = c.attrs.int("select_last_index", 0)? != 0;
-            let kind = if c.op == "ArgMax" {
-                OpKind::ArgMax
-            } else {
-                OpKind::ArgMin
-            };
+            let kind = if c.op == "ArgMax" { OpKind::ArgMax } else { OpKind::ArgMin };
             let mut a = imp.operand(x)?;
             if last {
-                let options = ReverseOptions {
-                    label: c.label.clone(),
-                    axes: Some(vec![axis as u32]),
-                };
+                let options = ReverseOptions { label: c.label.clone(), axes: Some(vec![axis as u32]) };
                 a = bld(imp.b.reverse(&a, &options))?;
             }
-            let options = ArgMinMaxOptions {
-                label: c.label.clone(),
-                keep_dimensions: keep,
-                output_data_type: DataType::Int64,
-            };
+            let options =
+                ArgMinMaxOptions { label: c.label.clone(), keep_dimensions: keep, output_data_type: DataType::Int64 };
             let mut idx = bld(imp.b.arg_min_max(kind, &a, axis as u32, &options))?;
             if last {
                 let top = imp.scalar(DataType::Int64, (x.shape()[axis] - 1) as f64)?;
@@ -94,10 +73,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             // Before opset 13 the input is coerced to 2-D [prod(:axis), prod(axis:)].
             let coerce = c.opset < 13 && axis + 1 != rank;
             let (a, axis) = if coerce {
-                let two = [
-                    shape[..axis].iter().product(),
-                    shape[axis..].iter().product(),
-                ];
+                let two = [shape[..axis].iter().product(), shape[axis..].iter().product()];
                 (imp.reshape_op(&a, &two, &c.label)?, 1)
             } else {
                 (a, axis)
@@ -105,11 +81,8 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             let y = match c.op {
                 "Softmax" => bld(imp.b.softmax(&a, axis as u32, &o))?,
                 "LogSoftmax" => {
-                    let r = ReduceOptions {
-                        label: c.label.clone(),
-                        axes: Some(vec![axis as u32]),
-                        keep_dimensions: true,
-                    };
+                    let r =
+                        ReduceOptions { label: c.label.clone(), axes: Some(vec![axis as u32]), keep_dimensions: true };
                     let m = bld(imp.b.reduce_max(&a, &r))?;
                     let s = bld(imp.b.sub(&a, &m, &o))?;
                     let e = bld(imp.b.exp(&s, &o))?;
@@ -130,27 +103,17 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
                     }
                     let mut iota_shape = vec![1; dims.len()];
                     iota_shape[axis] = dims[axis];
-                    let iota = Const::from_i64s(
-                        ElemType::I64,
-                        iota_shape,
-                        &(0..dims[axis] as i64).collect::<Vec<_>>(),
-                    );
+                    let iota = Const::from_i64s(ElemType::I64, iota_shape, &(0..dims[axis] as i64).collect::<Vec<_>>());
                     let iota = imp.operand(&Value::constant(iota))?;
                     let hit = bld(imp.b.equal(&idx, &iota, &o))?;
                     bld(imp.b.cast(&hit, webnn(ty)?, &o))?
                 }
             };
-            let y = if coerce {
-                imp.reshape_op(&y, &shape, &c.label)?
-            } else {
-                y
-            };
+            let y = if coerce { imp.reshape_op(&y, &shape, &c.label)? } else { y };
             done(y, ty)
         }
         "CumSum" => {
-            let axis = imp
-                .const_ints(c, 1)?
-                .ok_or_else(|| invalid("CumSum requires axis"))?;
+            let axis = imp.const_ints(c, 1)?.ok_or_else(|| invalid("CumSum requires axis"))?;
             if axis.len() != 1 {
                 return Err(invalid("CumSum axis must be a scalar"));
             }
@@ -164,9 +127,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             done(bld(imp.b.cumulative_sum(&a, axis as u32, &options))?, ty)
         }
         "Einsum" => einsum(imp, c).map(|v| vec![v]),
-        other => Err(unsupported(format!(
-            "operator {other} has no WebNN mapping"
-        ))),
+        other => Err(unsupported(format!("operator {other} has no WebNN mapping"))),
     }
 }
 
@@ -174,24 +135,18 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
 /// letters are reduced, then the contraction is a batched matmul between transposes.
 fn einsum(imp: &mut Importer, c: &Ctx) -> NResult<Value> {
     let eq = c.attrs.string("equation", "")?.replace(' ', "");
-    let (lhs, out) = eq
-        .split_once("->")
-        .ok_or_else(|| unsupported("Einsum without an explicit output ('->')"))?;
+    let (lhs, out) = eq.split_once("->").ok_or_else(|| unsupported("Einsum without an explicit output ('->')"))?;
     let terms: Vec<&str> = lhs.split(',').collect();
     if eq.contains('.') {
         return Err(unsupported("Einsum with an ellipsis"));
     }
     let n = terms.len();
     if n != c.n_inputs() || !(1..=2).contains(&n) {
-        return Err(unsupported(format!(
-            "Einsum with {n} operands (1 or 2 supported)"
-        )));
+        return Err(unsupported(format!("Einsum with {n} operands (1 or 2 supported)")));
     }
     let distinct = |s: &str| s.chars().collect::<std::collections::HashSet<_>>().len() == s.len();
     if !terms.iter().all(|t| distinct(t)) || !distinct(out) {
-        return Err(unsupported(
-            "Einsum with a repeated letter in one term (diagonals)",
-        ));
+        return Err(unsupported("Einsum with a repeated letter in one term (diagonals)"));
     }
     let mut dims: HashMap<char, usize> = HashMap::new();
     let mut values = Vec::new();
@@ -199,10 +154,7 @@ fn einsum(imp: &mut Importer, c: &Ctx) -> NResult<Value> {
         let v = c.req(i)?;
         let shape = v.shape();
         if shape.len() != t.len() {
-            return Err(invalid(format!(
-                "Einsum term '{t}' does not match rank {}",
-                shape.len()
-            )));
+            return Err(invalid(format!("Einsum term '{t}' does not match rank {}", shape.len())));
         }
         for (ch, &d) in t.chars().zip(&shape) {
             if *dims.entry(ch).or_insert(d) != d {
@@ -229,18 +181,9 @@ fn einsum(imp: &mut Importer, c: &Ctx) -> NResult<Value> {
         let mut op = imp.operand(&values[i])?;
         let mut letters: String = t.to_string();
         if !summed.is_empty() {
-            let options = ReduceOptions {
-                label: label.clone(),
-                axes: Some(summed.clone()),
-                keep_dimensions: false,
-            };
+            let options = ReduceOptions { label: label.clone(), axes: Some(summed.clone()), keep_dimensions: false };
             op = bld(imp.b.reduce_sum(&op, &options))?;
-            letters = t
-                .chars()
-                .enumerate()
-                .filter(|(k, _)| !summed.contains(&(*k as u32)))
-                .map(|(_, ch)| ch)
-                .collect();
+            letters = t.chars().enumerate().filter(|(k, _)| !summed.contains(&(*k as u32))).map(|(_, ch)| ch).collect();
         }
         ops.push((op, letters));
     }
@@ -249,20 +192,12 @@ fn einsum(imp: &mut Importer, c: &Ctx) -> NResult<Value> {
     } else {
         let (a, la) = ops.remove(0);
         let (b, lb) = ops.remove(0);
-        let batch: String = la
-            .chars()
-            .filter(|ch| lb.contains(*ch) && out.contains(*ch))
-            .collect();
-        let contract: String = la
-            .chars()
-            .filter(|ch| lb.contains(*ch) && !out.contains(*ch))
-            .collect();
+        let batch: String = la.chars().filter(|ch| lb.contains(*ch) && out.contains(*ch)).collect();
+        let contract: String = la.chars().filter(|ch| lb.contains(*ch) && !out.contains(*ch)).collect();
         let free_a: String = la.chars().filter(|ch| !lb.contains(*ch)).collect();
         let free_b: String = lb.chars().filter(|ch| !la.contains(*ch)).collect();
         let size = |s: &str| s.chars().map(|ch| dims[&ch]).product::<usize>();
-        let perm = |from: &str, to: &str| -> Vec<usize> {
-            to.chars().filter_map(|ch| from.find(ch)).collect()
-        };
+        let perm = |from: &str, to: &str| -> Vec<usize> { to.chars().filter_map(|ch| from.find(ch)).collect() };
         let order_a = format!("{batch}{free_a}{contract}");
         let order_b = format!("{batch}{contract}{free_b}");
         let ta = imp.transpose_op(&a, &perm(&la, &order_a), &label)?;
@@ -278,30 +213,14 @@ fn einsum(imp: &mut Importer, c: &Ctx) -> NResult<Value> {
         (imp.reshape_op(&y, &shape, &label)?, letters)
     };
     // Letters left that the output does not keep are summed (single operand case).
-    let extra: Vec<u32> = letters
-        .chars()
-        .enumerate()
-        .filter(|(_, ch)| !out.contains(*ch))
-        .map(|(k, _)| k as u32)
-        .collect();
+    let extra: Vec<u32> =
+        letters.chars().enumerate().filter(|(_, ch)| !out.contains(*ch)).map(|(k, _)| k as u32).collect();
     let (result, letters) = if extra.is_empty() {
         (result, letters)
     } else {
-        let options = ReduceOptions {
-            label: label.clone(),
-            axes: Some(extra.clone()),
-            keep_dimensions: false,
-        };
+        let options = ReduceOptions { label: label.clone(), axes: Some(extra.clone()), keep_dimensions: false };
         let r = bld(imp.b.reduce_sum(&result, &options))?;
-        (
-            r,
-            letters
-                .chars()
-                .enumerate()
-                .filter(|(k, _)| !extra.contains(&(*k as u32)))
-                .map(|(_, ch)| ch)
-                .collect(),
-        )
+        (r, letters.chars().enumerate().filter(|(k, _)| !extra.contains(&(*k as u32))).map(|(_, ch)| ch).collect())
     };
     let perm: Vec<usize> = out.chars().filter_map(|ch| letters.find(ch)).collect();
     let result = imp.transpose_op(&result, &perm, &label)?;

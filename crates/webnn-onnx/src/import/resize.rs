@@ -40,14 +40,10 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     let coord = if legacy {
         "asymmetric".to_string()
     } else {
-        c.attrs
-            .string("coordinate_transformation_mode", "half_pixel")?
+        c.attrs.string("coordinate_transformation_mode", "half_pixel")?
     };
-    let nearest_mode = if legacy {
-        "floor".to_string()
-    } else {
-        c.attrs.string("nearest_mode", "round_prefer_floor")?
-    };
+    let nearest_mode =
+        if legacy { "floor".to_string() } else { c.attrs.string("nearest_mode", "round_prefer_floor")? };
     if coord == "tf_crop_and_resize" {
         return Err(unsupported("Resize with tf_crop_and_resize"));
     }
@@ -57,18 +53,13 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         let s = if c.opset >= 9 {
             imp.const_floats(c, 1)?
         } else {
-            c.attrs
-                .floats("scales")?
-                .map(|v| v.into_iter().map(f64::from).collect())
+            c.attrs.floats("scales")?.map(|v| v.into_iter().map(f64::from).collect())
         };
         (s, None)
     } else if c.opset < 11 {
         (imp.const_floats(c, 1)?, None)
     } else {
-        (
-            imp.const_floats(c, 2)?.filter(|s| !s.is_empty()),
-            imp.const_ints(c, 3)?.filter(|s| !s.is_empty()),
-        )
+        (imp.const_floats(c, 2)?.filter(|s| !s.is_empty()), imp.const_ints(c, 3)?.filter(|s| !s.is_empty()))
     };
     let axes: Vec<usize> = match c.attrs.ints("axes")? {
         Some(a) => super::norm_axes(&a, rank, "axes")?,
@@ -79,9 +70,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     match (scales, sizes) {
         (_, Some(sz)) => {
             if sz.len() != axes.len() || sz.iter().any(|&s| s <= 0) {
-                return Err(invalid(format!(
-                    "Resize sizes {sz:?} do not fit axes {axes:?}"
-                )));
+                return Err(invalid(format!("Resize sizes {sz:?} do not fit axes {axes:?}")));
             }
             let policy = c.attrs.string("keep_aspect_ratio_policy", "stretch")?;
             let ratio = |i: usize| sz[i] as f64 / shape[axes[i]] as f64;
@@ -106,9 +95,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         }
         (Some(sc), None) => {
             if sc.len() != axes.len() || sc.iter().any(|&s| s.is_nan() || s <= 0.0) {
-                return Err(invalid(format!(
-                    "Resize scales {sc:?} do not fit axes {axes:?}"
-                )));
+                return Err(invalid(format!("Resize scales {sc:?} do not fit axes {axes:?}")));
             }
             for (i, &a) in axes.iter().enumerate() {
                 // Scales are float32 in ONNX; the size is floor(input * scale).
@@ -123,20 +110,13 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         return Err(unsupported("Resize to an empty tensor"));
     }
     if super::constant::count(&out) > i32::MAX as usize {
-        return Err(unsupported(format!(
-            "Resize output {out:?} is too large for WebNN"
-        )));
+        return Err(unsupported(format!("Resize output {out:?} is too large for WebNN")));
     }
-    let changed: Vec<usize> = (0..rank)
-        .filter(|&a| out[a] != shape[a] || scale[a] != 1.0)
-        .collect();
+    let changed: Vec<usize> = (0..rank).filter(|&a| out[a] != shape[a] || scale[a] != 1.0).collect();
     if changed.is_empty() {
         return Ok(vec![x.clone()]);
     }
-    if mode != Mode::Nearest
-        && c.attrs.int("antialias", 0)? != 0
-        && changed.iter().any(|&a| scale[a] < 1.0)
-    {
+    if mode != Mode::Nearest && c.attrs.int("antialias", 0)? != 0 && changed.iter().any(|&a| scale[a] < 1.0) {
         return Err(unsupported("antialiased downscaling"));
     }
     // Fast path: resample2d, when at most two axes of a rank <= 4 input change and ONNX
@@ -148,15 +128,9 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         axes4.push(other);
         axes4.sort_unstable();
     }
-    let shape4: Vec<usize> = std::iter::repeat_n(1, pad)
-        .chain(shape.iter().copied())
-        .collect();
-    let out4: Vec<usize> = std::iter::repeat_n(1, pad)
-        .chain(out.iter().copied())
-        .collect();
-    let scale4: Vec<f64> = std::iter::repeat_n(1.0, pad)
-        .chain(scale.iter().copied())
-        .collect();
+    let shape4: Vec<usize> = std::iter::repeat_n(1, pad).chain(shape.iter().copied()).collect();
+    let out4: Vec<usize> = std::iter::repeat_n(1, pad).chain(out.iter().copied()).collect();
+    let scale4: Vec<f64> = std::iter::repeat_n(1.0, pad).chain(scale.iter().copied()).collect();
     let mut fast = mode != Mode::Cubic && changed.len() <= 2 && rank <= 4;
     for &a in &axes4 {
         fast = fast && same_mapping(mode, &coord, &nearest_mode, shape4[a], out4[a], scale4[a])?;
@@ -176,15 +150,9 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     let input = imp.reshape_op(&input, &shape4, &c.label)?;
     let options = Resample2dOptions {
         label: c.label.clone(),
-        mode: if mode == Mode::Nearest {
-            InterpolationMode::NearestNeighbor
-        } else {
-            InterpolationMode::Linear
-        },
+        mode: if mode == Mode::Nearest { InterpolationMode::NearestNeighbor } else { InterpolationMode::Linear },
         scales: None,
-        sizes: Some(to_u32_shape(
-            &axes4.iter().map(|&a| out4[a]).collect::<Vec<_>>(),
-        )?),
+        sizes: Some(to_u32_shape(&axes4.iter().map(|&a| out4[a]).collect::<Vec<_>>())?),
         axes: Some(axes4.iter().map(|&a| a as u32).collect()),
     };
     let y = bld(imp.b.resample2d(&input, &options))?;
@@ -206,20 +174,14 @@ impl Taps<'_> {
     /// indices and weights of each tap (1 tap for nearest, 2 linear, 4 cubic), as ONNX's
     /// reference computes them (neighbors clamped to the edge, `exclude_outside` zeroes and
     /// renormalizes the weights of taps outside the input).
-    fn compute(
-        &self,
-        input: usize,
-        output: usize,
-        scale: f64,
-    ) -> NResult<Vec<(Vec<i64>, Vec<f64>)>> {
+    fn compute(&self, input: usize, output: usize, scale: f64) -> NResult<Vec<(Vec<i64>, Vec<f64>)>> {
         let n = match self.mode {
             Mode::Nearest => 1,
             Mode::Linear => 2,
             Mode::Cubic => 4,
         };
         let max = input as i64 - 1;
-        let mut taps: Vec<(Vec<i64>, Vec<f64>)> =
-            vec![(Vec::with_capacity(output), Vec::with_capacity(output)); n];
+        let mut taps: Vec<(Vec<i64>, Vec<f64>)> = vec![(Vec::with_capacity(output), Vec::with_capacity(output)); n];
         for x in 0..output {
             let o = onnx_coord(self.coord, x, input, output, scale)?;
             if self.mode == Mode::Nearest {
@@ -279,10 +241,7 @@ fn gather_resize(
 ) -> NResult<Operand> {
     let ty = x.ty();
     if taps.mode != Mode::Nearest && !ty.is_float() {
-        return Err(unsupported(format!(
-            "{} interpolation of {ty} values",
-            c.op
-        )));
+        return Err(unsupported(format!("{} interpolation of {ty} values", c.op)));
     }
     let shape = x.shape();
     let rank = shape.len();
@@ -290,10 +249,7 @@ fn gather_resize(
     let mut y = imp.operand(x)?;
     for &a in axes {
         if out[a] > imp.fold_limit {
-            return Err(unsupported(format!(
-                "Resize output axis of {} elements",
-                out[a]
-            )));
+            return Err(unsupported(format!("Resize output axis of {} elements", out[a])));
         }
         let mut acc: Option<Operand> = None;
         for (idx, w) in taps.compute(shape[a], out[a], scale[a])? {
@@ -301,10 +257,7 @@ fn gather_resize(
                 continue;
             }
             let idx = imp.operand(&Value::constant(Const::i64_vec(&idx)))?;
-            let options = GatherOptions {
-                label: c.label.clone(),
-                axis: a as u32,
-            };
+            let options = GatherOptions { label: c.label.clone(), axis: a as u32 };
             let g = bld(imp.b.gather(&y, &idx, &options))?;
             let term = if w.iter().all(|&v| v == 1.0) {
                 g
@@ -383,14 +336,7 @@ fn onnx_nearest(mode: &str, v: f64) -> NResult<f64> {
 }
 
 /// True when ONNX and resample2d sample the same positions along one axis.
-fn same_mapping(
-    mode: Mode,
-    coord: &str,
-    nearest_mode: &str,
-    input: usize,
-    output: usize,
-    scale: f64,
-) -> NResult<bool> {
+fn same_mapping(mode: Mode, coord: &str, nearest_mode: &str, input: usize, output: usize, scale: f64) -> NResult<bool> {
     let webnn_scale = output as f64 / input as f64;
     let max = (input - 1) as f64;
     for x in 0..output {
@@ -420,13 +366,9 @@ mod tests {
     fn mapping_equivalences() {
         // Integer nearest upsampling picks the same pixels in every common mode.
         for coord in ["asymmetric", "half_pixel", "pytorch_half_pixel"] {
+            assert!(same_mapping(Mode::Nearest, coord, "floor", 4, 8, 2.0).unwrap() || coord != "asymmetric");
             assert!(
-                same_mapping(Mode::Nearest, coord, "floor", 4, 8, 2.0).unwrap()
-                    || coord != "asymmetric"
-            );
-            assert!(
-                same_mapping(Mode::Nearest, coord, "round_prefer_floor", 3, 9, 3.0).unwrap()
-                    || coord == "asymmetric"
+                same_mapping(Mode::Nearest, coord, "round_prefer_floor", 3, 9, 3.0).unwrap() || coord == "asymmetric"
             );
         }
         assert!(same_mapping(Mode::Nearest, "asymmetric", "floor", 3, 9, 3.0).unwrap());

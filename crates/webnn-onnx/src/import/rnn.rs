@@ -9,8 +9,8 @@ use super::shape_ops::SliceParam;
 use super::{bld, invalid, unsupported, Const, Ctx, Importer, NResult, Value};
 use crate::tensor::push_f64;
 use webnn_core::{
-    GruOptions, GruWeightLayout, LstmOptions, LstmWeightLayout, OpKind, Operand,
-    RecurrentNetworkActivation, RecurrentNetworkDirection,
+    GruOptions, GruWeightLayout, LstmOptions, LstmWeightLayout, OpKind, Operand, RecurrentNetworkActivation,
+    RecurrentNetworkDirection,
 };
 
 /// Most time steps of an RNN, which is unrolled into a few WebNN ops per step.
@@ -36,11 +36,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         "bidirectional" => RecurrentNetworkDirection::Both,
         d => return Err(invalid(format!("direction '{d}'"))),
     };
-    let dirs = if direction == RecurrentNetworkDirection::Both {
-        2
-    } else {
-        1
-    };
+    let dirs = if direction == RecurrentNetworkDirection::Both { 2 } else { 1 };
     let r_shape = c.req(2)?.shape();
     if r_shape.len() != 3 {
         return Err(invalid("R must be 3-D"));
@@ -70,22 +66,11 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             let half = gates * hidden;
             let part = |start: usize| {
                 vec![
-                    SliceParam {
-                        start: 0,
-                        count: dirs,
-                        step: 1,
-                    },
-                    SliceParam {
-                        start: start as i64,
-                        count: half,
-                        step: 1,
-                    },
+                    SliceParam { start: 0, count: dirs, step: 1 },
+                    SliceParam { start: start as i64, count: half, step: 1 },
                 ]
             };
-            (
-                Some(imp.slice_op(&b, &part(0), &label)?),
-                Some(imp.slice_op(&b, &part(half), &label)?),
-            )
+            (Some(imp.slice_op(&b, &part(0), &label)?), Some(imp.slice_op(&b, &part(half), &label)?))
         }
         None => (None, None),
     };
@@ -94,11 +79,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             None => Ok(None),
             Some(v) => {
                 let op = imp.operand(v)?;
-                Ok(Some(if batch_major {
-                    imp.transpose_op(&op, &[1, 0, 2], &label)?
-                } else {
-                    op
-                }))
+                Ok(Some(if batch_major { imp.transpose_op(&op, &[1, 0, 2], &label)? } else { op }))
             }
         }
     };
@@ -130,9 +111,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             layout: LstmWeightLayout::Iofg,
             activations: Some(activations),
         };
-        let outs = bld(imp
-            .b
-            .lstm(&input, &weight, &recurrent, steps, hidden as u32, &options))?;
+        let outs = bld(imp.b.lstm(&input, &weight, &recurrent, steps, hidden as u32, &options))?;
         (outs.get(2).cloned(), outs[0].clone(), outs.get(1).cloned())
     } else {
         let options = GruOptions {
@@ -146,9 +125,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             layout: GruWeightLayout::Zrn,
             activations: Some(activations),
         };
-        let outs = bld(imp
-            .b
-            .gru(&input, &weight, &recurrent, steps, hidden as u32, &options))?;
+        let outs = bld(imp.b.gru(&input, &weight, &recurrent, steps, hidden as u32, &options))?;
         (outs.get(1).cloned(), outs[0].clone(), None)
     };
     let mut result = Vec::new();
@@ -157,16 +134,9 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         s => s,
     };
     // Unused outputs get a placeholder that nothing reads.
-    result.push(Value::dynamic(
-        seq.unwrap_or_else(|| hidden_out.clone()),
-        ty,
-    ));
+    result.push(Value::dynamic(seq.unwrap_or_else(|| hidden_out.clone()), ty));
     let state_out = |imp: &mut Importer, op: Operand| -> NResult<Value> {
-        let op = if batch_major {
-            imp.transpose_op(&op, &[1, 0, 2], &label)?
-        } else {
-            op
-        };
+        let op = if batch_major { imp.transpose_op(&op, &[1, 0, 2], &label)? } else { op };
         Ok(Value::dynamic(op, ty))
     };
     result.push(state_out(imp, hidden_out)?);
@@ -179,10 +149,7 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
 /// The `activations` attribute as WebNN activations (one list for both directions).
 fn activations(c: &Ctx, per_dir: usize, dirs: usize) -> NResult<Vec<RecurrentNetworkActivation>> {
     if c.attrs.has("activation_alpha") || c.attrs.has("activation_beta") {
-        return Err(unsupported(format!(
-            "{} activation_alpha/activation_beta",
-            c.op
-        )));
+        return Err(unsupported(format!("{} activation_alpha/activation_beta", c.op)));
     }
     let names = match c.attrs.strings("activations")? {
         None => {
@@ -193,20 +160,13 @@ fn activations(c: &Ctx, per_dir: usize, dirs: usize) -> NResult<Vec<RecurrentNet
                     RecurrentNetworkActivation::Tanh,
                 ]
             } else {
-                vec![
-                    RecurrentNetworkActivation::Sigmoid,
-                    RecurrentNetworkActivation::Tanh,
-                ]
+                vec![RecurrentNetworkActivation::Sigmoid, RecurrentNetworkActivation::Tanh]
             })
         }
         Some(n) => n,
     };
     if names.len() != per_dir * dirs {
-        return Err(invalid(format!(
-            "{} activations {names:?} should have {} entries",
-            c.op,
-            per_dir * dirs
-        )));
+        return Err(invalid(format!("{} activations {names:?} should have {} entries", c.op, per_dir * dirs)));
     }
     if dirs == 2 && names[..per_dir] != names[per_dir..] {
         return Err(unsupported("different activations per direction"));
@@ -239,10 +199,7 @@ pub(crate) fn simple_rnn(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         "bidirectional" => vec![false, true],
         d => return Err(invalid(format!("direction '{d}'"))),
     };
-    let names = c
-        .attrs
-        .strings("activations")?
-        .unwrap_or_else(|| vec!["Tanh".into(); dirs.len()]);
+    let names = c.attrs.strings("activations")?.unwrap_or_else(|| vec!["Tanh".into(); dirs.len()]);
     if names.len() != dirs.len() {
         return Err(invalid("RNN needs one activation per direction"));
     }
@@ -284,24 +241,12 @@ pub(crate) fn simple_rnn(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
     let h0 = match c.input(5) {
         Some(v) => {
             let op = imp.operand(v)?;
-            Some(if batch_major {
-                imp.transpose_op(&op, &[1, 0, 2], &label)?
-            } else {
-                op
-            })
+            Some(if batch_major { imp.transpose_op(&op, &[1, 0, 2], &label)? } else { op })
         }
         None => None,
     };
-    let full = |d: usize| SliceParam {
-        start: 0,
-        count: d,
-        step: 1,
-    };
-    let one = |i: usize| SliceParam {
-        start: i as i64,
-        count: 1,
-        step: 1,
-    };
+    let full = |d: usize| SliceParam { start: 0, count: d, step: 1 };
+    let one = |i: usize| SliceParam { start: i as i64, count: 1, step: 1 };
     let flat_x = imp.reshape_op(&input, &[steps * batch, in_size], &label)?;
     let mut ys = Vec::new();
     let mut finals = Vec::new();
@@ -315,18 +260,7 @@ pub(crate) fn simple_rnn(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         let mut xw = bld(imp.b.matmul(&flat_x, &wd, &o))?;
         if let Some(b) = &b {
             let wb = imp.slice_op(b, &[one(d), full(hidden)], &label)?;
-            let rb = imp.slice_op(
-                b,
-                &[
-                    one(d),
-                    SliceParam {
-                        start: hidden as i64,
-                        count: hidden,
-                        step: 1,
-                    },
-                ],
-                &label,
-            )?;
+            let rb = imp.slice_op(b, &[one(d), SliceParam { start: hidden as i64, count: hidden, step: 1 }], &label)?;
             let bias = bld(imp.b.add(&wb, &rb, &o))?;
             xw = bld(imp.b.add(&xw, &bias, &o))?;
         }
@@ -354,11 +288,7 @@ pub(crate) fn simple_rnn(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
         }
         let seq: Vec<Operand> = per_step.into_iter().flatten().collect();
         let refs: Vec<&Operand> = seq.iter().collect();
-        ys.push(if refs.len() == 1 {
-            seq[0].clone()
-        } else {
-            bld(imp.b.concat(&refs, 0, &o))?
-        });
+        ys.push(if refs.len() == 1 { seq[0].clone() } else { bld(imp.b.concat(&refs, 0, &o))? });
         finals.push(imp.reshape_op(&h, &[1, batch, hidden], &label)?);
     }
     let cat = |imp: &mut Importer, v: Vec<Operand>, axis: u32| -> NResult<Operand> {

@@ -6,24 +6,9 @@ use super::{unsupported, NResult};
 use crate::proto::AttributeProto;
 
 const REDUCE: &[&str] = &["axes", "keepdims", "noop_with_empty_axes"];
-const CONV: &[&str] = &[
-    "auto_pad",
-    "dilations",
-    "group",
-    "kernel_shape",
-    "pads",
-    "strides",
-];
-const CONV_TRANSPOSE: &[&str] = &[
-    "auto_pad",
-    "dilations",
-    "group",
-    "kernel_shape",
-    "pads",
-    "strides",
-    "output_padding",
-    "output_shape",
-];
+const CONV: &[&str] = &["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"];
+const CONV_TRANSPOSE: &[&str] =
+    &["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides", "output_padding", "output_shape"];
 const RNN: &[&str] = &[
     "activation_alpha",
     "activation_beta",
@@ -38,10 +23,7 @@ const RNN: &[&str] = &[
 
 /// Every operator of the default domain the importer maps, with the attributes it accepts.
 pub fn supported_operators() -> Vec<(&'static str, &'static [&'static str])> {
-    ALL_OPS
-        .iter()
-        .filter_map(|&op| known_attributes(op).map(|a| (op, a)))
-        .collect()
+    ALL_OPS.iter().filter_map(|&op| known_attributes(op).map(|a| (op, a))).collect()
 }
 
 /// The names tried by [`supported_operators`].
@@ -193,13 +175,12 @@ const ALL_OPS: &[&str] = &[
 pub(crate) fn known_attributes(op: &str) -> Option<&'static [&'static str]> {
     Some(match op {
         // Element-wise and activations.
-        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Max" | "Min" | "Sum" | "Mean" | "Relu"
-        | "Sigmoid" | "Tanh" | "Softplus" | "Softsign" | "Erf" | "Sqrt" | "Exp" | "Log" | "Abs"
-        | "Neg" | "Reciprocal" | "Floor" | "Ceil" | "Round" | "Sign" | "Sin" | "Cos" | "Tan"
-        | "Sinh" | "Cosh" | "Not" | "And" | "Or" | "Xor" | "Equal" | "Greater"
-        | "GreaterOrEqual" | "Less" | "LessOrEqual" | "IsNaN" | "Identity" | "HardSwish"
-        | "Mish" | "PRelu" | "Where" | "Size" | "Expand" | "Tile" | "NonZero" | "MatMul"
-        | "GlobalAveragePool" | "GlobalMaxPool" => &[],
+        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Max" | "Min" | "Sum" | "Mean" | "Relu" | "Sigmoid" | "Tanh"
+        | "Softplus" | "Softsign" | "Erf" | "Sqrt" | "Exp" | "Log" | "Abs" | "Neg" | "Reciprocal" | "Floor"
+        | "Ceil" | "Round" | "Sign" | "Sin" | "Cos" | "Tan" | "Sinh" | "Cosh" | "Not" | "And" | "Or" | "Xor"
+        | "Equal" | "Greater" | "GreaterOrEqual" | "Less" | "LessOrEqual" | "IsNaN" | "Identity" | "HardSwish"
+        | "Mish" | "PRelu" | "Where" | "Size" | "Expand" | "Tile" | "NonZero" | "MatMul" | "GlobalAveragePool"
+        | "GlobalMaxPool" => &[],
         "Mod" => &["fmod"],
         "Clip" => &["min", "max"],
         "HardSigmoid" => &["alpha", "beta"],
@@ -210,13 +191,7 @@ pub(crate) fn known_attributes(op: &str) -> Option<&'static [&'static str]> {
         "IsInf" => &["detect_negative", "detect_positive"],
         "Cast" => &["to", "saturate", "round_mode"],
         "CastLike" => &["saturate", "round_mode"],
-        "QuantizeLinear" => &[
-            "axis",
-            "block_size",
-            "output_dtype",
-            "saturate",
-            "precision",
-        ],
+        "QuantizeLinear" => &["axis", "block_size", "output_dtype", "saturate", "precision"],
         "DequantizeLinear" => &["axis", "block_size", "output_dtype"],
         "Dropout" => &["ratio", "seed", "is_test"],
         "Shape" => &["start", "end"],
@@ -234,10 +209,11 @@ pub(crate) fn known_attributes(op: &str) -> Option<&'static [&'static str]> {
         ],
         "EyeLike" => &["dtype", "k"],
         // Softmax family, reductions.
-        "Softmax" | "LogSoftmax" | "Hardmax" | "Concat" | "Gather" | "GatherElements"
-        | "Flatten" | "OneHot" => &["axis"],
-        "ReduceMean" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1"
-        | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => REDUCE,
+        "Softmax" | "LogSoftmax" | "Hardmax" | "Concat" | "Gather" | "GatherElements" | "Flatten" | "OneHot" => {
+            &["axis"]
+        }
+        "ReduceMean" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2"
+        | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => REDUCE,
         "ArgMax" | "ArgMin" => &["axis", "keepdims", "select_last_index"],
         "CumSum" => &["exclusive", "reverse"],
         "Einsum" => &["equation"],
@@ -245,33 +221,11 @@ pub(crate) fn known_attributes(op: &str) -> Option<&'static [&'static str]> {
         "Conv" | "QLinearConv" | "ConvInteger" => CONV,
         "QLinearMatMul" | "MatMulInteger" | "DynamicQuantizeLinear" => &[],
         "ConvTranspose" => CONV_TRANSPOSE,
-        "MaxPool" => &[
-            "auto_pad",
-            "ceil_mode",
-            "dilations",
-            "kernel_shape",
-            "pads",
-            "storage_order",
-            "strides",
-        ],
-        "AveragePool" => &[
-            "auto_pad",
-            "ceil_mode",
-            "count_include_pad",
-            "dilations",
-            "kernel_shape",
-            "pads",
-            "strides",
-        ],
-        "LpPool" => &[
-            "auto_pad",
-            "ceil_mode",
-            "dilations",
-            "kernel_shape",
-            "p",
-            "pads",
-            "strides",
-        ],
+        "MaxPool" => &["auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"],
+        "AveragePool" => {
+            &["auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"]
+        }
+        "LpPool" => &["auto_pad", "ceil_mode", "dilations", "kernel_shape", "p", "pads", "strides"],
         "GlobalLpPool" => &["p"],
         "Gemm" => &["alpha", "beta", "transA", "transB"],
         "BatchNormalization" => &["epsilon", "momentum", "spatial", "training_mode"],
@@ -307,15 +261,7 @@ pub(crate) fn known_attributes(op: &str) -> Option<&'static [&'static str]> {
         ],
         "Upsample" => &["mode", "scales"],
         "LSTM" | "GRU" => RNN,
-        "RNN" => &[
-            "activation_alpha",
-            "activation_beta",
-            "activations",
-            "clip",
-            "direction",
-            "hidden_size",
-            "layout",
-        ],
+        "RNN" => &["activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size", "layout"],
         "HannWindow" | "HammingWindow" | "BlackmanWindow" => &["periodic", "output_datatype"],
         "CenterCropPad" => &["axes"],
         "Compress" => &["axis"],
@@ -327,9 +273,9 @@ pub(crate) fn known_attributes(op: &str) -> Option<&'static [&'static str]> {
 /// How many inputs (present or empty-named optional ones) `op` takes: (min, max).
 fn input_count(op: &str) -> (usize, usize) {
     match op {
-        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Mod" | "And" | "Or" | "Xor" | "Equal"
-        | "Greater" | "GreaterOrEqual" | "Less" | "LessOrEqual" | "PRelu" | "MatMul" | "Expand"
-        | "Tile" | "GatherElements" | "GatherND" | "CastLike" | "Gather" => (2, 2),
+        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Mod" | "And" | "Or" | "Xor" | "Equal" | "Greater"
+        | "GreaterOrEqual" | "Less" | "LessOrEqual" | "PRelu" | "MatMul" | "Expand" | "Tile" | "GatherElements"
+        | "GatherND" | "CastLike" | "Gather" => (2, 2),
         "Max" | "Min" | "Sum" | "Mean" | "Concat" => (1, usize::MAX),
         "Where" | "Range" | "OneHot" | "ScatterElements" | "Scatter" | "ScatterND" => (3, 3),
         "Constant" => (0, 0),
@@ -343,9 +289,9 @@ fn input_count(op: &str) -> (usize, usize) {
         | "GroupNormalization" => (2, 3),
         "BatchNormalization" => (5, 5),
         "RMSNormalization" => (2, 2),
-        "Reshape" | "Trilu" | "Squeeze" | "Unsqueeze" | "Split" | "ReduceMean" | "ReduceSum"
-        | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2" | "ReduceLogSum"
-        | "ReduceLogSumExp" | "ReduceSumSquare" | "ConstantOfShape" | "Upsample" => (1, 2),
+        "Reshape" | "Trilu" | "Squeeze" | "Unsqueeze" | "Split" | "ReduceMean" | "ReduceSum" | "ReduceMax"
+        | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp"
+        | "ReduceSumSquare" | "ConstantOfShape" | "Upsample" => (1, 2),
         "CumSum" => (2, 2),
         "QLinearMatMul" => (8, 8),
         "QLinearConv" => (8, 9),
@@ -363,12 +309,7 @@ fn input_count(op: &str) -> (usize, usize) {
 }
 
 /// Checks the operator and attribute names of a node and its input count.
-pub(crate) fn check(
-    op: &str,
-    domain: &str,
-    attributes: &[AttributeProto],
-    inputs: usize,
-) -> NResult<()> {
+pub(crate) fn check(op: &str, domain: &str, attributes: &[AttributeProto], inputs: usize) -> NResult<()> {
     if !(domain.is_empty() || domain == "ai.onnx") {
         return Err(unsupported(format!(
             "operator domain '{domain}' is not supported (only the default ai.onnx domain)"
@@ -377,22 +318,14 @@ pub(crate) fn check(
     let Some(known) = known_attributes(op) else {
         return Err(unsupported(format!("operator {op} has no WebNN mapping")));
     };
-    let unknown: Vec<&str> = attributes
-        .iter()
-        .map(|a| a.name.as_deref().unwrap_or(""))
-        .filter(|n| !known.contains(n))
-        .collect();
+    let unknown: Vec<&str> =
+        attributes.iter().map(|a| a.name.as_deref().unwrap_or("")).filter(|n| !known.contains(n)).collect();
     if !unknown.is_empty() {
-        return Err(unsupported(format!(
-            "attribute(s) {} of {op} are not supported",
-            unknown.join(", ")
-        )));
+        return Err(unsupported(format!("attribute(s) {} of {op} are not supported", unknown.join(", "))));
     }
     let (min, max) = input_count(op);
     if inputs < min || inputs > max {
-        return Err(super::invalid(format!(
-            "{op} takes {min}..={max} inputs, not {inputs}"
-        )));
+        return Err(super::invalid(format!("{op} takes {min}..={max} inputs, not {inputs}")));
     }
     Ok(())
 }

@@ -4,9 +4,9 @@
 
 use prost::Message;
 use webnn_onnx::proto::{
-    attribute_type as at, data_type as dt, tensor_shape_proto::dimension,
-    tensor_shape_proto::Dimension, type_proto, AttributeProto, GraphProto, ModelProto, NodeProto,
-    OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
+    attribute_type as at, data_type as dt, tensor_shape_proto::dimension, tensor_shape_proto::Dimension, type_proto,
+    AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto,
+    ValueInfoProto,
 };
 
 /// A tensor value info with fixed (`Ok`) or symbolic (`Err`) dims.
@@ -35,21 +35,11 @@ pub fn value_info(name: &str, elem: i32, dims: &[Result<i64, &str>]) -> ValueInf
 
 /// A float input/output with fixed dims.
 pub fn f32_info(name: &str, dims: &[i64]) -> ValueInfoProto {
-    value_info(
-        name,
-        dt::FLOAT,
-        &dims.iter().map(|&d| Ok(d)).collect::<Vec<_>>(),
-    )
+    value_info(name, dt::FLOAT, &dims.iter().map(|&d| Ok(d)).collect::<Vec<_>>())
 }
 
 /// A node.
-pub fn node(
-    op: &str,
-    name: &str,
-    inputs: &[&str],
-    outputs: &[&str],
-    attrs: Vec<AttributeProto>,
-) -> NodeProto {
+pub fn node(op: &str, name: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<AttributeProto>) -> NodeProto {
     NodeProto {
         input: inputs.iter().map(|s| s.to_string()).collect(),
         output: outputs.iter().map(|s| s.to_string()).collect(),
@@ -62,30 +52,15 @@ pub fn node(
 }
 
 pub fn attr_i(name: &str, v: i64) -> AttributeProto {
-    AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(at::INT),
-        i: Some(v),
-        ..Default::default()
-    }
+    AttributeProto { name: Some(name.into()), r#type: Some(at::INT), i: Some(v), ..Default::default() }
 }
 
 pub fn attr_f(name: &str, v: f32) -> AttributeProto {
-    AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(at::FLOAT),
-        f: Some(v),
-        ..Default::default()
-    }
+    AttributeProto { name: Some(name.into()), r#type: Some(at::FLOAT), f: Some(v), ..Default::default() }
 }
 
 pub fn attr_ints(name: &str, v: &[i64]) -> AttributeProto {
-    AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(at::INTS),
-        ints: v.to_vec(),
-        ..Default::default()
-    }
+    AttributeProto { name: Some(name.into()), r#type: Some(at::INTS), ints: v.to_vec(), ..Default::default() }
 }
 
 pub fn attr_s(name: &str, v: &str) -> AttributeProto {
@@ -129,10 +104,7 @@ pub fn model(
 ) -> ModelProto {
     ModelProto {
         ir_version: Some(8),
-        opset_import: vec![OperatorSetIdProto {
-            domain: Some(String::new()),
-            version: Some(opset),
-        }],
+        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(opset) }],
         producer_name: Some("webnn-onnx tests".into()),
         graph: Some(GraphProto {
             node: nodes,

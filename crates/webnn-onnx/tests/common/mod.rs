@@ -27,10 +27,7 @@ pub enum Outcome {
 /// The installed `onnx` package's directory and version (through `python3`).
 fn onnx_package() -> Option<(PathBuf, String)> {
     let out = Command::new("python3")
-        .args([
-            "-c",
-            "import onnx,os;print(os.path.dirname(onnx.__file__));print(onnx.__version__)",
-        ])
+        .args(["-c", "import onnx,os;print(os.path.dirname(onnx.__file__));print(onnx.__version__)"])
         .output()
         .ok()?;
     if !out.status.success() {
@@ -46,16 +43,9 @@ fn onnx_package() -> Option<(PathBuf, String)> {
 /// The directory holding onnx's `light_*.onnx` models: `$ONNX_BACKEND_DATA/light`, else the
 /// installed `onnx` package's `backend/test/data/light`.
 pub fn light_models_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var("ONNX_BACKEND_DATA")
-        .ok()
-        .filter(|d| !d.is_empty())
-    {
+    if let Some(dir) = std::env::var("ONNX_BACKEND_DATA").ok().filter(|d| !d.is_empty()) {
         let p = PathBuf::from(dir);
-        let p = if p.ends_with("node") {
-            p.parent().map(Path::to_path_buf).unwrap_or(p)
-        } else {
-            p
-        };
+        let p = if p.ends_with("node") { p.parent().map(Path::to_path_buf).unwrap_or(p) } else { p };
         return Some(p.join("light")).filter(|p| p.is_dir());
     }
     let (onnx_dir, _) = onnx_package()?;
@@ -66,16 +56,9 @@ pub fn light_models_dir() -> Option<PathBuf> {
 /// the installed `onnx` package's own data, else data generated from the installed package's
 /// test case generators into the cargo temp dir.
 pub fn backend_data_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var("ONNX_BACKEND_DATA")
-        .ok()
-        .filter(|d| !d.is_empty())
-    {
+    if let Some(dir) = std::env::var("ONNX_BACKEND_DATA").ok().filter(|d| !d.is_empty()) {
         let p = PathBuf::from(dir);
-        return Some(if p.ends_with("node") {
-            p.parent().map(Path::to_path_buf).unwrap_or(p)
-        } else {
-            p
-        });
+        return Some(if p.ends_with("node") { p.parent().map(Path::to_path_buf).unwrap_or(p) } else { p });
     }
     let (onnx_dir, version) = onnx_package()?;
     let shipped = onnx_dir.join("backend/test/data");
@@ -83,18 +66,13 @@ pub fn backend_data_dir() -> Option<PathBuf> {
         return Some(shipped);
     }
     // Recent wheels ship the generators but not the generated node tests: generate them once.
-    let generated =
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("onnx-backend-data-{version}"));
+    let generated = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("onnx-backend-data-{version}"));
     if !generated.join("node").is_dir() {
         // Generate into a private directory and rename it, so concurrent test binaries never
         // see a half-written tree.
         let tmp = generated.with_extension(format!("tmp-{}", std::process::id()));
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gen_node_data.py");
-        let status = Command::new("python3")
-            .arg(script)
-            .arg(&tmp)
-            .status()
-            .ok()?;
+        let status = Command::new("python3").arg(script).arg(&tmp).status().ok()?;
         if !status.success() {
             let _ = std::fs::remove_dir_all(&tmp);
             return None;
@@ -114,12 +92,7 @@ pub fn backend() -> &'static webnn_cpu::CpuBackend {
 
 /// A builder on a fresh (never lost) context.
 pub fn builder() -> GraphBuilder {
-    GraphBuilder::new(ContextLink {
-        id: 1,
-        lost: Arc::new(AtomicBool::new(false)),
-        limits: None,
-    })
-    .expect("builder")
+    GraphBuilder::new(ContextLink { id: 1, lost: Arc::new(AtomicBool::new(false)), limits: None }).expect("builder")
 }
 
 /// An 8-byte aligned zeroed buffer of `len` bytes.
@@ -156,24 +129,14 @@ fn bytemuck_bytes_mut(v: &mut [u64]) -> &mut [u8] {
 pub fn run_model(model: &OnnxModel, inputs: &[TensorData]) -> Result<Vec<TensorData>, Outcome> {
     let declared = model.inputs();
     if declared.len() != inputs.len() {
-        return Err(Outcome::Failed(format!(
-            "{} inputs declared, {} given",
-            declared.len(),
-            inputs.len()
-        )));
+        return Err(Outcome::Failed(format!("{} inputs declared, {} given", declared.len(), inputs.len())));
     }
     let mut options = ImportOptions::default();
     for (info, data) in declared.iter().zip(inputs) {
         if data.shape.contains(&0) {
-            return Err(Outcome::Unsupported(format!(
-                "input '{}' is empty",
-                info.name
-            )));
+            return Err(Outcome::Unsupported(format!("input '{}' is empty", info.name)));
         }
-        options.shape_overrides.insert(
-            info.name.clone(),
-            data.shape.iter().map(|&d| d as u32).collect(),
-        );
+        options.shape_overrides.insert(info.name.clone(), data.shape.iter().map(|&d| d as u32).collect());
     }
     // Parameters that the model takes as graph inputs (axes, pads, shapes...) must be static
     // in WebNN: bind the inputs the importer asks for as constants and import again.
@@ -188,10 +151,7 @@ pub fn run_model(model: &OnnxModel, inputs: &[TensorData]) -> Result<Vec<TensorD
                     .skip(1)
                     .filter_map(|rest| rest.split_once(" (bind them").map(|(list, _)| list))
                     .flat_map(|list| list.split(", ").map(|n| n.trim_matches('\'').to_string()))
-                    .filter(|n| {
-                        declared.iter().any(|d| &d.name == n)
-                            && !options.constant_inputs.contains_key(n)
-                    })
+                    .filter(|n| declared.iter().any(|d| &d.name == n) && !options.constant_inputs.contains_key(n))
                     .collect();
                 if wanted.is_empty() {
                     return Err(if e.is_unsupported() {
@@ -202,17 +162,13 @@ pub fn run_model(model: &OnnxModel, inputs: &[TensorData]) -> Result<Vec<TensorD
                 }
                 for name in wanted {
                     let i = declared.iter().position(|d| d.name == name).unwrap();
-                    options
-                        .constant_inputs
-                        .insert(name.clone(), inputs[i].clone());
+                    options.constant_inputs.insert(name.clone(), inputs[i].clone());
                     options.shape_overrides.remove(&name);
                 }
             }
         }
     };
-    let graph = b
-        .build(&imported.named_outputs())
-        .map_err(|e| Outcome::Failed(format!("build: {e}")))?;
+    let graph = b.build(&imported.named_outputs()).map_err(|e| Outcome::Failed(format!("build: {e}")))?;
     let compiled = backend().compile(&graph).map_err(|e| {
         if e.message.contains("has no CPU kernel yet") {
             Outcome::NoKernel(e.message.clone())
@@ -220,46 +176,26 @@ pub fn run_model(model: &OnnxModel, inputs: &[TensorData]) -> Result<Vec<TensorD
             Outcome::Failed(format!("compile: {e}"))
         }
     })?;
-    let by_name: HashMap<&str, (usize, &TensorData)> = declared
-        .iter()
-        .zip(inputs)
-        .enumerate()
-        .map(|(i, (d, t))| (d.name.as_str(), (i, t)))
-        .collect();
+    let by_name: HashMap<&str, (usize, &TensorData)> =
+        declared.iter().zip(inputs).enumerate().map(|(i, (d, t))| (d.name.as_str(), (i, t))).collect();
     let mut in_bufs = Vec::new();
     for (name, id) in &graph.inputs {
         let (_, data) = by_name[name.as_str()];
-        let want = imported
-            .inputs
-            .iter()
-            .find(|x| &x.name == name)
-            .map(|x| x.elem_type)
-            .unwrap_or(data.elem_type);
-        let compatible =
-            data.elem_type == want || (want == ElemType::Bool && data.elem_type == ElemType::U8);
+        let want = imported.inputs.iter().find(|x| &x.name == name).map(|x| x.elem_type).unwrap_or(data.elem_type);
+        let compatible = data.elem_type == want || (want == ElemType::Bool && data.elem_type == ElemType::U8);
         if !compatible {
-            return Err(Outcome::Failed(format!(
-                "input '{name}' is {} but the model declares {want}",
-                data.elem_type
-            )));
+            return Err(Outcome::Failed(format!("input '{name}' is {} but the model declares {want}", data.elem_type)));
         }
         if graph.descriptor(*id).byte_length() as usize != data.bytes.len() {
-            return Err(Outcome::Failed(format!(
-                "input '{name}' has the wrong size"
-            )));
+            return Err(Outcome::Failed(format!("input '{name}' has the wrong size")));
         }
         in_bufs.push(Aligned::new(&data.bytes));
     }
-    let mut out_bufs: Vec<Aligned> = graph
-        .outputs
-        .iter()
-        .map(|(_, id)| Aligned::zeroed(graph.descriptor(*id).byte_length() as usize))
-        .collect();
+    let mut out_bufs: Vec<Aligned> =
+        graph.outputs.iter().map(|(_, id)| Aligned::zeroed(graph.descriptor(*id).byte_length() as usize)).collect();
     let in_refs: Vec<&[u8]> = in_bufs.iter().map(|b| b.bytes()).collect();
     let mut out_refs: Vec<&mut [u8]> = out_bufs.iter_mut().map(|b| b.bytes_mut()).collect();
-    compiled
-        .execute(&in_refs, &mut out_refs)
-        .map_err(|e| Outcome::Failed(format!("execute: {e}")))?;
+    compiled.execute(&in_refs, &mut out_refs).map_err(|e| Outcome::Failed(format!("execute: {e}")))?;
     Ok(graph
         .outputs
         .iter()
@@ -267,12 +203,7 @@ pub fn run_model(model: &OnnxModel, inputs: &[TensorData]) -> Result<Vec<TensorD
         .zip(&imported.outputs)
         .map(|(((name, id), buf), out)| TensorData {
             elem_type: out.elem_type,
-            shape: graph
-                .descriptor(*id)
-                .shape
-                .iter()
-                .map(|&d| d as usize)
-                .collect(),
+            shape: graph.descriptor(*id).shape.iter().map(|&d| d as usize).collect(),
             bytes: buf.bytes().to_vec(),
             name: name.clone(),
         })
@@ -289,10 +220,7 @@ pub fn compare(got: &TensorData, want: &TensorData, rtol: f64, atol: f64) -> Res
         || (matches!(got.elem_type, ElemType::Bool | ElemType::U8)
             && matches!(want.elem_type, ElemType::Bool | ElemType::U8));
     if !same_kind {
-        return Err(format!(
-            "type {}, expected {}",
-            got.elem_type, want.elem_type
-        ));
+        return Err(format!("type {}, expected {}", got.elem_type, want.elem_type));
     }
     let n = want.element_count();
     let mut worst: Option<(usize, f64, f64)> = None;
@@ -306,18 +234,14 @@ pub fn compare(got: &TensorData, want: &TensorData, rtol: f64, atol: f64) -> Res
         };
         if !ok {
             bad += 1;
-            if worst.is_none_or(|(_, wg, we)| {
-                (g - e).abs() > (wg - we).abs() || (wg - we).is_nan()
-            }) {
+            if worst.is_none_or(|(_, wg, we)| (g - e).abs() > (wg - we).abs() || (wg - we).is_nan()) {
                 worst = Some((i, g, e));
             }
         }
     }
     match worst {
         None => Ok(()),
-        Some((i, g, e)) => Err(format!(
-            "{bad}/{n} elements differ; worst at {i}: got {g}, expected {e}"
-        )),
+        Some((i, g, e)) => Err(format!("{bad}/{n} elements differ; worst at {i}: got {g}, expected {e}")),
     }
 }
 
@@ -342,8 +266,7 @@ pub fn value(t: &TensorData, i: usize) -> f64 {
 
 /// Reads and decodes a `.pb` TensorProto file.
 pub fn read_tensor(path: &Path) -> Result<TensorData, Outcome> {
-    let bytes =
-        std::fs::read(path).map_err(|e| Outcome::Failed(format!("{}: {e}", path.display())))?;
+    let bytes = std::fs::read(path).map_err(|e| Outcome::Failed(format!("{}: {e}", path.display())))?;
     TensorData::decode(&bytes).map_err(|e| {
         if e.is_unsupported() {
             Outcome::Unsupported(format!("test data: {e}"))

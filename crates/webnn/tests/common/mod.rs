@@ -13,7 +13,8 @@ pub const NO: OperatorOptions = OperatorOptions { label: String::new() };
 
 /// A CPU context with 2 threads.
 pub fn ctx() -> Context {
-    ml().create_context(&ContextOptions { threads: Some(2), device: DeviceChoice::Cpu, ..Default::default() }).expect("context")
+    ml().create_context(&ContextOptions { threads: Some(2), device: DeviceChoice::Cpu, ..Default::default() })
+        .expect("context")
 }
 
 pub fn f32_bytes(v: &[f32]) -> Vec<u8> {

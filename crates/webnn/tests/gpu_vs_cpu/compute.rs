@@ -25,14 +25,33 @@ fn matmul_and_gemm() {
         let m = same(&["a", "b", "c", "output"], dt);
         let r = Gen::Range(-2.0, 2.0);
         let ins = vec![s.input("a", dt, &[4, 6], r), s.input("b", dt, &[6, 5], r), s.input("c", dt, &[5], r)];
-        s.run(Gemm, &m, "[4,6] x [6,5] + c [5], alpha 0.5 beta 2", ins, Tol::ulp(15, 15).and_atol(1e-5, 2e-3), |b, x| {
-            Ok(vec![b.gemm(&x[0], &x[1], &GemmOptions { c: Some(x[2].clone()), alpha: 0.5, beta: 2.0, ..Default::default() })?])
-        });
+        s.run(
+            Gemm,
+            &m,
+            "[4,6] x [6,5] + c [5], alpha 0.5 beta 2",
+            ins,
+            Tol::ulp(15, 15).and_atol(1e-5, 2e-3),
+            |b, x| {
+                Ok(vec![b.gemm(
+                    &x[0],
+                    &x[1],
+                    &GemmOptions { c: Some(x[2].clone()), alpha: 0.5, beta: 2.0, ..Default::default() },
+                )?])
+            },
+        );
         let ins = vec![s.input("a", dt, &[6, 4], r), s.input("b", dt, &[5, 6], r), s.constant(dt, &[4, 5], r)];
-        s.run(Gemm, &m, "transposed [6,4]ᵀ x [5,6]ᵀ + constant c [4,5]", ins, Tol::ulp(14, 14).and_atol(1e-5, 2e-3), |b, x| {
-            let o = GemmOptions { c: Some(x[2].clone()), a_transpose: true, b_transpose: true, ..Default::default() };
-            Ok(vec![b.gemm(&x[0], &x[1], &o)?])
-        });
+        s.run(
+            Gemm,
+            &m,
+            "transposed [6,4]ᵀ x [5,6]ᵀ + constant c [4,5]",
+            ins,
+            Tol::ulp(14, 14).and_atol(1e-5, 2e-3),
+            |b, x| {
+                let o =
+                    GemmOptions { c: Some(x[2].clone()), a_transpose: true, b_transpose: true, ..Default::default() };
+                Ok(vec![b.gemm(&x[0], &x[1], &o)?])
+            },
+        );
         let ins = vec![s.input("a", dt, &[3, 9], r), s.input("b", dt, &[9, 4], r), s.input("c", dt, &[], r)];
         s.run(Gemm, &m, "[3,9] x [9,4] + scalar c, beta 0.5", ins, Tol::ulp(21, 21).and_atol(1e-5, 2e-3), |b, x| {
             Ok(vec![b.gemm(&x[0], &x[1], &GemmOptions { c: Some(x[2].clone()), beta: 0.5, ..Default::default() })?])
@@ -49,7 +68,8 @@ fn convolutions() {
         let m = same(&["input", "filter", "bias", "output"], dt);
         // KH·KW·Cin/groups·2 ULPs (the WPT bound), and an absolute floor for cancellation.
         let tol = |n: u64| Tol::ulp(n, n).and_atol(1e-5, 4e-3);
-        let ins = vec![s.input("x", dt, &[1, 4, 5, 7], r), s.input("w", dt, &[6, 2, 3, 3], r), s.input("bias", dt, &[6], r)];
+        let ins =
+            vec![s.input("x", dt, &[1, 4, 5, 7], r), s.input("w", dt, &[6, 2, 3, 3], r), s.input("bias", dt, &[6], r)];
         s.run(Conv2d, &m, "nchw oihw groups 2, pads, strides [1,2], bias", ins, tol(36), |b, x| {
             let o = Conv2dOptions {
                 groups: 2,
@@ -71,12 +91,19 @@ fn convolutions() {
             };
             Ok(vec![b.conv2d(&x[0], &x[1], &o)?])
         });
-        let ins = vec![s.input("x", dt, &[1, 4, 6, 5], r), s.input("w", dt, &[4, 1, 3, 3], r), s.input("bias", dt, &[4], r)];
+        let ins =
+            vec![s.input("x", dt, &[1, 4, 6, 5], r), s.input("w", dt, &[4, 1, 3, 3], r), s.input("bias", dt, &[4], r)];
         s.run(Conv2d, &m, "depthwise groups 4, same padding", ins, tol(18), |b, x| {
-            let o = Conv2dOptions { groups: 4, padding: Some(vec![1, 1, 1, 1]), bias: Some(x[2].clone()), ..Conv2dOptions::new() };
+            let o = Conv2dOptions {
+                groups: 4,
+                padding: Some(vec![1, 1, 1, 1]),
+                bias: Some(x[2].clone()),
+                ..Conv2dOptions::new()
+            };
             Ok(vec![b.conv2d(&x[0], &x[1], &o)?])
         });
-        let ins = vec![s.input("x", dt, &[1, 3, 6, 5], r), s.input("w", dt, &[3, 3, 3, 8], r), s.input("bias", dt, &[8], r)];
+        let ins =
+            vec![s.input("x", dt, &[1, 3, 6, 5], r), s.input("w", dt, &[3, 3, 3, 8], r), s.input("bias", dt, &[8], r)];
         s.run(Conv2d, &m, "hwio strides 2 padding", ins, tol(54), |b, x| {
             let o = Conv2dOptions {
                 filter_layout: Conv2dFilterOperandLayout::Hwio,
@@ -91,14 +118,26 @@ fn convolutions() {
     for dt in s.types(Conv2d, "input") {
         let m = same(&["input", "filter", "output"], dt);
         let ins = vec![s.input("x", dt, &[2, 16, 9, 11], r), s.input("w", dt, &[24, 16, 3, 3], r)];
-        s.run(Conv2d, &m, "[2,16,9,11] * [24,16,3,3] pads 1 (larger tiles)", ins, Tol::ulp(288, 288).and_atol(1e-4, 2e-2), |b, x| {
-            Ok(vec![b.conv2d(&x[0], &x[1], &Conv2dOptions { padding: Some(vec![1, 1, 1, 1]), ..Conv2dOptions::new() })?])
-        });
+        s.run(
+            Conv2d,
+            &m,
+            "[2,16,9,11] * [24,16,3,3] pads 1 (larger tiles)",
+            ins,
+            Tol::ulp(288, 288).and_atol(1e-4, 2e-2),
+            |b, x| {
+                Ok(vec![b.conv2d(
+                    &x[0],
+                    &x[1],
+                    &Conv2dOptions { padding: Some(vec![1, 1, 1, 1]), ..Conv2dOptions::new() },
+                )?])
+            },
+        );
     }
     for dt in s.types(ConvTranspose2d, "input") {
         let m = same(&["input", "filter", "bias", "output"], dt);
         let tol = |n: u64| Tol::ulp(n, n).and_atol(1e-5, 4e-3);
-        let ins = vec![s.input("x", dt, &[1, 4, 3, 5], r), s.input("w", dt, &[4, 3, 3, 3], r), s.input("bias", dt, &[3], r)];
+        let ins =
+            vec![s.input("x", dt, &[1, 4, 3, 5], r), s.input("w", dt, &[4, 3, 3, 3], r), s.input("bias", dt, &[3], r)];
         s.run(ConvTranspose2d, &m, "iohw strides 2, pads, output padding, bias", ins, tol(72), |b, x| {
             let o = ConvTranspose2dOptions {
                 strides: Some(vec![2, 2]),
@@ -109,7 +148,8 @@ fn convolutions() {
             };
             Ok(vec![b.conv_transpose2d(&x[0], &x[1], &o)?])
         });
-        let ins = vec![s.input("x", dt, &[2, 4, 3, 3], r), s.input("w", dt, &[4, 3, 2, 3], r), s.input("bias", dt, &[6], r)];
+        let ins =
+            vec![s.input("x", dt, &[2, 4, 3, 3], r), s.input("w", dt, &[4, 3, 2, 3], r), s.input("bias", dt, &[6], r)];
         s.run(ConvTranspose2d, &m, "groups 2, dilations [1,2]", ins, tol(24), |b, x| {
             let o = ConvTranspose2dOptions {
                 groups: 2,
@@ -167,7 +207,9 @@ fn pooling_and_resample() {
                 Ok(vec![b.pool2d(op, &x[0], &o)?])
             });
             let x = s.input("x", dt, &[1, 2, 5, 6], g);
-            s.run(op, &io, "global", vec![x], tol(30), move |b, x| Ok(vec![b.pool2d(op, &x[0], &Pool2dOptions::default())?]));
+            s.run(op, &io, "global", vec![x], tol(30), move |b, x| {
+                Ok(vec![b.pool2d(op, &x[0], &Pool2dOptions::default())?])
+            });
         }
     }
     for dt in s.types(Resample2d, "input") {
@@ -179,19 +221,27 @@ fn pooling_and_resample() {
         });
         let x = s.input("x", dt, &[1, 2, 4, 5], g);
         s.run(Resample2d, &io, "linear sizes [7,9]", vec![x], Tol::ulp(84, 10).and_atol(1e-5, 2e-3), |b, x| {
-            let o = Resample2dOptions { mode: InterpolationMode::Linear, sizes: Some(vec![7, 9]), ..Default::default() };
+            let o =
+                Resample2dOptions { mode: InterpolationMode::Linear, sizes: Some(vec![7, 9]), ..Default::default() };
             Ok(vec![b.resample2d(&x[0], &o)?])
         });
         let x = s.input("x", dt, &[3, 4, 5, 2], g);
-        s.run(Resample2d, &io, "linear axes [1,2] scales [0.5,1.7]", vec![x], Tol::ulp(84, 10).and_atol(1e-5, 2e-3), |b, x| {
-            let o = Resample2dOptions {
-                mode: InterpolationMode::Linear,
-                scales: Some(vec![0.5, 1.7]),
-                axes: Some(vec![1, 2]),
-                ..Default::default()
-            };
-            Ok(vec![b.resample2d(&x[0], &o)?])
-        });
+        s.run(
+            Resample2d,
+            &io,
+            "linear axes [1,2] scales [0.5,1.7]",
+            vec![x],
+            Tol::ulp(84, 10).and_atol(1e-5, 2e-3),
+            |b, x| {
+                let o = Resample2dOptions {
+                    mode: InterpolationMode::Linear,
+                    scales: Some(vec![0.5, 1.7]),
+                    axes: Some(vec![1, 2]),
+                    ..Default::default()
+                };
+                Ok(vec![b.resample2d(&x[0], &o)?])
+            },
+        );
     }
     s.finish();
 }
@@ -229,7 +279,9 @@ fn reductions() {
                 ReduceMax | ReduceMin if !float => Gen::Bits,
                 ReduceSumSquare | ReduceL1 if !float => Gen::Range(-100.0, 100.0),
                 ReduceSum if !float => Gen::Range(-1000.0, 1000.0),
-                ReduceSum | ReduceMean | ReduceL1 | ReduceL2 | ReduceSumSquare if dt == Float16 => Gen::Range(-1.0, 1.0),
+                ReduceSum | ReduceMean | ReduceL1 | ReduceL2 | ReduceSumSquare if dt == Float16 => {
+                    Gen::Range(-1.0, 1.0)
+                }
                 _ => Gen::Range(-4.0, 4.0),
             };
             let tol = |r: u64| {
@@ -244,7 +296,9 @@ fn reductions() {
                 };
                 Tol::ulp(n, n).and_atol(1e-5, 2e-3)
             };
-            for (axes, keep) in [(Some(vec![0u32, 2]), false), (None, true), (Some(vec![1]), true), (Some(vec![]), false)] {
+            for (axes, keep) in
+                [(Some(vec![0u32, 2]), false), (None, true), (Some(vec![1]), true), (Some(vec![]), false)]
+            {
                 let r = axes.as_deref().map_or(30, |a| count(&shape, a));
                 let what = format!("[2,3,5] axes {axes:?} keepDimensions {keep}");
                 let ins = vec![s.input("x", dt, &shape, g)];
@@ -276,12 +330,22 @@ fn reductions() {
                 let m = [("input", dt), ("output", out)];
                 // Distinct values (ties are implementation-dependent); the long rows hold at
                 // most 240 elements in all, so that 8-bit types hold them.
-                for (sh, axis, keep) in [(&shape[..], 1u32, false), (&shape, 2, true), (&shape, 0, false), (&[2, 120], 1, false)] {
+                for (sh, axis, keep) in
+                    [(&shape[..], 1u32, false), (&shape, 2, true), (&shape, 0, false), (&[2, 120], 1, false)]
+                {
                     let ins = vec![s.input("x", dt, sh, Gen::Distinct)];
-                    s.run(op, &m, &format!("{sh:?} axis {axis} keepDimensions {keep}"), ins, Tol::EXACT, move |b, x| {
-                        let o = ArgMinMaxOptions { keep_dimensions: keep, output_data_type: out, ..Default::default() };
-                        Ok(vec![b.arg_min_max(op, &x[0], axis, &o)?])
-                    });
+                    s.run(
+                        op,
+                        &m,
+                        &format!("{sh:?} axis {axis} keepDimensions {keep}"),
+                        ins,
+                        Tol::EXACT,
+                        move |b, x| {
+                            let o =
+                                ArgMinMaxOptions { keep_dimensions: keep, output_data_type: out, ..Default::default() };
+                            Ok(vec![b.arg_min_max(op, &x[0], axis, &o)?])
+                        },
+                    );
                 }
                 if !matches!(dt, Int8 | Uint8) {
                     let ins = vec![s.input("x", dt, &[3, 1000], Gen::Distinct)];
@@ -297,11 +361,15 @@ fn reductions() {
         let io = same(&["input", "output"], dt);
         let g = if is_float(dt) { Gen::Range(-4.0, 4.0) } else { Gen::Range(-1000.0, 1000.0) };
         for (axis, exclusive, reversed) in [(2u32, false, false), (1, true, false), (0, false, true), (2, true, true)] {
-                let ins = vec![s.input("x", dt, &shape, g)];
+            let ins = vec![s.input("x", dt, &shape, g)];
             let n = shape[axis as usize] as u64;
             let what = format!("[2,3,5] axis {axis} exclusive {exclusive} reversed {reversed}");
             s.run(CumulativeSum, &io, &what, ins, Tol::ulp(n, n).and_atol(1e-5, 2e-3), move |b, x| {
-                Ok(vec![b.cumulative_sum(&x[0], axis, &CumulativeSumOptions { exclusive, reversed, ..Default::default() })?])
+                Ok(vec![b.cumulative_sum(
+                    &x[0],
+                    axis,
+                    &CumulativeSumOptions { exclusive, reversed, ..Default::default() },
+                )?])
             });
         }
         let g = if is_float(dt) { Gen::Range(-1.0, 1.0) } else { g };
@@ -329,21 +397,53 @@ fn normalization() {
             s.input("scale", dt, &[3], r),
             s.input("bias", dt, &[3], r),
         ];
-        s.run(BatchNormalization, &m, "[2,3,5] axis 1 scale bias epsilon 1e-3", ins, Tol::ulp(6, 6).and_atol(1e-5, 2e-3), |b, x| {
-            let o = BatchNormalizationOptions { scale: Some(x[3].clone()), bias: Some(x[4].clone()), epsilon: 1e-3, ..Default::default() };
-            Ok(vec![b.batch_normalization(&x[0], &x[1], &x[2], &o)?])
-        });
-        let ins = vec![s.input("x", dt, &[2, 3, 5, 4], r), s.constant(dt, &[4], r), s.constant(dt, &[4], Gen::Range(0.1, 2.0))];
-        s.run(BatchNormalization, &m[..3], "[2,3,5,4] axis 3, constant mean/variance", ins, Tol::ulp(6, 6).and_atol(1e-5, 2e-3), |b, x| {
-            Ok(vec![b.batch_normalization(&x[0], &x[1], &x[2], &BatchNormalizationOptions { axis: 3, ..Default::default() })?])
-        });
+        s.run(
+            BatchNormalization,
+            &m,
+            "[2,3,5] axis 1 scale bias epsilon 1e-3",
+            ins,
+            Tol::ulp(6, 6).and_atol(1e-5, 2e-3),
+            |b, x| {
+                let o = BatchNormalizationOptions {
+                    scale: Some(x[3].clone()),
+                    bias: Some(x[4].clone()),
+                    epsilon: 1e-3,
+                    ..Default::default()
+                };
+                Ok(vec![b.batch_normalization(&x[0], &x[1], &x[2], &o)?])
+            },
+        );
+        let ins = vec![
+            s.input("x", dt, &[2, 3, 5, 4], r),
+            s.constant(dt, &[4], r),
+            s.constant(dt, &[4], Gen::Range(0.1, 2.0)),
+        ];
+        s.run(
+            BatchNormalization,
+            &m[..3],
+            "[2,3,5,4] axis 3, constant mean/variance",
+            ins,
+            Tol::ulp(6, 6).and_atol(1e-5, 2e-3),
+            |b, x| {
+                Ok(vec![b.batch_normalization(
+                    &x[0],
+                    &x[1],
+                    &x[2],
+                    &BatchNormalizationOptions { axis: 3, ..Default::default() },
+                )?])
+            },
+        );
     }
     for dt in s.types(InstanceNormalization, "input") {
         let m = same(&["input", "scale", "bias", "output"], dt);
         let tol = Tol::ulp(840, 8400).and_atol(1e-5, 4e-3);
         let ins = vec![s.input("x", dt, &[2, 3, 5, 7], r), s.input("scale", dt, &[3], r), s.input("bias", dt, &[3], r)];
         s.run(InstanceNormalization, &m, "nchw [2,3,5,7] scale bias", ins, tol, |b, x| {
-            let o = InstanceNormalizationOptions { scale: Some(x[1].clone()), bias: Some(x[2].clone()), ..Default::default() };
+            let o = InstanceNormalizationOptions {
+                scale: Some(x[1].clone()),
+                bias: Some(x[2].clone()),
+                ..Default::default()
+            };
             Ok(vec![b.instance_normalization(&x[0], &o)?])
         });
         let ins = vec![s.input("x", dt, &[2, 5, 7, 3], r), s.input("scale", dt, &[3], r), s.input("bias", dt, &[3], r)];
@@ -361,12 +461,15 @@ fn normalization() {
     for dt in s.types(LayerNormalization, "input") {
         let m = same(&["input", "scale", "bias", "output"], dt);
         let tol = Tol::ulp(14, 14).and_atol(1e-5, 4e-3);
-        let ins = vec![s.input("x", dt, &[2, 3, 5], r), s.input("scale", dt, &[3, 5], r), s.input("bias", dt, &[3, 5], r)];
+        let ins =
+            vec![s.input("x", dt, &[2, 3, 5], r), s.input("scale", dt, &[3, 5], r), s.input("bias", dt, &[3, 5], r)];
         s.run(LayerNormalization, &m, "[2,3,5] default axes, scale bias", ins, tol, |b, x| {
-            let o = LayerNormalizationOptions { scale: Some(x[1].clone()), bias: Some(x[2].clone()), ..Default::default() };
+            let o =
+                LayerNormalizationOptions { scale: Some(x[1].clone()), bias: Some(x[2].clone()), ..Default::default() };
             Ok(vec![b.layer_normalization(&x[0], &o)?])
         });
-        let ins = vec![s.input("x", dt, &[2, 3, 5], r), s.input("scale", dt, &[5, 2], r), s.input("bias", dt, &[5, 2], r)];
+        let ins =
+            vec![s.input("x", dt, &[2, 3, 5], r), s.input("scale", dt, &[5, 2], r), s.input("bias", dt, &[5, 2], r)];
         s.run(LayerNormalization, &m, "[2,3,5] axes [2,0]", ins, tol, |b, x| {
             let o = LayerNormalizationOptions {
                 scale: Some(x[1].clone()),
@@ -378,7 +481,10 @@ fn normalization() {
         });
         let ins = vec![s.input("x", dt, &[3, 700], r)];
         s.run(LayerNormalization, &m[..1], "[3,700] axes [1]", ins, tol.and_atol(1e-5, 4e-3), |b, x| {
-            Ok(vec![b.layer_normalization(&x[0], &LayerNormalizationOptions { axes: Some(vec![1]), ..Default::default() })?])
+            Ok(vec![b.layer_normalization(
+                &x[0],
+                &LayerNormalizationOptions { axes: Some(vec![1]), ..Default::default() },
+            )?])
         });
     }
     s.finish();
@@ -386,4 +492,3 @@ fn normalization() {
 
 // ---------------------------------------------------------------------------------------------
 // Data movement (bit-exact on every type)
-

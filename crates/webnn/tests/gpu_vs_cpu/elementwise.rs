@@ -37,7 +37,10 @@ fn binary_arithmetic() {
             }
             if op == Pow && float {
                 // Negative bases with integer exponents.
-                let ins = vec![s.input("a", dt, &[2, 3, 5], Gen::Range(-3.0, 3.0)), s.input("b", dt, &[2, 3, 5], Gen::Ints(-3, 3))];
+                let ins = vec![
+                    s.input("a", dt, &[2, 3, 5], Gen::Range(-3.0, 3.0)),
+                    s.input("b", dt, &[2, 3, 5], Gen::Ints(-3, 3)),
+                ];
                 s.run(op, &m, "negative bases, integer exponents", ins, tol, f);
             }
             if op == Div && !float {
@@ -63,7 +66,9 @@ fn comparisons() {
             s.run(op, &m, "[2,3,5] by [3,5]", ins, Tol::BITS, move |b, x| Ok(vec![b.binary(op, &x[0], &x[1], &NO)?]));
             let g = if is_float(dt) { Gen::Special } else { Gen::Bits };
             let ins = vec![s.input("a", dt, &[4, 7], g), s.input("b", dt, &[4, 7], g)];
-            s.run(op, &m, "[4,7] specials / whole range", ins, Tol::BITS, move |b, x| Ok(vec![b.binary(op, &x[0], &x[1], &NO)?]));
+            s.run(op, &m, "[4,7] specials / whole range", ins, Tol::BITS, move |b, x| {
+                Ok(vec![b.binary(op, &x[0], &x[1], &NO)?])
+            });
         }
     }
     s.finish();
@@ -80,7 +85,9 @@ fn logical_and_predicates() {
                 LogicalNot | IsNaN | IsInfinite => {
                     let g = if op == LogicalNot { Gen::Values(BOOLS) } else { Gen::Special };
                     let ins = vec![s.input("a", dt, &[3, 7], g)];
-                    s.run(op, &[("a", dt), ("output", out)], "[3,7]", ins, Tol::BITS, move |b, x| Ok(vec![b.unary(op, &x[0], &NO)?]));
+                    s.run(op, &[("a", dt), ("output", out)], "[3,7]", ins, Tol::BITS, move |b, x| {
+                        Ok(vec![b.unary(op, &x[0], &NO)?])
+                    });
                 }
                 _ => {
                     let ins = vec![
@@ -88,7 +95,9 @@ fn logical_and_predicates() {
                         s.input("b", dt, &[3, 5], Gen::Values(&[0.0, 1.0, 3.0])),
                     ];
                     let m = [("a", dt), ("b", dt), ("output", out)];
-                    s.run(op, &m, "[2,3,5] by [3,5]", ins, Tol::BITS, move |b, x| Ok(vec![b.binary(op, &x[0], &x[1], &NO)?]));
+                    s.run(op, &m, "[2,3,5] by [3,5]", ins, Tol::BITS, move |b, x| {
+                        Ok(vec![b.binary(op, &x[0], &x[1], &NO)?])
+                    });
                 }
             }
         }
@@ -100,7 +109,9 @@ fn logical_and_predicates() {
 fn unary_case(op: OpKind, dt: DataType) -> (Gen, Tol) {
     let atol = Tol::atol(1.0 / 1024.0, 1.0 / 512.0);
     match op {
-        Abs | Neg | Ceil | Floor => (if is_float(dt) { Gen::Range(-8.0, 8.0) } else { Gen::Range(-100.0, 100.0) }, Tol::EXACT),
+        Abs | Neg | Ceil | Floor => {
+            (if is_float(dt) { Gen::Range(-8.0, 8.0) } else { Gen::Range(-100.0, 100.0) }, Tol::EXACT)
+        }
         Sign => (Gen::Few, Tol::EXACT),
         RoundEven => (Gen::Halves(-8.0, 8.0), Tol::EXACT),
         Identity => (Gen::Bits, Tol::BITS),
@@ -122,11 +133,16 @@ fn unary() {
         for dt in s.types(op, "input") {
             let (g, tol) = unary_case(op, dt);
             let ins = vec![s.input("x", dt, &[2, 3, 5], g)];
-            s.run(op, &same(&["input", "output"], dt), "[2,3,5]", ins, tol, move |b, x| Ok(vec![b.unary(op, &x[0], &NO)?]));
-            if matches!(op, Abs | Neg | Ceil | Floor | Sign | RoundEven | Sqrt | Reciprocal | Exp | Log) && is_float(dt) {
+            s.run(op, &same(&["input", "output"], dt), "[2,3,5]", ins, tol, move |b, x| {
+                Ok(vec![b.unary(op, &x[0], &NO)?])
+            });
+            if matches!(op, Abs | Neg | Ceil | Floor | Sign | RoundEven | Sqrt | Reciprocal | Exp | Log) && is_float(dt)
+            {
                 // NaN, ±∞, ±0 propagate as on the CPU.
                 let ins = vec![s.input("x", dt, &[3, 7], Gen::Special)];
-                s.run(op, &same(&["input", "output"], dt), "[3,7] specials", ins, tol, move |b, x| Ok(vec![b.unary(op, &x[0], &NO)?]));
+                s.run(op, &same(&["input", "output"], dt), "[3,7] specials", ins, tol, move |b, x| {
+                    Ok(vec![b.unary(op, &x[0], &NO)?])
+                });
             }
         }
     }
@@ -139,7 +155,12 @@ fn activations() {
     for &op in ACTIVATION_OPS {
         for dt in s.types(op, "input") {
             let io = same(&["input", "output"], dt);
-            let x = s.input("x", dt, &[2, 3, 5], if is_float(dt) { Gen::Range(-5.0, 5.0) } else { Gen::Range(-50.0, 50.0) });
+            let x = s.input(
+                "x",
+                dt,
+                &[2, 3, 5],
+                if is_float(dt) { Gen::Range(-5.0, 5.0) } else { Gen::Range(-50.0, 50.0) },
+            );
             let tol = match op {
                 Elu | Gelu | Softplus => Tol::ulp(18, 18),
                 HardSigmoid | Linear => Tol::ulp(2, 2),
@@ -156,9 +177,14 @@ fn activations() {
                 Elu => s.run(op, &io, "alpha 0.7", vec![x], tol, |b, x| {
                     Ok(vec![b.elu(&x[0], &EluOptions { alpha: 0.7, ..Default::default() })?])
                 }),
-                HardSigmoid => s.run(op, &io, "alpha 0.3 beta 0.4", vec![x], tol, |b, x| {
-                    Ok(vec![b.hard_sigmoid(&x[0], &HardSigmoidOptions { alpha: 0.3, beta: 0.4, ..Default::default() })?])
-                }),
+                HardSigmoid => {
+                    s.run(op, &io, "alpha 0.3 beta 0.4", vec![x], tol, |b, x| {
+                        Ok(vec![b.hard_sigmoid(
+                            &x[0],
+                            &HardSigmoidOptions { alpha: 0.3, beta: 0.4, ..Default::default() },
+                        )?])
+                    })
+                }
                 LeakyRelu => s.run(op, &io, "alpha 0.15", vec![x], tol, |b, x| {
                     Ok(vec![b.leaky_relu(&x[0], &LeakyReluOptions { alpha: 0.15, ..Default::default() })?])
                 }),
@@ -179,7 +205,9 @@ fn activations() {
                     s.run(op, &m, "slope [3,5]", vec![x, slope], tol, |b, x| Ok(vec![b.prelu(&x[0], &x[1], &NO)?]));
                     let slope = s.constant(dt, &[2, 1, 1], Gen::Range(-2.0, 2.0));
                     let x = s.input("x", dt, &[5], Gen::Range(-5.0, 5.0));
-                    s.run(op, &m, "[5] by constant slope [2,1,1]", vec![x, slope], tol, |b, x| Ok(vec![b.prelu(&x[0], &x[1], &NO)?]));
+                    s.run(op, &m, "[5] by constant slope [2,1,1]", vec![x, slope], tol, |b, x| {
+                        Ok(vec![b.prelu(&x[0], &x[1], &NO)?])
+                    });
                 }
                 _ => s.run(op, &io, "", vec![x], tol, move |b, x| Ok(vec![b.activation(op, &x[0], &NO)?])),
             }
@@ -201,7 +229,9 @@ fn cast_and_clamp() {
             });
             let tol = if is_float(to) { Tol::ulp(1, 1) } else { Tol::EXACT };
             let ins = vec![s.input("x", from, &[2, 3, 5], Gen::Range(lo, hi))];
-            s.run(Cast, &[("input", from), ("output", to)], "[2,3,5]", ins, tol, move |b, x| Ok(vec![b.cast(&x[0], to, &NO)?]));
+            s.run(Cast, &[("input", from), ("output", to)], "[2,3,5]", ins, tol, move |b, x| {
+                Ok(vec![b.cast(&x[0], to, &NO)?])
+            });
         }
     }
     for dt in s.types(Clamp, "input") {
@@ -209,7 +239,10 @@ fn cast_and_clamp() {
         let (min, max) = if int_range(dt).is_some_and(|r| r.0 == 0) { (3.0, 20.0) } else { (-5.0, 20.0) };
         let ins = vec![s.input("x", dt, &[2, 3, 5], Gen::Range(-30.0, 30.0))];
         s.run(Clamp, &io, "min/max", ins, Tol::BITS, move |b, x| {
-            Ok(vec![b.clamp(&x[0], &ClampOptions { min_value: Some(min.into()), max_value: Some(max.into()), ..Default::default() })?])
+            Ok(vec![b.clamp(
+                &x[0],
+                &ClampOptions { min_value: Some(min.into()), max_value: Some(max.into()), ..Default::default() },
+            )?])
         });
         let ins = vec![s.input("x", dt, &[4, 7], Gen::Bits)];
         s.run(Clamp, &io, "min only, whole range", ins, Tol::EXACT, move |b, x| {
@@ -221,4 +254,3 @@ fn cast_and_clamp() {
 
 // ---------------------------------------------------------------------------------------------
 // Matmul, gemm, convolutions, pooling
-

@@ -83,7 +83,8 @@ pub(crate) fn generate(rng: &mut Rng, dt: DataType, n: usize, gen: Gen) -> Vec<u
             Gen::Range(lo, hi) | Gen::NonZero(lo, hi) => {
                 let (lo, hi) = clip(lo, hi);
                 let v = loop {
-                    let v = if is_float(dt) { lo + (hi - lo) * rng.unit() } else { rng.int(lo as i64, hi as i64) as f64 };
+                    let v =
+                        if is_float(dt) { lo + (hi - lo) * rng.unit() } else { rng.int(lo as i64, hi as i64) as f64 };
                     let zero = if is_float(dt) { v.abs() < 0.25 } else { v == 0.0 };
                     if !matches!(gen, Gen::NonZero(..)) || !zero {
                         break v;
@@ -245,7 +246,11 @@ pub(crate) fn compare(dt: DataType, gpu: &[u8], cpu: &[u8], tol: Tol) -> Option<
 /// One element as text.
 pub(crate) fn show(dt: DataType, b: &[u8]) -> String {
     match dt {
-        Float32 => format!("{:e} ({:#010x})", f32::from_le_bytes(b.try_into().unwrap()), u32::from_le_bytes(b.try_into().unwrap())),
+        Float32 => format!(
+            "{:e} ({:#010x})",
+            f32::from_le_bytes(b.try_into().unwrap()),
+            u32::from_le_bytes(b.try_into().unwrap())
+        ),
         Float16 => {
             let h = f16::from_le_bytes(b.try_into().unwrap());
             format!("{h} ({:#06x})", h.to_bits())
@@ -311,7 +316,17 @@ impl Suite {
         let limits = gpu.op_support_limits();
         // A different stream per test, the same on every run.
         let seed = name.bytes().fold(0x9E37_79B9_7F4A_7C15u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01B3));
-        Some(Suite { name, ops, gpu, cpu, limits, rng: Rng::from_state(seed | 1), ran: vec![], skipped: BTreeSet::new(), failed: vec![] })
+        Some(Suite {
+            name,
+            ops,
+            gpu,
+            cpu,
+            limits,
+            rng: Rng::from_state(seed | 1),
+            ran: vec![],
+            skipped: BTreeSet::new(),
+            failed: vec![],
+        })
     }
 
     /// The data types the spec's table allows for `op`'s `member`, but int64 / uint64 (which
@@ -398,7 +413,12 @@ impl Suite {
 
     /// Prints what ran and was skipped, and fails with every difference found.
     pub(crate) fn finish(self) {
-        println!("gpu_vs_cpu {}: {} cases ran on {}", self.name, self.ran.len(), self.gpu.adapter_name().unwrap_or_default());
+        println!(
+            "gpu_vs_cpu {}: {} cases ran on {}",
+            self.name,
+            self.ran.len(),
+            self.gpu.adapter_name().unwrap_or_default()
+        );
         for r in &self.ran {
             println!("  ran     {r}");
         }
@@ -455,7 +475,8 @@ pub(crate) fn execute(context: &Context, inputs: &[In], build: Build) -> Result<
     let mut bound_out = vec![];
     for (name, o) in names.iter().zip(&outputs) {
         let d = o.descriptor().clone();
-        bound_out.push((name.as_str(), context.create_tensor(&TensorDescriptor::new(d.data_type, d.shape).readable(true))?));
+        bound_out
+            .push((name.as_str(), context.create_tensor(&TensorDescriptor::new(d.data_type, d.shape).readable(true))?));
     }
     let ins: Vec<(&str, &Tensor)> = bound_in.iter().map(|(n, t)| (*n, t)).collect();
     let outs: Vec<(&str, &Tensor)> = bound_out.iter().map(|(n, t)| (*n, t)).collect();
@@ -483,9 +504,8 @@ pub(crate) fn count(shape: &[u32], axes: &[u32]) -> u64 {
 pub(crate) const BINARY_OPS: &[OpKind] = &[Add, Sub, Mul, Div, Max, Min, Pow];
 pub(crate) const COMPARISON_OPS: &[OpKind] = &[Equal, NotEqual, Greater, GreaterOrEqual, Lesser, LesserOrEqual];
 pub(crate) const LOGICAL_OPS: &[OpKind] = &[LogicalNot, LogicalAnd, LogicalOr, LogicalXor, IsNaN, IsInfinite];
-pub(crate) const UNARY_OPS: &[OpKind] = &[
-    Abs, Ceil, Cos, Erf, Exp, Floor, Identity, Log, Neg, Reciprocal, RoundEven, Sin, Sign, Sqrt, Tan,
-];
+pub(crate) const UNARY_OPS: &[OpKind] =
+    &[Abs, Ceil, Cos, Erf, Exp, Floor, Identity, Log, Neg, Reciprocal, RoundEven, Sin, Sign, Sqrt, Tan];
 pub(crate) const ACTIVATION_OPS: &[OpKind] =
     &[Elu, Gelu, HardSigmoid, HardSwish, LeakyRelu, Linear, Relu, Sigmoid, Softplus, Softsign, Tanh, Softmax, Prelu];
 pub(crate) const CAST_CLAMP_OPS: &[OpKind] = &[Cast, Clamp];

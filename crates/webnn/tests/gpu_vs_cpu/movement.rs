@@ -19,13 +19,24 @@ fn data_movement() {
     }
     for dt in s.types(Expand, "input") {
         let ins = vec![s.input("x", dt, &[3, 1], g)];
-        s.run(Expand, &io(dt), "[3,1] to [2,3,5]", ins, Tol::BITS, |b, x| Ok(vec![b.expand(&x[0], &[2, 3, 5], &NO)?]));
+        s.run(Expand, &io(dt), "[3,1] to [2,3,5]", ins, Tol::BITS, |b, x| {
+            Ok(vec![b.expand(&x[0], &[2, 3, 5], &NO)?])
+        });
     }
     for dt in s.types(Pad, "input") {
-        for (mode, what) in [(PaddingMode::Constant, "constant 3"), (PaddingMode::Edge, "edge"), (PaddingMode::Reflection, "reflection")] {
+        for (mode, what) in [
+            (PaddingMode::Constant, "constant 3"),
+            (PaddingMode::Edge, "edge"),
+            (PaddingMode::Reflection, "reflection"),
+        ] {
             let ins = vec![s.input("x", dt, &[2, 3, 5], g)];
             s.run(Pad, &io(dt), what, ins, Tol::BITS, move |b, x| {
-                Ok(vec![b.pad(&x[0], &[1, 0, 2], &[0, 2, 1], &PadOptions { mode, value: 3.0.into(), ..Default::default() })?])
+                Ok(vec![b.pad(
+                    &x[0],
+                    &[1, 0, 2],
+                    &[0, 2, 1],
+                    &PadOptions { mode, value: 3.0.into(), ..Default::default() },
+                )?])
             });
         }
     }
@@ -42,7 +53,12 @@ fn data_movement() {
     for dt in s.types(Slice, "input") {
         let ins = vec![s.input("x", dt, &[2, 3, 7], g)];
         s.run(Slice, &io(dt), "starts [0,1,1] sizes [2,2,5] strides [1,1,2]", ins, Tol::BITS, |b, x| {
-            Ok(vec![b.slice(&x[0], &[0, 1, 1], &[2, 2, 5], &SliceOptions { strides: Some(vec![1, 1, 2]), ..Default::default() })?])
+            Ok(vec![b.slice(
+                &x[0],
+                &[0, 1, 1],
+                &[2, 2, 5],
+                &SliceOptions { strides: Some(vec![1, 1, 2]), ..Default::default() },
+            )?])
         });
     }
     for dt in s.types(Split, "input") {
@@ -144,7 +160,11 @@ fn gather_and_scatter() {
                         let m = [("input", dt), ("indices", it), ("output", dt)];
                         let ins = vec![s.input("x", dt, &[4, 3, 5], g), idx(&mut s, &[4, 2, 5], 3)];
                         s.run(op, &m, "[4,3,5] axis 1 indices [4,2,5]", ins, Tol::BITS, |b, x| {
-                            Ok(vec![b.gather_elements(&x[0], &x[1], &GatherOptions { axis: 1, ..Default::default() })?])
+                            Ok(vec![b.gather_elements(
+                                &x[0],
+                                &x[1],
+                                &GatherOptions { axis: 1, ..Default::default() },
+                            )?])
                         });
                     }
                     GatherNd => {
@@ -156,23 +176,45 @@ fn gather_and_scatter() {
                             let v = if k % 2 == 0 { s.rng.int(lo0, 3) } else { s.rng.int(lo1, 2) };
                             encode(it, v as f64, &mut bytes);
                         }
-                        let i = In { name: "i".into(), desc: OperandDescriptor::new(it, [3u32, 2]), bytes, constant: false };
+                        let i = In {
+                            name: "i".into(),
+                            desc: OperandDescriptor::new(it, [3u32, 2]),
+                            bytes,
+                            constant: false,
+                        };
                         let ins = vec![s.input("x", dt, &[4, 3, 5], g), i];
-                        s.run(op, &m, "[4,3,5] indices [3,2]", ins, Tol::BITS, |b, x| Ok(vec![b.gather_nd(&x[0], &x[1], &NO)?]));
+                        s.run(op, &m, "[4,3,5] indices [3,2]", ins, Tol::BITS, |b, x| {
+                            Ok(vec![b.gather_nd(&x[0], &x[1], &NO)?])
+                        });
                     }
                     ScatterElements => {
                         let m = [("input", dt), ("indices", it), ("updates", dt), ("output", dt)];
                         let bytes = distinct_indices(&mut s.rng, it, &[2, 3, 5], 0, 4);
-                        let i = In { name: "i".into(), desc: OperandDescriptor::new(it, [2u32, 3, 5]), bytes, constant: false };
+                        let i = In {
+                            name: "i".into(),
+                            desc: OperandDescriptor::new(it, [2u32, 3, 5]),
+                            bytes,
+                            constant: false,
+                        };
                         let ins = vec![s.input("x", dt, &[4, 3, 5], g), i, s.input("u", dt, &[2, 3, 5], g)];
                         s.run(op, &m, "[4,3,5] axis 0 indices [2,3,5]", ins, Tol::BITS, |b, x| {
                             Ok(vec![b.scatter_elements(&x[0], &x[1], &x[2], &ScatterOptions::default())?])
                         });
                         let bytes = distinct_indices(&mut s.rng, it, &[4, 3, 2], 2, 5);
-                        let i = In { name: "i".into(), desc: OperandDescriptor::new(it, [4u32, 3, 2]), bytes, constant: false };
+                        let i = In {
+                            name: "i".into(),
+                            desc: OperandDescriptor::new(it, [4u32, 3, 2]),
+                            bytes,
+                            constant: false,
+                        };
                         let ins = vec![s.input("x", dt, &[4, 3, 5], g), i, s.input("u", dt, &[4, 3, 2], g)];
                         s.run(op, &m, "[4,3,5] axis 2 indices [4,3,2]", ins, Tol::BITS, |b, x| {
-                            Ok(vec![b.scatter_elements(&x[0], &x[1], &x[2], &ScatterOptions { axis: 2, ..Default::default() })?])
+                            Ok(vec![b.scatter_elements(
+                                &x[0],
+                                &x[1],
+                                &x[2],
+                                &ScatterOptions { axis: 2, ..Default::default() },
+                            )?])
                         });
                     }
                     _ => {
@@ -185,8 +227,11 @@ fn gather_and_scatter() {
                             Ok(vec![b.scatter_nd(&x[0], &x[1], &x[2], &NO)?])
                         });
                         // Cells (1,2), (3,0), (0,1) of the [4,3] leading axes.
-                        let cells: &[f64] =
-                            if it == Uint32 { &[1.0, 2.0, 3.0, 0.0, 0.0, 1.0] } else { &[1.0, -1.0, 3.0, 0.0, -4.0, 1.0] };
+                        let cells: &[f64] = if it == Uint32 {
+                            &[1.0, 2.0, 3.0, 0.0, 0.0, 1.0]
+                        } else {
+                            &[1.0, -1.0, 3.0, 0.0, -4.0, 1.0]
+                        };
                         let i = s.input("i", it, &[3, 2], Gen::Values(cells));
                         let ins = vec![s.input("x", dt, &[4, 3, 5], g), i, s.input("u", dt, &[3, 5], g)];
                         s.run(op, &m, "[4,3,5] indices [3,2] updates [3,5]", ins, Tol::BITS, |b, x| {
@@ -209,7 +254,8 @@ fn quantization() {
     for ft in s.types(QuantizeLinear, "input") {
         for qt in s.types(QuantizeLinear, "zeroPoint") {
             let m = [("input", ft), ("scale", ft), ("zeroPoint", qt), ("output", qt)];
-            let zp = if int_range(qt).is_some_and(|r| r.0 == 0) { Gen::Range(0.0, 20.0) } else { Gen::Range(-10.0, 10.0) };
+            let zp =
+                if int_range(qt).is_some_and(|r| r.0 == 0) { Gen::Range(0.0, 20.0) } else { Gen::Range(-10.0, 10.0) };
             let ins = vec![
                 s.input("x", ft, &[2, 3, 5], Gen::Range(-40.0, 40.0)),
                 s.input("scale", ft, &[2, 1, 5], Gen::Range(0.05, 0.6)),
@@ -262,7 +308,16 @@ fn recurrent() {
     let (steps, batch, input, hidden) = (3u32, 2u32, 4u32, 5u32);
     for dt in s.types(Gru, "input") {
         let m = same(
-            &["input", "weight", "recurrentWeight", "bias", "recurrentBias", "initialHiddenState", "output0", "output1"],
+            &[
+                "input",
+                "weight",
+                "recurrentWeight",
+                "bias",
+                "recurrentBias",
+                "initialHiddenState",
+                "output0",
+                "output1",
+            ],
             dt,
         );
         for (dirs, direction, reset_after, layout) in [
@@ -303,10 +358,22 @@ fn recurrent() {
             s.input("b", dt, &[3 * hidden], r),
             s.input("rb", dt, &[3 * hidden], r),
         ];
-        s.run(GruCell, &m, "bias, recurrentBias, resetAfter false", ins, Tol::ulp(3, 3).and_atol(1e-5, 2e-3), move |b, x| {
-            let o = GruCellOptions { bias: Some(x[4].clone()), recurrent_bias: Some(x[5].clone()), reset_after: false, ..Default::default() };
-            Ok(vec![b.gru_cell(&x[0], &x[1], &x[2], &x[3], hidden, &o)?])
-        });
+        s.run(
+            GruCell,
+            &m,
+            "bias, recurrentBias, resetAfter false",
+            ins,
+            Tol::ulp(3, 3).and_atol(1e-5, 2e-3),
+            move |b, x| {
+                let o = GruCellOptions {
+                    bias: Some(x[4].clone()),
+                    recurrent_bias: Some(x[5].clone()),
+                    reset_after: false,
+                    ..Default::default()
+                };
+                Ok(vec![b.gru_cell(&x[0], &x[1], &x[2], &x[3], hidden, &o)?])
+            },
+        );
     }
     for dt in s.types(Lstm, "input") {
         let m = same(
@@ -325,9 +392,10 @@ fn recurrent() {
             ],
             dt,
         );
-        for (dirs, direction, layout) in
-            [(1, RecurrentNetworkDirection::Backward, LstmWeightLayout::Iofg), (2, RecurrentNetworkDirection::Both, LstmWeightLayout::Ifgo)]
-        {
+        for (dirs, direction, layout) in [
+            (1, RecurrentNetworkDirection::Backward, LstmWeightLayout::Iofg),
+            (2, RecurrentNetworkDirection::Both, LstmWeightLayout::Ifgo),
+        ] {
             let ins = vec![
                 s.input("x", dt, &[steps, batch, input], r),
                 s.input("w", dt, &[dirs, 4 * hidden, input], r),

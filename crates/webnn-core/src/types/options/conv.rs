@@ -2,8 +2,7 @@
 
 use crate::operand::Operand;
 use crate::types::{
-    Conv2dFilterOperandLayout, ConvTranspose2dFilterOperandLayout, InputOperandLayout, InterpolationMode,
-    RoundingType,
+    Conv2dFilterOperandLayout, ConvTranspose2dFilterOperandLayout, InputOperandLayout, InterpolationMode, RoundingType,
 };
 
 /// `MLConv2dOptions`; `Default` gives the IDL defaults.

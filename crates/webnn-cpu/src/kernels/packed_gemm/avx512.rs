@@ -112,7 +112,12 @@ unsafe fn tile_n<const NV: usize, const PACKED: bool, const R: usize, const U: u
     /// One step: offset `a` of the A rows times the B vectors at `b`, into `acc`. Safety:
     /// called from `tile_n` (AVX-512F) with a step inside both micro-panels.
     #[inline(always)]
-    unsafe fn step<const NV: usize, const R: usize>(acc: &mut [[__m512; NV]; R], rows: &[*const f32; MR], a: usize, b: *const f32) {
+    unsafe fn step<const NV: usize, const R: usize>(
+        acc: &mut [[__m512; NV]; R],
+        rows: &[*const f32; MR],
+        a: usize,
+        b: *const f32,
+    ) {
         // SAFETY: `tile_n`'s caller guarantees AVX-512F; the B micro-panel holds NR >= 16·NV
         // floats at this step and the A micro-panel each row (or the last valid one).
         unsafe {
@@ -195,14 +200,28 @@ unsafe fn columns<const C: usize, const PACKED: bool>(t: &Tile) {
     /// One step into `sums`: the rows of A at offset `a`, the columns of B at `b`. Safety:
     /// called from `columns` (AVX2 + FMA) with a step inside both micro-panels.
     #[inline(always)]
-    unsafe fn step<const C: usize, const PACKED: bool>(sums: &mut [__m256; C], rows: &[*const f32; MR], a: usize, b: *const f32) {
+    unsafe fn step<const C: usize, const PACKED: bool>(
+        sums: &mut [__m256; C],
+        rows: &[*const f32; MR],
+        a: usize,
+        b: *const f32,
+    ) {
         // SAFETY: `columns`' caller guarantees AVX2 + FMA; the A micro-panel holds each row
         // (or the last valid one) at this step and B at least C columns.
         unsafe {
             let av = if PACKED {
                 _mm256_loadu_ps(rows[0].add(a))
             } else {
-                _mm256_setr_ps(*rows[0].add(a), *rows[1].add(a), *rows[2].add(a), *rows[3].add(a), *rows[4].add(a), *rows[5].add(a), *rows[6].add(a), *rows[7].add(a))
+                _mm256_setr_ps(
+                    *rows[0].add(a),
+                    *rows[1].add(a),
+                    *rows[2].add(a),
+                    *rows[3].add(a),
+                    *rows[4].add(a),
+                    *rows[5].add(a),
+                    *rows[6].add(a),
+                    *rows[7].add(a),
+                )
             };
             for (j, s) in sums.iter_mut().enumerate() {
                 *s = _mm256_fmadd_ps(av, _mm256_set1_ps(*b.add(j)), *s);

@@ -134,7 +134,12 @@ impl<E: TileEpilogue> Job<'_, E> {
                 let stride = mr * p.k;
                 // SAFETY: `ic` is a multiple of MR inside the packed rows and `pc < k`, so the
                 // offset lies inside the packed buffer (ceil(m / MR) panels of MR·k floats).
-                LhsPanels { ptr: unsafe { p.buf.as_slice().as_ptr().add(ic / mr * stride + pc * mr) }, stride, rs: 1, step: mr }
+                LhsPanels {
+                    ptr: unsafe { p.buf.as_slice().as_ptr().add(ic / mr * stride + pc * mr) },
+                    stride,
+                    rs: 1,
+                    step: mr,
+                }
             }
             Lhs::Strided(a) if self.kernel.a_in_place => {
                 LhsPanels { ptr: a.data[ic * a.rs + pc * a.cs..].as_ptr(), stride: mr * a.rs, rs: a.rs, step: a.cs }
@@ -162,7 +167,8 @@ impl<E: TileEpilogue> Job<'_, E> {
                 // the offsets lie inside the packed buffer (ceil(n / NR) panels of NR·k floats,
                 // the last one `tail_step`·k when it is narrow).
                 let (ptr, tail) = unsafe {
-                    let tail = (jc + nc == p.n && p.tail_step < nr).then(|| (base.add(p.n / nr * stride + pc * p.tail_step), p.tail_step));
+                    let tail = (jc + nc == p.n && p.tail_step < nr)
+                        .then(|| (base.add(p.n / nr * stride + pc * p.tail_step), p.tail_step));
                     (base.add(jc / nr * stride + pc * nr), tail)
                 };
                 return RhsPanels { ptr, stride, step: nr, tail };
@@ -194,7 +200,14 @@ impl<E: TileEpilogue> Job<'_, E> {
     }
 
     /// Every tile of one block; the epilogue follows each tile of the last depth block.
-    fn block(&self, ab: LhsPanels, bb: RhsPanels, (ic, mc): (usize, usize), (jc, nc): (usize, usize), (pc, kc): (usize, usize)) {
+    fn block(
+        &self,
+        ab: LhsPanels,
+        bb: RhsPanels,
+        (ic, mc): (usize, usize),
+        (jc, nc): (usize, usize),
+        (pc, kc): (usize, usize),
+    ) {
         let (mr, nr) = (self.kernel.mr, self.kernel.nr);
         let (mt, nt) = (mc.div_ceil(mr), nc.div_ceil(nr));
         // Each B micro-panel stays in L1/L2 while the A micro-panels of the block (in L2)
@@ -208,7 +221,14 @@ impl<E: TileEpilogue> Job<'_, E> {
 
     /// Tile (ir, jr) of a block, then its epilogue if this is the last depth block.
     #[inline(always)]
-    fn tile(&self, ab: LhsPanels, bb: RhsPanels, (ic, mc, ir): (usize, usize, usize), (jc, nc, jr): (usize, usize, usize), (pc, kc): (usize, usize)) {
+    fn tile(
+        &self,
+        ab: LhsPanels,
+        bb: RhsPanels,
+        (ic, mc, ir): (usize, usize, usize),
+        (jc, nc, jr): (usize, usize, usize),
+        (pc, kc): (usize, usize),
+    ) {
         let (mr, nr) = (self.kernel.mr, self.kernel.nr);
         let i = ic + ir * mr;
         let rows = (ic + mc - i).min(mr);
@@ -221,7 +241,19 @@ impl<E: TileEpilogue> Job<'_, E> {
         // SAFETY: the panels hold kc steps (see `lhs_block`/`rhs_block`); the tile's
         // rows × cols elements lie inside this task's rectangle of the validated C.
         let tile = unsafe {
-            Tile { kc, a: ab.ptr.wrapping_add(ir * ab.stride), a_rs: ab.rs, a_step: ab.step, b, b_rs, c: self.c.ptr.add(i * self.c.rs + j), c_rs: self.c.rs, rows, cols, accumulate: pc > 0 }
+            Tile {
+                kc,
+                a: ab.ptr.wrapping_add(ir * ab.stride),
+                a_rs: ab.rs,
+                a_step: ab.step,
+                b,
+                b_rs,
+                c: self.c.ptr.add(i * self.c.rs + j),
+                c_rs: self.c.rs,
+                rows,
+                cols,
+                accumulate: pc > 0,
+            }
         };
         // SAFETY: the tile satisfies the TileFn contract (above), and the kernel's ISA is
         // available.

@@ -153,4 +153,3 @@ impl Kernel {
         Blocking { kc, mc, nc }
     }
 }
-

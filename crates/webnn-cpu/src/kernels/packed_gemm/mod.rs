@@ -206,8 +206,16 @@ pub struct TileOut<'a> {
 impl<'a> TileOut<'a> {
     /// The tile of `rows` × `cols` elements at the start of `c`, rows `rs` apart.
     pub fn new(c: &'a mut [f32], rs: usize, rows: usize, cols: usize) -> Option<Self> {
-        let fits = rows == 0 || cols == 0 || (rows - 1).checked_mul(rs).and_then(|x| x.checked_add(cols)).is_some_and(|end| end <= c.len());
-        (fits && (rows <= 1 || rs >= cols)).then_some(TileOut { ptr: c.as_mut_ptr(), rs, rows, cols, _c: std::marker::PhantomData })
+        let fits = rows == 0
+            || cols == 0
+            || (rows - 1).checked_mul(rs).and_then(|x| x.checked_add(cols)).is_some_and(|end| end <= c.len());
+        (fits && (rows <= 1 || rs >= cols)).then_some(TileOut {
+            ptr: c.as_mut_ptr(),
+            rs,
+            rows,
+            cols,
+            _c: std::marker::PhantomData,
+        })
     }
 
     /// Rows of the tile.
@@ -269,7 +277,17 @@ impl<F: Fn(usize, usize, &mut TileOut<'_>) + Sync> TileEpilogue for PerTile<F> {
 /// Errors (UnknownError): the packing scratch cannot be allocated, or (a caller bug) a view
 /// or packed operand does not match m, n, k, or packed operands of different ISAs.
 #[allow(clippy::too_many_arguments)]
-pub fn gemm<E>(m: usize, n: usize, k: usize, a: Lhs<'_>, b: Rhs<'_>, c: &mut [f32], c_rs: usize, parallel: bool, epilogue: &E) -> webnn_core::Result<()>
+pub fn gemm<E>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Lhs<'_>,
+    b: Rhs<'_>,
+    c: &mut [f32],
+    c_rs: usize,
+    parallel: bool,
+    epilogue: &E,
+) -> webnn_core::Result<()>
 where
     E: TileEpilogue,
 {
@@ -284,7 +302,18 @@ where
 /// [`gemm`] with the microkernel of `isa` (an error if this CPU lacks it, or if a packed
 /// operand is packed for another).
 #[allow(clippy::too_many_arguments)]
-pub fn gemm_with<E>(isa: Isa, m: usize, n: usize, k: usize, a: Lhs<'_>, b: Rhs<'_>, c: &mut [f32], c_rs: usize, parallel: bool, epilogue: &E) -> webnn_core::Result<()>
+pub fn gemm_with<E>(
+    isa: Isa,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Lhs<'_>,
+    b: Rhs<'_>,
+    c: &mut [f32],
+    c_rs: usize,
+    parallel: bool,
+    epilogue: &E,
+) -> webnn_core::Result<()>
 where
     E: TileEpilogue,
 {
@@ -294,7 +323,19 @@ where
 /// [`gemm_with`] with the cache blocks given (tests use tiny ones to reach every block edge
 /// with small matrices); None chooses them.
 #[allow(clippy::too_many_arguments)]
-fn gemm_blocked<E>(isa: Isa, blocking: Option<Blocking>, m: usize, n: usize, k: usize, a: Lhs<'_>, b: Rhs<'_>, c: &mut [f32], c_rs: usize, parallel: bool, epilogue: &E) -> webnn_core::Result<()>
+fn gemm_blocked<E>(
+    isa: Isa,
+    blocking: Option<Blocking>,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Lhs<'_>,
+    b: Rhs<'_>,
+    c: &mut [f32],
+    c_rs: usize,
+    parallel: bool,
+    epilogue: &E,
+) -> webnn_core::Result<()>
 where
     E: TileEpilogue,
 {
@@ -327,7 +368,15 @@ where
         }
         return Ok(());
     }
-    let job = Job { kernel, k, a, b, c: OutPtr { ptr: c.as_mut_ptr(), rs: c_rs }, epilogue, blocking: blocking.unwrap_or_else(|| kernel.blocking(m, n, k)) };
+    let job = Job {
+        kernel,
+        k,
+        a,
+        b,
+        c: OutPtr { ptr: c.as_mut_ptr(), rs: c_rs },
+        epilogue,
+        blocking: blocking.unwrap_or_else(|| kernel.blocking(m, n, k)),
+    };
     let threads = if parallel { crate::par::threads_for_macs(m.saturating_mul(n).saturating_mul(k)) } else { 1 };
     let a_packs = matches!(a, Lhs::Strided(_)) && !kernel.a_in_place;
     let b_packs = matches!(b, Rhs::Strided(v) if v.cs != 1);

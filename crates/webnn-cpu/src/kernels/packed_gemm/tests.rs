@@ -111,7 +111,10 @@ impl Case {
                 // of its + 1 on each side (at most 2^-24 of the result each).
                 let expect = 2.0 * want[i * n + j] + 1.0;
                 let tol = 2.0 * k as f32 * (-22f32).exp2() * bound[i * n + j] + f32::EPSILON * expect.abs();
-                assert!((got - expect).abs() <= tol, "{self:?} parallel={parallel}: C[{i}][{j}] = {got}, want {expect} ± {tol}");
+                assert!(
+                    (got - expect).abs() <= tol,
+                    "{self:?} parallel={parallel}: C[{i}][{j}] = {got}, want {expect} ± {tol}"
+                );
                 assert_eq!(calls[i * n + j].load(Ordering::Relaxed), 1, "{self:?}: epilogue calls for C[{i}][{j}]");
             }
             for g in 0..c_gap.min(c_len - i * c_rs - n) {
@@ -180,7 +183,13 @@ fn every_block_edge_matches_reference() {
         let (mr, nr) = (kernel.mr, kernel.nr);
         for (kc, mc, nc) in [(4, 2 * mr, 2 * nr), (1, mr, nr), (5, 3 * mr, nr)] {
             let blocking = Some(Blocking { kc, mc, nc });
-            for (m, n, k) in [(2 * mr + 3, 3 * nr + 5, 11), (1, 5 * nr + 1, 9), (5 * mr + 1, 1, 9), (3 * mr, 2 * nr, 8), (mr + 1, 2 * nr + 3, 1)] {
+            for (m, n, k) in [
+                (2 * mr + 3, 3 * nr + 5, 11),
+                (1, 5 * nr + 1, 9),
+                (5 * mr + 1, 1, 9),
+                (3 * mr, 2 * nr, 8),
+                (mr + 1, 2 * nr + 3, 1),
+            ] {
                 for a in FORMS {
                     for b in FORMS {
                         Case { isa, blocking, m, n, k, a, b, c_gap: 2 }.check();
@@ -194,7 +203,11 @@ fn every_block_edge_matches_reference() {
 #[test]
 fn default_isa_runs_large_parallel_shapes() {
     // Large enough to split across threads along either dimension.
-    for (m, n, k, a, b) in [(64, 3136, 80, Form::Packed, Form::Rows), (256, 96, 200, Form::Rows, Form::Packed), (130, 200, 600, Form::Rows, Form::Rows)] {
+    for (m, n, k, a, b) in [
+        (64, 3136, 80, Form::Packed, Form::Rows),
+        (256, 96, 200, Form::Rows, Form::Packed),
+        (130, 200, 600, Form::Rows, Form::Rows),
+    ] {
         Case { isa: Isa::best(), blocking: None, m, n, k, a, b, c_gap: 0 }.check();
     }
 }
@@ -207,7 +220,19 @@ fn old_contents_of_c_are_never_read() {
         let b = pseudo(k * n, 2);
         let run = |fill: f32| {
             let mut c = vec![fill; m * n];
-            gemm_with(isa, m, n, k, Lhs::Strided(Mat::rows(&a, k)), Rhs::Strided(Mat::rows(&b, n)), &mut c, n, false, &no_epilogue).unwrap();
+            gemm_with(
+                isa,
+                m,
+                n,
+                k,
+                Lhs::Strided(Mat::rows(&a, k)),
+                Rhs::Strided(Mat::rows(&b, n)),
+                &mut c,
+                n,
+                false,
+                &no_epilogue,
+            )
+            .unwrap();
             c
         };
         let (x, y) = (run(f32::NAN), run(1e30));
@@ -264,7 +289,8 @@ fn mismatched_operands_are_errors() {
     assert!(PackedLhs::new(5, 6, am).is_none());
     // Packed for another ISA than the one forced.
     if Isa::best() != Isa::Portable {
-        assert!(gemm_with(Isa::Portable, 4, 5, 6, Lhs::Packed(&pa), Rhs::Strided(bm), &mut c, 5, false, &no_epilogue).is_err());
+        assert!(gemm_with(Isa::Portable, 4, 5, 6, Lhs::Packed(&pa), Rhs::Strided(bm), &mut c, 5, false, &no_epilogue)
+            .is_err());
     }
     assert!(gemm(4, 5, 6, Lhs::Packed(&pa), Rhs::Packed(&pb), &mut c, 5, false, &no_epilogue).is_ok());
 }
@@ -275,13 +301,26 @@ fn nested_gemm_in_an_epilogue_gets_its_own_scratch() {
     let a = pseudo(m * k, 3);
     let b = pseudo(k * n, 4);
     let mut plain = vec![0f32; m * n];
-    gemm(m, n, k, Lhs::Strided(Mat::rows(&a, k)), Rhs::Strided(Mat::rows(&b, n)), &mut plain, n, false, &no_epilogue).unwrap();
+    gemm(m, n, k, Lhs::Strided(Mat::rows(&a, k)), Rhs::Strided(Mat::rows(&b, n)), &mut plain, n, false, &no_epilogue)
+        .unwrap();
     let epilogue = |_: usize, _: usize, seg: &mut [f32]| {
         let mut inner = vec![0f32; 4];
-        gemm(2, 2, 3, Lhs::Strided(Mat::rows(&a, 3)), Rhs::Strided(Mat::rows(&b, 2)), &mut inner, 2, false, &no_epilogue).unwrap();
+        gemm(
+            2,
+            2,
+            3,
+            Lhs::Strided(Mat::rows(&a, 3)),
+            Rhs::Strided(Mat::rows(&b, 2)),
+            &mut inner,
+            2,
+            false,
+            &no_epilogue,
+        )
+        .unwrap();
         seg.iter_mut().for_each(|x| *x += inner[0] - inner[0]);
     };
     let mut nested = vec![0f32; m * n];
-    gemm(m, n, k, Lhs::Strided(Mat::rows(&a, k)), Rhs::Strided(Mat::rows(&b, n)), &mut nested, n, false, &epilogue).unwrap();
+    gemm(m, n, k, Lhs::Strided(Mat::rows(&a, k)), Rhs::Strided(Mat::rows(&b, n)), &mut nested, n, false, &epilogue)
+        .unwrap();
     assert_eq!(plain, nested);
 }

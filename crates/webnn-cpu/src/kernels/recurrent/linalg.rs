@@ -5,7 +5,6 @@
 //! Summation order of one dot product depends only on `k` (never on how rows are grouped or
 //! split between threads): sequential for `k < 16`, eight interleaved partial sums otherwise.
 
-
 /// Multiply-adds above which a product is split across the thread pool.
 pub const PAR_THRESHOLD: usize = 1 << 17;
 
@@ -141,7 +140,15 @@ impl Dots for Avx2 {
 /// Calls `put(j, r, w[j] · x[r])` for every row `j < n` of `w` and `r < m` of `x` (rows of `k`
 /// values), in blocks of 4 weight rows × 2 x rows. For each `j` block, `r` runs over all rows.
 #[inline(always)]
-pub fn grid<D: Dots>(d: &D, w: &[f32], n: usize, x: &[f32], m: usize, k: usize, mut put: impl FnMut(usize, usize, f32)) {
+pub fn grid<D: Dots>(
+    d: &D,
+    w: &[f32],
+    n: usize,
+    x: &[f32],
+    m: usize,
+    k: usize,
+    mut put: impl FnMut(usize, usize, f32),
+) {
     let wr = |j: usize| &w[j * k..j * k + k];
     let xr = |r: usize| &x[r * k..r * k + k];
     let mut j = 0;

@@ -24,7 +24,12 @@ pub struct GraphInput {
 }
 
 /// Like `testing::run_op`, but operands may be constants.
-pub fn run_graph(kind: OpKind, inputs: &[Option<GraphInput>], attrs: Attrs, outputs: &[OperandDescriptor]) -> Vec<Vec<u8>> {
+pub fn run_graph(
+    kind: OpKind,
+    inputs: &[Option<GraphInput>],
+    attrs: Attrs,
+    outputs: &[OperandDescriptor],
+) -> Vec<Vec<u8>> {
     let mut graph = Graph::default();
     let mut slots = Vec::new();
     let mut data = Vec::new();
@@ -37,10 +42,16 @@ pub fn run_graph(kind: OpKind, inputs: &[Option<GraphInput>], attrs: Attrs, outp
         if input.constant {
             let k = graph.constants.len();
             graph.operands.push(OperandNode { descriptor: input.desc.clone(), source: OperandSource::Constant(k) });
-            graph.constants.push(Constant { operand: id, bytes: webnn_core::SharedBytes::try_copy_from(&input.bytes).unwrap(), tensor_destroyed: None });
+            graph.constants.push(Constant {
+                operand: id,
+                bytes: webnn_core::SharedBytes::try_copy_from(&input.bytes).unwrap(),
+                tensor_destroyed: None,
+            });
         } else {
             let name = format!("in{i}");
-            graph.operands.push(OperandNode { descriptor: input.desc.clone(), source: OperandSource::Input(name.clone()) });
+            graph
+                .operands
+                .push(OperandNode { descriptor: input.desc.clone(), source: OperandSource::Input(name.clone()) });
             graph.inputs.push((name, id));
             let mut aligned = AlignedBuf::zeroed(input.bytes.len());
             aligned.as_bytes_mut().copy_from_slice(&input.bytes);
@@ -51,7 +62,9 @@ pub fn run_graph(kind: OpKind, inputs: &[Option<GraphInput>], attrs: Attrs, outp
     let mut out_ids = Vec::new();
     for (i, desc) in outputs.iter().enumerate() {
         let id = OperandId(graph.operands.len() as u32);
-        graph.operands.push(OperandNode { descriptor: desc.clone(), source: OperandSource::Operation { op: 0, output: i } });
+        graph
+            .operands
+            .push(OperandNode { descriptor: desc.clone(), source: OperandSource::Operation { op: 0, output: i } });
         graph.outputs.push((format!("out{i}"), id));
         out_ids.push(id);
     }
@@ -126,13 +139,23 @@ struct GruCfg {
 
 /// gruCell per the emulation: returns the new hidden state [batch, h].
 #[allow(clippy::too_many_arguments)]
-fn ref_gru_cell(g: Geo, cfg: GruCfg, x: &[f64], w: &[f64], r: &[f64], hs: &[f64], b: Option<&[f64]>, rb: Option<&[f64]>) -> Vec<f64> {
+fn ref_gru_cell(
+    g: Geo,
+    cfg: GruCfg,
+    x: &[f64],
+    w: &[f64],
+    r: &[f64],
+    hs: &[f64],
+    b: Option<&[f64]>,
+    rb: Option<&[f64]>,
+) -> Vec<f64> {
     let (h, n_b) = (g.hidden, g.batch);
     let (zo, ro, no) = match cfg.layout {
         GruWeightLayout::Zrn => (0, h, 2 * h),
         GruWeightLayout::Rzn => (h, 0, 2 * h),
     };
-    let (xz, xr, xn) = (mm_t(x, n_b, g.input, w, zo, h), mm_t(x, n_b, g.input, w, ro, h), mm_t(x, n_b, g.input, w, no, h));
+    let (xz, xr, xn) =
+        (mm_t(x, n_b, g.input, w, zo, h), mm_t(x, n_b, g.input, w, ro, h), mm_t(x, n_b, g.input, w, no, h));
     let (hz, hr, hn) = (mm_t(hs, n_b, h, r, zo, h), mm_t(hs, n_b, h, r, ro, h), mm_t(hs, n_b, h, r, no, h));
     let mut z = vec![0.0; n_b * h];
     let mut rr = vec![0.0; n_b * h];
@@ -282,7 +305,10 @@ fn close(dt: DataType, got: &[f64], want: &[f64], what: &str) {
     assert_eq!(got.len(), want.len(), "{what}: length");
     let rel = if dt == DataType::Float16 { 4e-3 } else { 2e-5 };
     for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
-        assert!((g - w).abs() <= rel * (1.0 + w.abs()), "{what}: element {i}: got {g}, want {w}\n got {got:?}\nwant {want:?}");
+        assert!(
+            (g - w).abs() <= rel * (1.0 + w.abs()),
+            "{what}: element {i}: got {g}, want {w}\n got {got:?}\nwant {want:?}"
+        );
     }
 }
 
@@ -307,7 +333,16 @@ const PRESENCE: [Present; 5] = [
 
 /// Runs gru (or gruCell when `cell`) through a plan and checks it against the reference.
 #[allow(clippy::too_many_arguments)]
-fn check_gru(dt: DataType, g: Geo, direction: D, return_sequence: bool, cfg: GruCfg, pr: Present, cell: bool, seed: u64) {
+fn check_gru(
+    dt: DataType,
+    g: Geo,
+    direction: D,
+    return_sequence: bool,
+    cfg: GruCfg,
+    pr: Present,
+    cell: bool,
+    seed: u64,
+) {
     let dirs = if direction == D::Both { 2 } else { 1 };
     let (h, gh) = (g.hidden, 3 * g.hidden);
     let mut rng = Rng::new(seed);
@@ -373,7 +408,16 @@ fn check_gru(dt: DataType, g: Geo, direction: D, return_sequence: bool, cfg: Gru
 
 /// Runs lstm (or lstmCell when `cell`) through a plan and checks it against the reference.
 #[allow(clippy::too_many_arguments)]
-fn check_lstm(dt: DataType, g: Geo, direction: D, return_sequence: bool, cfg: LstmCfg, pr: Present, cell: bool, seed: u64) {
+fn check_lstm(
+    dt: DataType,
+    g: Geo,
+    direction: D,
+    return_sequence: bool,
+    cfg: LstmCfg,
+    pr: Present,
+    cell: bool,
+    seed: u64,
+) {
     let dirs = if direction == D::Both { 2 } else { 1 };
     let (h, gh) = (g.hidden, 4 * g.hidden);
     let mut rng = Rng::new(seed);
