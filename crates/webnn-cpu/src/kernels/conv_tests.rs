@@ -2,7 +2,7 @@
 //! constant and non-constant filters.
 
 use super::*;
-use crate::kernels::k2_wpt_tests::{assert_close, pseudo, run_float, via_f16};
+use crate::testing::constant_operands::{assert_close, pseudo, run_float, via_f16};
 use webnn_core::OpKind;
 
 /// Permutes a 4-D tensor: `out.shape[i] = shape[perm[i]]`.

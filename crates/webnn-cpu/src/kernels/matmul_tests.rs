@@ -1,7 +1,7 @@
 //! matmul and gemm against naive references, through whole plans, f32 and f16, constant and
 //! non-constant operands.
 
-use crate::kernels::k2_wpt_tests::{assert_close, pseudo, run_float, via_f16};
+use crate::testing::constant_operands::{assert_close, pseudo, run_float, via_f16};
 use webnn_core::graph::Attrs;
 use webnn_core::{DataType, OpKind};
 

@@ -42,9 +42,6 @@ pub mod sgemm;
 pub mod simd;
 pub mod winograd;
 
-#[cfg(test)]
-mod k2_wpt_tests;
-
 use webnn_core::graph::Operation;
 use webnn_core::{Graph, OpKind, OperandDescriptor, Result};
 

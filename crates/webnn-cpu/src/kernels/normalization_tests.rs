@@ -2,7 +2,7 @@
 //! sqrt(var + eps) + bias with the statistics or parameters indexed per the op.
 
 use super::*;
-use crate::kernels::k2_wpt_tests::{assert_close, pseudo, run_float, via_f16};
+use crate::testing::constant_operands::{assert_close, pseudo, run_float, via_f16};
 use webnn_core::OpKind;
 
 fn round(dt: DataType, v: Vec<f32>) -> Vec<f32> {

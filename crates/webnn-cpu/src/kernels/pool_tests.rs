@@ -2,7 +2,7 @@
 //! padding, dilations, every data type of maxPool2d, float16 average/L2.
 
 use super::*;
-use crate::kernels::k2_wpt_tests::{assert_close, pseudo, run_float, run_op_const, via_f16};
+use crate::testing::constant_operands::{assert_close, pseudo, run_float, run_op_const, via_f16};
 use webnn_core::OperandDescriptor;
 
 #[derive(Clone, Copy, Debug)]

@@ -2,7 +2,7 @@
 //! orders), up- and down-sampling, given scales and sizes, every data type.
 
 use super::*;
-use crate::kernels::k2_wpt_tests::{assert_close, pseudo, run_float, run_op_const, via_f16};
+use crate::testing::constant_operands::{assert_close, pseudo, run_float, run_op_const, via_f16};
 use webnn_core::{OpKind, OperandDescriptor};
 
 /// The spec's algorithm, element by element (x = axes[1], y = axes[0]).

@@ -6,8 +6,8 @@ use super::*;
 use crate::kernels::activation::Activation;
 use crate::kernels::conv::{im2col_conv, pack_conv_filter};
 use crate::kernels::epilogue::{Epilogue, EpilogueBinary, EpilogueStep};
-use crate::kernels::k2_wpt_tests::pseudo;
 use crate::kernels::In;
+use crate::testing::constant_operands::pseudo;
 use webnn_core::types::Conv2dFilterOperandLayout;
 use webnn_core::{DataType, OperandDescriptor};
 
@@ -238,7 +238,7 @@ fn conv2d_lowering_takes_winograd_for_its_shapes() {
     // Through the kernel (constant filter, float32, nchw): matches the direct convolution.
     // `run_float` dispatches on a 2-thread pool: single-image cases (one block) take the
     // im2col fallback there, the batch-2 case (two blocks) Winograd.
-    use crate::kernels::k2_wpt_tests::run_float;
+    use crate::testing::constant_operands::run_float;
     use webnn_core::graph::Attrs;
     use webnn_core::types::InputOperandLayout;
     use webnn_core::OpKind;

@@ -1,10 +1,12 @@
 //! Helpers shared by the crate's test files: run one operation end to end through a compiled
 //! plan, without the builder (kernel tests compare its results with straightforward reference
 //! implementations written in the tests themselves), and move values between f64 and the
-//! bytes of any data type; [`element_maps`] (the references of the data-movement tests) and
-//! [`graphs`] (small builder graphs run through the backend). Random data and ULP distances:
-//! `webnn_core::testing`.
+//! bytes of any data type. Beside it: [`constant_operands`] (one op whose operands may be
+//! graph constants, for the conv, matmul, pool, resample and normalization tests),
+//! [`element_maps`] (the references of the data-movement tests) and [`graphs`] (small builder
+//! graphs run through the backend). Random data and ULP distances: `webnn_core::testing`.
 
+pub mod constant_operands;
 pub mod element_maps;
 pub mod graphs;
 
