@@ -26,6 +26,7 @@ pub mod constants;
 pub mod conv;
 #[cfg(target_arch = "x86_64")]
 mod conv_few_channels;
+pub mod conv_transpose;
 pub mod depthwise;
 #[cfg(target_arch = "x86_64")]
 mod depthwise_avx512;
@@ -105,7 +106,7 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         Matmul => matmul::lower_matmul(op, graph),
         Gemm => matmul::lower_gemm(op, graph),
         Conv2d => conv::lower_conv2d(op, graph),
-        ConvTranspose2d => conv::lower_conv_transpose2d(op, graph),
+        ConvTranspose2d => conv_transpose::lower_conv_transpose2d(op, graph),
         AveragePool2d | L2Pool2d | MaxPool2d => pool::lower(op, graph),
         Resample2d => resample::lower(op, graph),
         BatchNormalization => normalization::lower_batch_norm(op, graph),
