@@ -511,7 +511,6 @@ function defineOp(name, spec) {
         const value = T[arg.type](args[i], `${w}: parameter ${i + 1}`);
         if (arg.type === 'operand') operands.push(slots.get(value).native);
         else if (arg.type === 'operandSeq') operands.push(...value.map((o) => slots.get(o).native));
-        else if (arg.type === 'splits') params[Array.isArray(value) ? 'splitsSizes' : 'splitsCount'] = value;
         else params[arg.name] = value;
       });
       const options = idl.dictionary(args[required], spec.options, `${w}: parameter ${required + 1}`);

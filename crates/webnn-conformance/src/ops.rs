@@ -62,13 +62,6 @@ pub fn call(
         }
         slots
     };
-    if op == OpKind::Split {
-        match values.remove("splits") {
-            Some(Value::Array(sizes)) => values.insert("splitsSizes".into(), Value::Array(sizes)),
-            Some(count) => values.insert("splitsCount".into(), count),
-            None => return Err("split: missing splits".into()),
-        };
-    }
     if op == OpKind::Softmax && !values.contains_key("axis") {
         // The 2025 vectors call softmax(input) on rank-2 inputs, from before `axis` became
         // required; their tolerance function then uses axis 1 (the last axis), and so do we.

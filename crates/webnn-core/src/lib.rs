@@ -16,6 +16,7 @@ pub mod graph;
 pub mod limits;
 pub mod operand;
 pub mod ops;
+pub mod signatures;
 pub mod types;
 pub mod validate;
 

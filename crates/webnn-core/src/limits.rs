@@ -60,159 +60,34 @@ const fn lim(data_types: &'static [DataType], min: u32, max: u32) -> TensorLimit
     TensorLimits { data_types, rank_range: RankRange { min, max } }
 }
 
-/// The limits of every member of `op`'s support-limits dictionary, in IDL member order
-/// (the names of `op.limits_kind().members()`).
-pub fn op_limits(op: OpKind) -> Vec<(&'static str, TensorLimits)> {
-    use OpKind::*;
-    let single =
-        |t: &'static [DataType], min: u32, max: u32| vec![("input", lim(t, min, max)), ("output", lim(t, min, max))];
-    match op {
-        ArgMin | ArgMax => vec![("input", lim(ANY, 1, N)), ("output", lim(ARG_OUTPUT, 0, N))],
-        BatchNormalization => vec![
-            ("input", lim(FLOAT, 1, N)),
-            ("mean", lim(FLOAT, 1, 1)),
-            ("variance", lim(FLOAT, 1, 1)),
-            ("scale", lim(FLOAT, 1, 1)),
-            ("bias", lim(FLOAT, 1, 1)),
-            ("output", lim(FLOAT, 1, N)),
-        ],
-        Cast | Clamp | Expand | Identity | Pad | Reshape | Reverse | Slice | Tile | Transpose => single(ANY, 0, N),
-        Concat => vec![("inputs", lim(ANY, 1, N)), ("output", lim(ANY, 1, N))],
-        Conv2d | ConvTranspose2d => vec![
-            ("input", lim(FLOAT, 4, 4)),
-            ("filter", lim(FLOAT, 4, 4)),
-            ("bias", lim(FLOAT, 1, 1)),
-            ("output", lim(FLOAT, 4, 4)),
-        ],
-        CumulativeSum => single(FLOAT_AND_WIDE_INT, 1, N),
-        Add | Sub | Mul | Div | Max | Min | Pow => {
-            vec![("a", lim(ANY, 0, N)), ("b", lim(ANY, 0, N)), ("output", lim(ANY, 0, N))]
-        }
-        Equal | NotEqual | Greater | GreaterOrEqual | Lesser | LesserOrEqual => {
-            vec![("a", lim(ANY, 0, N)), ("b", lim(ANY, 0, N)), ("output", lim(UINT8, 0, N))]
-        }
-        LogicalAnd | LogicalOr | LogicalXor => {
-            vec![("a", lim(UINT8, 0, N)), ("b", lim(UINT8, 0, N)), ("output", lim(UINT8, 0, N))]
-        }
-        LogicalNot => vec![("a", lim(UINT8, 0, N)), ("output", lim(UINT8, 0, N))],
-        IsNaN | IsInfinite => vec![("a", lim(FLOAT, 0, N)), ("output", lim(UINT8, 0, N))],
-        Abs | Neg | Sign | Relu => single(FLOAT_AND_SIGNED, 0, N),
-        Ceil | Cos | Erf | Exp | Floor | Log | Reciprocal | RoundEven | Sin | Sqrt | Tan | Elu | Gelu | HardSigmoid
-        | HardSwish | LeakyRelu | Linear | Sigmoid | Softplus | Softsign | Tanh => single(FLOAT, 0, N),
-        DequantizeLinear => vec![
-            ("input", lim(QUANTIZED, 0, N)),
-            ("scale", lim(FLOAT, 0, N)),
-            ("zeroPoint", lim(QUANTIZED, 0, N)),
-            ("output", lim(FLOAT, 0, N)),
-        ],
-        QuantizeLinear => vec![
-            ("input", lim(FLOAT, 0, N)),
-            ("scale", lim(FLOAT, 0, N)),
-            ("zeroPoint", lim(QUANTIZED, 0, N)),
-            ("output", lim(QUANTIZED, 0, N)),
-        ],
-        Gather => vec![("input", lim(ANY, 1, N)), ("indices", lim(INDEX, 0, N)), ("output", lim(ANY, 0, N))],
-        GatherElements => {
-            vec![("input", lim(ANY, 1, N)), ("indices", lim(INDEX, 1, N)), ("output", lim(ANY, 1, N))]
-        }
-        GatherNd => vec![("input", lim(ANY, 1, N)), ("indices", lim(INDEX, 1, N)), ("output", lim(ANY, 0, N))],
-        Gemm => vec![
-            ("a", lim(FLOAT, 2, 2)),
-            ("b", lim(FLOAT, 2, 2)),
-            ("c", lim(FLOAT, 0, 2)),
-            ("output", lim(FLOAT, 2, 2)),
-        ],
-        Gru => vec![
-            ("input", lim(FLOAT, 3, 3)),
-            ("weight", lim(FLOAT, 3, 3)),
-            ("recurrentWeight", lim(FLOAT, 3, 3)),
-            ("bias", lim(FLOAT, 2, 2)),
-            ("recurrentBias", lim(FLOAT, 2, 2)),
-            ("initialHiddenState", lim(FLOAT, 3, 3)),
-            ("output0", lim(FLOAT, 3, 3)),
-            ("output1", lim(FLOAT, 4, 4)),
-        ],
-        GruCell => vec![
-            ("input", lim(FLOAT, 2, 2)),
-            ("weight", lim(FLOAT, 2, 2)),
-            ("recurrentWeight", lim(FLOAT, 2, 2)),
-            ("hiddenState", lim(FLOAT, 2, 2)),
-            ("bias", lim(FLOAT, 1, 1)),
-            ("recurrentBias", lim(FLOAT, 1, 1)),
-            ("output", lim(FLOAT, 2, 2)),
-        ],
-        InstanceNormalization => vec![
-            ("input", lim(FLOAT, 4, 4)),
-            ("scale", lim(FLOAT, 1, 1)),
-            ("bias", lim(FLOAT, 1, 1)),
-            ("output", lim(FLOAT, 4, 4)),
-        ],
-        LayerNormalization => vec![
-            ("input", lim(FLOAT, 0, N)),
-            ("scale", lim(FLOAT, 0, N)),
-            ("bias", lim(FLOAT, 0, N)),
-            ("output", lim(FLOAT, 0, N)),
-        ],
-        Lstm => vec![
-            ("input", lim(FLOAT, 3, 3)),
-            ("weight", lim(FLOAT, 3, 3)),
-            ("recurrentWeight", lim(FLOAT, 3, 3)),
-            ("bias", lim(FLOAT, 2, 2)),
-            ("recurrentBias", lim(FLOAT, 2, 2)),
-            ("peepholeWeight", lim(FLOAT, 2, 2)),
-            ("initialHiddenState", lim(FLOAT, 3, 3)),
-            ("initialCellState", lim(FLOAT, 3, 3)),
-            ("output0", lim(FLOAT, 3, 3)),
-            ("output1", lim(FLOAT, 3, 3)),
-            ("output2", lim(FLOAT, 4, 4)),
-        ],
-        LstmCell => vec![
-            ("input", lim(FLOAT, 2, 2)),
-            ("weight", lim(FLOAT, 2, 2)),
-            ("recurrentWeight", lim(FLOAT, 2, 2)),
-            ("hiddenState", lim(FLOAT, 2, 2)),
-            ("cellState", lim(FLOAT, 2, 2)),
-            ("bias", lim(FLOAT, 1, 1)),
-            ("recurrentBias", lim(FLOAT, 1, 1)),
-            ("peepholeWeight", lim(FLOAT, 1, 1)),
-            ("output0", lim(FLOAT, 2, 2)),
-            ("output1", lim(FLOAT, 2, 2)),
-        ],
-        Matmul => vec![("a", lim(FLOAT, 2, N)), ("b", lim(FLOAT, 2, N)), ("output", lim(FLOAT, 2, N))],
-        AveragePool2d | L2Pool2d => single(FLOAT, 4, 4),
-        MaxPool2d => single(ANY, 4, 4),
-        Prelu => vec![
-            ("input", lim(FLOAT_AND_SIGNED, 0, N)),
-            ("slope", lim(FLOAT_AND_SIGNED, 0, N)),
-            ("output", lim(FLOAT_AND_SIGNED, 0, N)),
-        ],
-        ReduceL1 | ReduceProduct | ReduceSum | ReduceSumSquare => single(FLOAT_AND_WIDE_INT, 0, N),
-        ReduceL2 | ReduceLogSum | ReduceLogSumExp | ReduceMean => single(FLOAT, 0, N),
-        ReduceMax | ReduceMin => single(ANY, 0, N),
-        Resample2d => single(RESAMPLE, 4, 4),
-        ScatterElements => vec![
-            ("input", lim(ANY, 1, N)),
-            ("indices", lim(INDEX, 1, N)),
-            ("updates", lim(ANY, 1, N)),
-            ("output", lim(ANY, 1, N)),
-        ],
-        ScatterNd => vec![
-            ("input", lim(ANY, 1, N)),
-            ("indices", lim(INDEX, 1, N)),
-            ("updates", lim(ANY, 0, N)),
-            ("output", lim(ANY, 1, N)),
-        ],
-        Softmax => single(FLOAT, 1, N),
-        Split => vec![("input", lim(ANY, 1, N)), ("outputs", lim(ANY, 1, N))],
-        Triangular => single(ANY, 2, N),
-        Where => vec![
-            ("condition", lim(UINT8, 0, N)),
-            ("trueValue", lim(ANY, 0, N)),
-            ("falseValue", lim(ANY, 0, N)),
-            ("output", lim(ANY, 0, N)),
-        ],
-    }
+/// `{ input, output }` with the same limits.
+fn single(data_types: &'static [DataType], min: u32, max: u32) -> Vec<(&'static str, TensorLimits)> {
+    vec![("input", lim(data_types, min, max)), ("output", lim(data_types, min, max))]
 }
+
+/// `{ a, b, output }` of any rank.
+fn binary(inputs: &'static [DataType], output: &'static [DataType]) -> Vec<(&'static str, TensorLimits)> {
+    vec![("a", lim(inputs, 0, N)), ("b", lim(inputs, 0, N)), ("output", lim(output, 0, N))]
+}
+
+/// `{ a, output }` of any rank.
+fn logical_not(input: &'static [DataType], output: &'static [DataType]) -> Vec<(&'static str, TensorLimits)> {
+    vec![("a", lim(input, 0, N)), ("output", lim(output, 0, N))]
+}
+
+macro_rules! define_op_limits {
+    ($($variant:ident $idl:literal $anchor:literal $method:ident $operands:tt
+        [$($arg:ident: $argty:ty = $argidl:literal $argkind:literal),*] $options:ident $ret:ident
+        $limits_kind:ident: $limits:expr;)+) => {
+        /// The limits of every member of `op`'s support-limits dictionary, in IDL member order
+        /// (the names of `op.limits_kind().members()`): the limits column of the op table.
+        pub fn op_limits(op: OpKind) -> Vec<(&'static str, TensorLimits)> {
+            match op { $(OpKind::$variant => $limits,)+ }
+        }
+    };
+}
+
+crate::for_each_op!(define_op_limits);
 
 /// The limits of one member of `op`'s dictionary.
 pub fn member_limits(op: OpKind, member: &str) -> Option<TensorLimits> {

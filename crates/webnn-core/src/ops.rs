@@ -1,8 +1,5 @@
-//! THE op table: one row per `MLGraphBuilder` operation of the 2026 CRD (95 rows).
-//!
-//! Each row gives the Rust variant, the exact IDL method name (which is also the
-//! `MLOpSupportLimits` member name) and the kind of support-limits dictionary, which fixes the
-//! operand slots of the op (see [`LimitsKind::members`]).
+//! THE op table ([`for_each_op!`](crate::for_each_op)): one row per `MLGraphBuilder`
+//! operation of the 2026 CRD (95 rows), and [`OpKind`] generated from it.
 
 /// The `MLOpSupportLimits` dictionary type of an op; it names the op's operand slots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -107,8 +104,340 @@ impl LimitsKind {
     }
 }
 
-macro_rules! op_table {
-    ($($variant:ident => $idl:literal, $limits:ident;)+) => {
+/// THE op table: calls `$callback! { rows }` with one row per `MLGraphBuilder` operation, in
+/// the spec's order. Everything per op that is not its validator, options struct, kernels or
+/// ONNX mapping derives from these rows: [`OpKind`], the IDL names and spec anchors, the
+/// support limits ([`crate::limits::op_limits`]), the dynamic call
+/// ([`GraphBuilder::call`](crate::GraphBuilder::call)) and the op signatures the bindings
+/// build their methods from ([`crate::signatures`]).
+///
+/// A row: `Variant "idlName" "spec-anchor" rust_method (operand, ...) [arg: Type = "idlName"
+/// "idl type key", ...] OptionsStruct one|many LimitsKind: limits;`
+/// - the operands are the positional `MLOperand` arguments (`[inputs]`: concat's sequence);
+/// - the bracketed arguments are the other positional arguments, with their owned Rust type
+///   and their IDL name and type key (see [`crate::types::options::MemberSignature`]);
+/// - `one` or `many`: whether the method returns an operand or a sequence;
+/// - the limits: the `MLTensorLimits` of each member of the op's `LimitsKind` dictionary,
+///   as an expression over the helpers of [`crate::limits`].
+#[macro_export]
+#[doc(hidden)]
+macro_rules! for_each_op {
+    ($callback:ident) => {
+        $callback! {
+        ArgMin "argMin" "argminmax" arg_min (input) [axis: u32 = "axis" "u32e"] ArgMinMaxOptions one
+            SingleInput: vec![("input", lim(ANY, 1, N)), ("output", lim(ARG_OUTPUT, 0, N))];
+        ArgMax "argMax" "argminmax" arg_max (input) [axis: u32 = "axis" "u32e"] ArgMinMaxOptions one
+            SingleInput: vec![("input", lim(ANY, 1, N)), ("output", lim(ARG_OUTPUT, 0, N))];
+        BatchNormalization "batchNormalization" "batchnorm" batch_normalization
+            (input, mean, variance) [] BatchNormalizationOptions one
+            BatchNormalization: vec![
+                ("input", lim(FLOAT, 1, N)),
+                ("mean", lim(FLOAT, 1, 1)),
+                ("variance", lim(FLOAT, 1, 1)),
+                ("scale", lim(FLOAT, 1, 1)),
+                ("bias", lim(FLOAT, 1, 1)),
+                ("output", lim(FLOAT, 1, N)),
+            ];
+        Cast "cast" "cast" cast (input) [data_type: DataType = "dataType" "dataType"] OperatorOptions one
+            SingleInput: single(ANY, 0, N);
+        Clamp "clamp" "clamp" clamp (input) [] ClampOptions one
+            SingleInput: single(ANY, 0, N);
+        Concat "concat" "concat" concat [inputs] [axis: u32 = "axis" "u32e"] OperatorOptions one
+            Concat: vec![("inputs", lim(ANY, 1, N)), ("output", lim(ANY, 1, N))];
+        Conv2d "conv2d" "conv2d" conv2d (input, filter) [] Conv2dOptions one
+            Conv2d: vec![
+                ("input", lim(FLOAT, 4, 4)),
+                ("filter", lim(FLOAT, 4, 4)),
+                ("bias", lim(FLOAT, 1, 1)),
+                ("output", lim(FLOAT, 4, 4)),
+            ];
+        ConvTranspose2d "convTranspose2d" "convtranspose2d" conv_transpose2d
+            (input, filter) [] ConvTranspose2dOptions one
+            Conv2d: vec![
+                ("input", lim(FLOAT, 4, 4)),
+                ("filter", lim(FLOAT, 4, 4)),
+                ("bias", lim(FLOAT, 1, 1)),
+                ("output", lim(FLOAT, 4, 4)),
+            ];
+        CumulativeSum "cumulativeSum" "cumulativesum" cumulative_sum
+            (input) [axis: u32 = "axis" "u32"] CumulativeSumOptions one
+            SingleInput: single(FLOAT_AND_WIDE_INT, 1, N);
+        Add "add" "binary" add (a, b) [] OperatorOptions one
+            Binary: binary(ANY, ANY);
+        Sub "sub" "binary" sub (a, b) [] OperatorOptions one
+            Binary: binary(ANY, ANY);
+        Mul "mul" "binary" mul (a, b) [] OperatorOptions one
+            Binary: binary(ANY, ANY);
+        Div "div" "binary" div (a, b) [] OperatorOptions one
+            Binary: binary(ANY, ANY);
+        Max "max" "binary" max (a, b) [] OperatorOptions one
+            Binary: binary(ANY, ANY);
+        Min "min" "binary" min (a, b) [] OperatorOptions one
+            Binary: binary(ANY, ANY);
+        Pow "pow" "binary" pow (a, b) [] OperatorOptions one
+            Binary: binary(ANY, ANY);
+        Equal "equal" "logical" equal (a, b) [] OperatorOptions one
+            Binary: binary(ANY, UINT8);
+        NotEqual "notEqual" "logical" not_equal (a, b) [] OperatorOptions one
+            Binary: binary(ANY, UINT8);
+        Greater "greater" "logical" greater (a, b) [] OperatorOptions one
+            Binary: binary(ANY, UINT8);
+        GreaterOrEqual "greaterOrEqual" "logical" greater_or_equal (a, b) [] OperatorOptions one
+            Binary: binary(ANY, UINT8);
+        Lesser "lesser" "logical" lesser (a, b) [] OperatorOptions one
+            Binary: binary(ANY, UINT8);
+        LesserOrEqual "lesserOrEqual" "logical" lesser_or_equal (a, b) [] OperatorOptions one
+            Binary: binary(ANY, UINT8);
+        LogicalNot "logicalNot" "logical" logical_not (a) [] OperatorOptions one
+            LogicalNot: logical_not(UINT8, UINT8);
+        LogicalAnd "logicalAnd" "logical" logical_and (a, b) [] OperatorOptions one
+            Binary: binary(UINT8, UINT8);
+        LogicalOr "logicalOr" "logical" logical_or (a, b) [] OperatorOptions one
+            Binary: binary(UINT8, UINT8);
+        LogicalXor "logicalXor" "logical" logical_xor (a, b) [] OperatorOptions one
+            Binary: binary(UINT8, UINT8);
+        IsNaN "isNaN" "logical" is_nan (a) [] OperatorOptions one
+            LogicalNot: logical_not(FLOAT, UINT8);
+        IsInfinite "isInfinite" "logical" is_infinite (a) [] OperatorOptions one
+            LogicalNot: logical_not(FLOAT, UINT8);
+        Abs "abs" "unary" abs (input) [] OperatorOptions one
+            SingleInput: single(FLOAT_AND_SIGNED, 0, N);
+        Ceil "ceil" "unary" ceil (input) [] OperatorOptions one
+            SingleInput: single(FLOAT, 0, N);
+        Cos "cos" "unary" cos (input) [] OperatorOptions one
+            SingleInput: single(FLOAT, 0, N);
+        Erf "erf" "unary" erf (input) [] OperatorOptions one
+            SingleInput: single(FLOAT, 0, N);
+        Exp "exp" "unary" exp (input) [] OperatorOptions one
+            SingleInput: single(FLOAT, 0, N);
+        Floor "floor" "unary" floor (input) [] OperatorOptions one
+            SingleInput: single(FLOAT, 0, N);
+        Identity "identity" "unary" identity (input) [] OperatorOptions one
+            SingleInput: single(ANY, 0, N);
+        Log "log" "unary" log (input) [] OperatorOptions one
+            SingleInput: single(FLOAT, 0, N);
+        Neg "neg" "unary" neg (input) [] OperatorOptions one
+            SingleInput: single(FLOAT_AND_SIGNED, 0, N);
+        Reciprocal "reciprocal" "unary" reciprocal (input) [] OperatorOptions one
+            SingleInput: single(FLOAT, 0, N);
+        RoundEven "roundEven" "unary" round_even (input) [] OperatorOptions one
+            SingleInput: single(FLOAT, 0, N);
+        Sin "sin" "unary" sin (input) [] OperatorOptions one
+            SingleInput: single(FLOAT, 0, N);
+        Sign "sign" "unary" sign (input) [] OperatorOptions one
+            SingleInput: single(FLOAT_AND_SIGNED, 0, N);
+        Sqrt "sqrt" "unary" sqrt (input) [] OperatorOptions one
+            SingleInput: single(FLOAT, 0, N);
+        Tan "tan" "unary" tan (input) [] OperatorOptions one
+            SingleInput: single(FLOAT, 0, N);
+        DequantizeLinear "dequantizeLinear" "dequantizelinear" dequantize_linear
+            (input, scale, zero_point) [] OperatorOptions one
+            QuantizeDequantizeLinear: vec![
+                ("input", lim(QUANTIZED, 0, N)),
+                ("scale", lim(FLOAT, 0, N)),
+                ("zeroPoint", lim(QUANTIZED, 0, N)),
+                ("output", lim(FLOAT, 0, N)),
+            ];
+        QuantizeLinear "quantizeLinear" "quantizelinear" quantize_linear
+            (input, scale, zero_point) [] OperatorOptions one
+            QuantizeDequantizeLinear: vec![
+                ("input", lim(FLOAT, 0, N)),
+                ("scale", lim(FLOAT, 0, N)),
+                ("zeroPoint", lim(QUANTIZED, 0, N)),
+                ("output", lim(QUANTIZED, 0, N)),
+            ];
+        Elu "elu" "elu" elu (input) [] EluOptions one
+            SingleInput: single(FLOAT, 0, N);
+        Expand "expand" "expand" expand (input) [new_shape: Vec<u32> = "newShape" "u32eSeq"] OperatorOptions one
+            SingleInput: single(ANY, 0, N);
+        Gather "gather" "gather" gather (input, indices) [] GatherOptions one
+            Gather: vec![("input", lim(ANY, 1, N)), ("indices", lim(INDEX, 0, N)), ("output", lim(ANY, 0, N))];
+        GatherElements "gatherElements" "gatherelements" gather_elements (input, indices) [] GatherOptions one
+            Gather: vec![("input", lim(ANY, 1, N)), ("indices", lim(INDEX, 1, N)), ("output", lim(ANY, 1, N))];
+        GatherNd "gatherND" "gathernd" gather_nd (input, indices) [] OperatorOptions one
+            Gather: vec![("input", lim(ANY, 1, N)), ("indices", lim(INDEX, 1, N)), ("output", lim(ANY, 0, N))];
+        Gelu "gelu" "gelu-method" gelu (input) [] OperatorOptions one
+            SingleInput: single(FLOAT, 0, N);
+        Gemm "gemm" "gemm" gemm (a, b) [] GemmOptions one
+            Gemm: vec![
+                ("a", lim(FLOAT, 2, 2)),
+                ("b", lim(FLOAT, 2, 2)),
+                ("c", lim(FLOAT, 0, 2)),
+                ("output", lim(FLOAT, 2, 2)),
+            ];
+        Gru "gru" "gru" gru
+            (input, weight, recurrent_weight) [steps: u32 = "steps" "u32e", hidden_size: u32 = "hiddenSize" "u32e"] GruOptions many
+            Gru: vec![
+                ("input", lim(FLOAT, 3, 3)),
+                ("weight", lim(FLOAT, 3, 3)),
+                ("recurrentWeight", lim(FLOAT, 3, 3)),
+                ("bias", lim(FLOAT, 2, 2)),
+                ("recurrentBias", lim(FLOAT, 2, 2)),
+                ("initialHiddenState", lim(FLOAT, 3, 3)),
+                ("output0", lim(FLOAT, 3, 3)),
+                ("output1", lim(FLOAT, 4, 4)),
+            ];
+        GruCell "gruCell" "grucell" gru_cell
+            (input, weight, recurrent_weight, hidden_state) [hidden_size: u32 = "hiddenSize" "u32e"] GruCellOptions one
+            GruCell: vec![
+                ("input", lim(FLOAT, 2, 2)),
+                ("weight", lim(FLOAT, 2, 2)),
+                ("recurrentWeight", lim(FLOAT, 2, 2)),
+                ("hiddenState", lim(FLOAT, 2, 2)),
+                ("bias", lim(FLOAT, 1, 1)),
+                ("recurrentBias", lim(FLOAT, 1, 1)),
+                ("output", lim(FLOAT, 2, 2)),
+            ];
+        HardSigmoid "hardSigmoid" "hard-sigmoid" hard_sigmoid (input) [] HardSigmoidOptions one
+            SingleInput: single(FLOAT, 0, N);
+        HardSwish "hardSwish" "hard-swish" hard_swish (input) [] OperatorOptions one
+            SingleInput: single(FLOAT, 0, N);
+        InstanceNormalization "instanceNormalization" "instancenorm" instance_normalization
+            (input) [] InstanceNormalizationOptions one
+            Normalization: vec![
+                ("input", lim(FLOAT, 4, 4)),
+                ("scale", lim(FLOAT, 1, 1)),
+                ("bias", lim(FLOAT, 1, 1)),
+                ("output", lim(FLOAT, 4, 4)),
+            ];
+        LayerNormalization "layerNormalization" "layernorm" layer_normalization
+            (input) [] LayerNormalizationOptions one
+            Normalization: vec![
+                ("input", lim(FLOAT, 0, N)),
+                ("scale", lim(FLOAT, 0, N)),
+                ("bias", lim(FLOAT, 0, N)),
+                ("output", lim(FLOAT, 0, N)),
+            ];
+        LeakyRelu "leakyRelu" "leakyrelu" leaky_relu (input) [] LeakyReluOptions one
+            SingleInput: single(FLOAT, 0, N);
+        Linear "linear" "linear" linear (input) [] LinearOptions one
+            SingleInput: single(FLOAT, 0, N);
+        Lstm "lstm" "lstm" lstm
+            (input, weight, recurrent_weight) [steps: u32 = "steps" "u32e", hidden_size: u32 = "hiddenSize" "u32e"] LstmOptions many
+            Lstm: vec![
+                ("input", lim(FLOAT, 3, 3)),
+                ("weight", lim(FLOAT, 3, 3)),
+                ("recurrentWeight", lim(FLOAT, 3, 3)),
+                ("bias", lim(FLOAT, 2, 2)),
+                ("recurrentBias", lim(FLOAT, 2, 2)),
+                ("peepholeWeight", lim(FLOAT, 2, 2)),
+                ("initialHiddenState", lim(FLOAT, 3, 3)),
+                ("initialCellState", lim(FLOAT, 3, 3)),
+                ("output0", lim(FLOAT, 3, 3)),
+                ("output1", lim(FLOAT, 3, 3)),
+                ("output2", lim(FLOAT, 4, 4)),
+            ];
+        LstmCell "lstmCell" "lstmcell" lstm_cell
+            (input, weight, recurrent_weight, hidden_state, cell_state) [hidden_size: u32 = "hiddenSize" "u32e"] LstmCellOptions many
+            LstmCell: vec![
+                ("input", lim(FLOAT, 2, 2)),
+                ("weight", lim(FLOAT, 2, 2)),
+                ("recurrentWeight", lim(FLOAT, 2, 2)),
+                ("hiddenState", lim(FLOAT, 2, 2)),
+                ("cellState", lim(FLOAT, 2, 2)),
+                ("bias", lim(FLOAT, 1, 1)),
+                ("recurrentBias", lim(FLOAT, 1, 1)),
+                ("peepholeWeight", lim(FLOAT, 1, 1)),
+                ("output0", lim(FLOAT, 2, 2)),
+                ("output1", lim(FLOAT, 2, 2)),
+            ];
+        Matmul "matmul" "matmul" matmul (a, b) [] OperatorOptions one
+            Binary: vec![("a", lim(FLOAT, 2, N)), ("b", lim(FLOAT, 2, N)), ("output", lim(FLOAT, 2, N))];
+        Pad "pad" "pad" pad
+            (input) [beginning_padding: Vec<u32> = "beginningPadding" "u32eSeq", ending_padding: Vec<u32> = "endingPadding" "u32eSeq"] PadOptions one
+            SingleInput: single(ANY, 0, N);
+        AveragePool2d "averagePool2d" "pool2d-average" average_pool2d (input) [] Pool2dOptions one
+            SingleInput: single(FLOAT, 4, 4);
+        L2Pool2d "l2Pool2d" "pool2d-l2" l2_pool2d (input) [] Pool2dOptions one
+            SingleInput: single(FLOAT, 4, 4);
+        MaxPool2d "maxPool2d" "pool2d-max" max_pool2d (input) [] Pool2dOptions one
+            SingleInput: single(ANY, 4, 4);
+        Prelu "prelu" "prelu" prelu (input, slope) [] OperatorOptions one
+            Prelu: vec![
+                ("input", lim(FLOAT_AND_SIGNED, 0, N)),
+                ("slope", lim(FLOAT_AND_SIGNED, 0, N)),
+                ("output", lim(FLOAT_AND_SIGNED, 0, N)),
+            ];
+        ReduceL1 "reduceL1" "reduce" reduce_l1 (input) [] ReduceOptions one
+            SingleInput: single(FLOAT_AND_WIDE_INT, 0, N);
+        ReduceL2 "reduceL2" "reduce" reduce_l2 (input) [] ReduceOptions one
+            SingleInput: single(FLOAT, 0, N);
+        ReduceLogSum "reduceLogSum" "reduce" reduce_log_sum (input) [] ReduceOptions one
+            SingleInput: single(FLOAT, 0, N);
+        ReduceLogSumExp "reduceLogSumExp" "reduce" reduce_log_sum_exp (input) [] ReduceOptions one
+            SingleInput: single(FLOAT, 0, N);
+        ReduceMax "reduceMax" "reduce" reduce_max (input) [] ReduceOptions one
+            SingleInput: single(ANY, 0, N);
+        ReduceMean "reduceMean" "reduce" reduce_mean (input) [] ReduceOptions one
+            SingleInput: single(FLOAT, 0, N);
+        ReduceMin "reduceMin" "reduce" reduce_min (input) [] ReduceOptions one
+            SingleInput: single(ANY, 0, N);
+        ReduceProduct "reduceProduct" "reduce" reduce_product (input) [] ReduceOptions one
+            SingleInput: single(FLOAT_AND_WIDE_INT, 0, N);
+        ReduceSum "reduceSum" "reduce" reduce_sum (input) [] ReduceOptions one
+            SingleInput: single(FLOAT_AND_WIDE_INT, 0, N);
+        ReduceSumSquare "reduceSumSquare" "reduce" reduce_sum_square (input) [] ReduceOptions one
+            SingleInput: single(FLOAT_AND_WIDE_INT, 0, N);
+        Relu "relu" "relu-method" relu (input) [] OperatorOptions one
+            SingleInput: single(FLOAT_AND_SIGNED, 0, N);
+        Resample2d "resample2d" "resample2d-method" resample2d (input) [] Resample2dOptions one
+            SingleInput: single(RESAMPLE, 4, 4);
+        Reshape "reshape" "reshape-method" reshape
+            (input) [new_shape: Vec<u32> = "newShape" "u32eSeq"] OperatorOptions one
+            SingleInput: single(ANY, 0, N);
+        Reverse "reverse" "reverse-method" reverse (input) [] ReverseOptions one
+            SingleInput: single(ANY, 0, N);
+        ScatterElements "scatterElements" "scatterelements" scatter_elements
+            (input, indices, updates) [] ScatterOptions one
+            Scatter: vec![
+                ("input", lim(ANY, 1, N)),
+                ("indices", lim(INDEX, 1, N)),
+                ("updates", lim(ANY, 1, N)),
+                ("output", lim(ANY, 1, N)),
+            ];
+        ScatterNd "scatterND" "scatternd" scatter_nd (input, indices, updates) [] OperatorOptions one
+            Scatter: vec![
+                ("input", lim(ANY, 1, N)),
+                ("indices", lim(INDEX, 1, N)),
+                ("updates", lim(ANY, 0, N)),
+                ("output", lim(ANY, 1, N)),
+            ];
+        Sigmoid "sigmoid" "sigmoid-method" sigmoid (input) [] OperatorOptions one
+            SingleInput: single(FLOAT, 0, N);
+        Slice "slice" "slice" slice
+            (input) [starts: Vec<u32> = "starts" "u32eSeq", sizes: Vec<u32> = "sizes" "u32eSeq"] SliceOptions one
+            SingleInput: single(ANY, 0, N);
+        Softmax "softmax" "softmax-method" softmax (input) [axis: u32 = "axis" "u32e"] OperatorOptions one
+            SingleInput: single(FLOAT, 1, N);
+        Softplus "softplus" "softplus-method" softplus (input) [] OperatorOptions one
+            SingleInput: single(FLOAT, 0, N);
+        Softsign "softsign" "softsign-method" softsign (input) [] OperatorOptions one
+            SingleInput: single(FLOAT, 0, N);
+        Split "split" "split" split (input) [splits: Splits = "splits" "splits"] SplitOptions many
+            Split: vec![("input", lim(ANY, 1, N)), ("outputs", lim(ANY, 1, N))];
+        Tanh "tanh" "tanh-method" tanh (input) [] OperatorOptions one
+            SingleInput: single(FLOAT, 0, N);
+        Tile "tile" "tile" tile (input) [repetitions: Vec<u32> = "repetitions" "u32Seq"] OperatorOptions one
+            SingleInput: single(ANY, 0, N);
+        Transpose "transpose" "transpose" transpose (input) [] TransposeOptions one
+            SingleInput: single(ANY, 0, N);
+        Triangular "triangular" "triangular" triangular (input) [] TriangularOptions one
+            SingleInput: single(ANY, 2, N);
+        Where "where" "where" where_ (condition, true_value, false_value) [] OperatorOptions one
+            Where: vec![
+                ("condition", lim(UINT8, 0, N)),
+                ("trueValue", lim(ANY, 0, N)),
+                ("falseValue", lim(ANY, 0, N)),
+                ("output", lim(ANY, 0, N)),
+            ];
+        }
+    };
+}
+
+macro_rules! define_op_kind {
+    ($($variant:ident $idl:literal $anchor:literal $method:ident $operands:tt
+        [$($arg:ident: $argty:ty = $argidl:literal $argkind:literal),*] $options:ident $ret:ident
+        $limits_kind:ident: $limits:expr;)+) => {
         /// One variant per `MLGraphBuilder` operation (95).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum OpKind { $(#[doc = concat!("`", $idl, "()`")] $variant),+ }
@@ -124,114 +453,25 @@ macro_rules! op_table {
 
             /// The kind of support-limits dictionary (which fixes the operand slots).
             pub fn limits_kind(self) -> LimitsKind {
-                match self { $(OpKind::$variant => LimitsKind::$limits),+ }
+                match self { $(OpKind::$variant => LimitsKind::$limits_kind),+ }
             }
 
             /// Looks an op up by its IDL name.
             pub fn from_idl_name(name: &str) -> Option<OpKind> {
                 match name { $($idl => Some(OpKind::$variant),)+ _ => None }
             }
+
+            /// The op's section of the spec:
+            /// `https://www.w3.org/TR/webnn/#api-mlgraphbuilder-<anchor>`.
+            pub fn spec_url(self) -> String {
+                let anchor = match self { $(OpKind::$variant => $anchor),+ };
+                format!("https://www.w3.org/TR/webnn/#api-mlgraphbuilder-{anchor}")
+            }
         }
     };
 }
 
-op_table! {
-    ArgMin => "argMin", SingleInput;
-    ArgMax => "argMax", SingleInput;
-    BatchNormalization => "batchNormalization", BatchNormalization;
-    Cast => "cast", SingleInput;
-    Clamp => "clamp", SingleInput;
-    Concat => "concat", Concat;
-    Conv2d => "conv2d", Conv2d;
-    ConvTranspose2d => "convTranspose2d", Conv2d;
-    CumulativeSum => "cumulativeSum", SingleInput;
-    Add => "add", Binary;
-    Sub => "sub", Binary;
-    Mul => "mul", Binary;
-    Div => "div", Binary;
-    Max => "max", Binary;
-    Min => "min", Binary;
-    Pow => "pow", Binary;
-    Equal => "equal", Binary;
-    NotEqual => "notEqual", Binary;
-    Greater => "greater", Binary;
-    GreaterOrEqual => "greaterOrEqual", Binary;
-    Lesser => "lesser", Binary;
-    LesserOrEqual => "lesserOrEqual", Binary;
-    LogicalNot => "logicalNot", LogicalNot;
-    LogicalAnd => "logicalAnd", Binary;
-    LogicalOr => "logicalOr", Binary;
-    LogicalXor => "logicalXor", Binary;
-    IsNaN => "isNaN", LogicalNot;
-    IsInfinite => "isInfinite", LogicalNot;
-    Abs => "abs", SingleInput;
-    Ceil => "ceil", SingleInput;
-    Cos => "cos", SingleInput;
-    Erf => "erf", SingleInput;
-    Exp => "exp", SingleInput;
-    Floor => "floor", SingleInput;
-    Identity => "identity", SingleInput;
-    Log => "log", SingleInput;
-    Neg => "neg", SingleInput;
-    Reciprocal => "reciprocal", SingleInput;
-    RoundEven => "roundEven", SingleInput;
-    Sin => "sin", SingleInput;
-    Sign => "sign", SingleInput;
-    Sqrt => "sqrt", SingleInput;
-    Tan => "tan", SingleInput;
-    DequantizeLinear => "dequantizeLinear", QuantizeDequantizeLinear;
-    QuantizeLinear => "quantizeLinear", QuantizeDequantizeLinear;
-    Elu => "elu", SingleInput;
-    Expand => "expand", SingleInput;
-    Gather => "gather", Gather;
-    GatherElements => "gatherElements", Gather;
-    GatherNd => "gatherND", Gather;
-    Gelu => "gelu", SingleInput;
-    Gemm => "gemm", Gemm;
-    Gru => "gru", Gru;
-    GruCell => "gruCell", GruCell;
-    HardSigmoid => "hardSigmoid", SingleInput;
-    HardSwish => "hardSwish", SingleInput;
-    InstanceNormalization => "instanceNormalization", Normalization;
-    LayerNormalization => "layerNormalization", Normalization;
-    LeakyRelu => "leakyRelu", SingleInput;
-    Linear => "linear", SingleInput;
-    Lstm => "lstm", Lstm;
-    LstmCell => "lstmCell", LstmCell;
-    Matmul => "matmul", Binary;
-    Pad => "pad", SingleInput;
-    AveragePool2d => "averagePool2d", SingleInput;
-    L2Pool2d => "l2Pool2d", SingleInput;
-    MaxPool2d => "maxPool2d", SingleInput;
-    Prelu => "prelu", Prelu;
-    ReduceL1 => "reduceL1", SingleInput;
-    ReduceL2 => "reduceL2", SingleInput;
-    ReduceLogSum => "reduceLogSum", SingleInput;
-    ReduceLogSumExp => "reduceLogSumExp", SingleInput;
-    ReduceMax => "reduceMax", SingleInput;
-    ReduceMean => "reduceMean", SingleInput;
-    ReduceMin => "reduceMin", SingleInput;
-    ReduceProduct => "reduceProduct", SingleInput;
-    ReduceSum => "reduceSum", SingleInput;
-    ReduceSumSquare => "reduceSumSquare", SingleInput;
-    Relu => "relu", SingleInput;
-    Resample2d => "resample2d", SingleInput;
-    Reshape => "reshape", SingleInput;
-    Reverse => "reverse", SingleInput;
-    ScatterElements => "scatterElements", Scatter;
-    ScatterNd => "scatterND", Scatter;
-    Sigmoid => "sigmoid", SingleInput;
-    Slice => "slice", SingleInput;
-    Softmax => "softmax", SingleInput;
-    Softplus => "softplus", SingleInput;
-    Softsign => "softsign", SingleInput;
-    Split => "split", Split;
-    Tanh => "tanh", SingleInput;
-    Tile => "tile", SingleInput;
-    Transpose => "transpose", SingleInput;
-    Triangular => "triangular", SingleInput;
-    Where => "where", Where;
-}
+crate::for_each_op!(define_op_kind);
 
 impl std::fmt::Display for OpKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -135,8 +135,7 @@ def _op_method(op: Op) -> Callable[..., Any]:
             elif a.convert == OPERANDS:
                 operands.extend(c.sequence(value, operand, where))
             elif a.convert == SPLITS:
-                splits = c.splits(value, where)
-                params["splitsSizes" if isinstance(splits, list) else "splitsCount"] = splits
+                params["splits"] = c.splits(value, where)
             else:
                 params[_idl_name(a.name)] = a.convert(value, where)
         for o in op.options:

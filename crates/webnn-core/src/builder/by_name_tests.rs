@@ -1,6 +1,6 @@
 //! `GraphBuilder::call`: params from JSON, IDL defaults, missing arguments, MLNumber strings.
 
-use super::{NumberParam, OpParams};
+use crate::builder::params::{NumberParam, OpParams};
 use crate::testing::*;
 use crate::types::{
     Conv2dFilterOperandLayout, ConvTranspose2dFilterOperandLayout, GruWeightLayout, InputOperandLayout,
@@ -101,10 +101,10 @@ fn missing_required_arguments_are_type_errors() {
     assert_type_error(b.call(OpKind::Softmax, &[Some(&x)], &params("{}")), "'axis' is missing");
     assert_type_error(b.call(OpKind::Reshape, &[Some(&x)], &params("{}")), "'newShape' is missing");
     assert_type_error(b.call(OpKind::Add, &[Some(&x), None], &params("{}")), "'b' is missing");
-    assert_type_error(b.call(OpKind::Cast, &[Some(&x)], &params("{}")), "'type' is missing");
+    assert_type_error(b.call(OpKind::Cast, &[Some(&x)], &params("{}")), "'dataType' is missing");
     assert_type_error(b.call(OpKind::Split, &[Some(&x)], &params("{}")), "split");
-    let both = params(r#"{"splitsCount": 2, "splitsSizes": [1, 1]}"#);
-    assert_type_error(b.call(OpKind::Split, &[Some(&x)], &both), "split");
+    let neither = params(r#"{"splits": "two"}"#);
+    assert_type_error(b.call(OpKind::Split, &[Some(&x)], &neither), "a count or a list of sizes");
     assert_type_error(b.call(OpKind::Cast, &[Some(&x)], &params(r#"{"dataType": "float64"}"#)), "float64");
     assert_eq!(b.operation_count(), 0);
 }
@@ -113,8 +113,8 @@ fn missing_required_arguments_are_type_errors() {
 fn split_takes_a_count_or_sizes() {
     let mut b = builder();
     let x = b.input("x", &desc(DataType::Float32, &[4, 3])).unwrap();
-    assert_eq!(b.call(OpKind::Split, &[Some(&x)], &params(r#"{"splitsCount": 2}"#)).unwrap().len(), 2);
-    let out = b.call(OpKind::Split, &[Some(&x)], &params(r#"{"splitsSizes": [1, 2], "axis": 1}"#)).unwrap();
+    assert_eq!(b.call(OpKind::Split, &[Some(&x)], &params(r#"{"splits": 2}"#)).unwrap().len(), 2);
+    let out = b.call(OpKind::Split, &[Some(&x)], &params(r#"{"splits": [1, 2], "axis": 1}"#)).unwrap();
     assert_eq!(out[1].shape(), &[4, 2]);
 }
 

@@ -8,7 +8,8 @@
 
 mod activation;
 mod by_name;
-pub use by_name::{NumberParam, OpParams};
+pub mod params;
+pub use params::{NumberParam, OpParams};
 mod conv;
 mod elementwise;
 mod gather;

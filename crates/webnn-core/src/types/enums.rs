@@ -12,6 +12,8 @@ macro_rules! idl_enum {
         impl $name {
             /// Every value, in IDL order.
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// The IDL enum name.
+            pub const IDL_NAME: &'static str = $idl;
             /// The exact IDL enum string.
             pub fn as_str(self) -> &'static str {
                 match self { $($name::$variant => $s),+ }
@@ -22,6 +24,16 @@ macro_rules! idl_enum {
         }
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str(self.as_str()) }
+        }
+        impl crate::builder::params::FromParam for $name {
+            fn from_param(value: &serde_json::Value) -> std::result::Result<Self, String> {
+                String::from_param(value)?.parse().map_err(|e: Error| e.message)
+            }
+        }
+        impl crate::builder::params::IdlValue for $name {
+            fn to_idl(&self) -> Option<serde_json::Value> {
+                Some(serde_json::Value::from(self.as_str()))
+            }
         }
         impl std::str::FromStr for $name {
             type Err = Error;

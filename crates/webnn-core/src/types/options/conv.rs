@@ -1,44 +1,54 @@
-//! Options of conv2d (§8.9.10), convTranspose2d (§8.9.11), pooling (§8.9.37) and resample2d (§8.9.41).
+//! Options of conv2d, convTranspose2d, the pooling ops and resample2d.
 
+use super::options_dict;
 use crate::operand::Operand;
 use crate::types::{
     Conv2dFilterOperandLayout, ConvTranspose2dFilterOperandLayout, InputOperandLayout, InterpolationMode, RoundingType,
 };
 
-/// `MLConv2dOptions`; `Default` gives the IDL defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Conv2dOptions {
-    /// `label`
-    pub label: String,
-    /// `padding` [beginH, endH, beginW, endW]; default [0, 0, 0, 0].
-    pub padding: Option<Vec<u32>>,
-    /// `strides` [sH, sW]; default [1, 1].
-    pub strides: Option<Vec<u32>>,
-    /// `dilations` [dH, dW]; default [1, 1].
-    pub dilations: Option<Vec<u32>>,
-    /// `groups`, default 1.
-    pub groups: u32,
-    /// `inputLayout`, default "nchw".
-    pub input_layout: InputOperandLayout,
-    /// `filterLayout`, default "oihw".
-    pub filter_layout: Conv2dFilterOperandLayout,
-    /// `bias`: 1-D [outputChannels].
-    pub bias: Option<Operand>,
+options_dict! {
+    /// `MLConv2dOptions`
+    Conv2dOptions = "MLConv2dOptions" {
+        /// `padding` [beginH, endH, beginW, endW]; default [0, 0, 0, 0].
+        padding: Option<Vec<u32>> = None, "padding": "u32eSeq";
+        /// `strides` [sH, sW]; default [1, 1].
+        strides: Option<Vec<u32>> = None, "strides": "u32eSeq";
+        /// `dilations` [dH, dW]; default [1, 1].
+        dilations: Option<Vec<u32>> = None, "dilations": "u32eSeq";
+        /// `groups`, default 1.
+        groups: u32 = 1, "groups": "u32e";
+        /// `inputLayout`, default "nchw".
+        input_layout: InputOperandLayout = InputOperandLayout::Nchw, "inputLayout": "enum:MLInputOperandLayout";
+        /// `filterLayout`, default "oihw".
+        filter_layout: Conv2dFilterOperandLayout = Conv2dFilterOperandLayout::Oihw,
+            "filterLayout": "enum:MLConv2dFilterOperandLayout";
+        /// `bias`: 1-D [outputChannels].
+        bias: Option<Operand> = None, "bias": "operand";
+    }
 }
 
-impl Default for Conv2dOptions {
-    /// The IDL defaults: groups 1, every other member absent or its enum's default.
-    fn default() -> Self {
-        Conv2dOptions {
-            label: Default::default(),
-            padding: Default::default(),
-            strides: Default::default(),
-            dilations: Default::default(),
-            groups: 1,
-            input_layout: Default::default(),
-            filter_layout: Default::default(),
-            bias: Default::default(),
-        }
+options_dict! {
+    /// `MLConvTranspose2dOptions`
+    ConvTranspose2dOptions = "MLConvTranspose2dOptions" {
+        /// `padding`; default [0, 0, 0, 0].
+        padding: Option<Vec<u32>> = None, "padding": "u32eSeq";
+        /// `strides`; default [1, 1].
+        strides: Option<Vec<u32>> = None, "strides": "u32eSeq";
+        /// `dilations`; default [1, 1].
+        dilations: Option<Vec<u32>> = None, "dilations": "u32eSeq";
+        /// `outputPadding`; default [0, 0].
+        output_padding: Option<Vec<u32>> = None, "outputPadding": "u32eSeq";
+        /// `outputSizes` [H, W].
+        output_sizes: Option<Vec<u32>> = None, "outputSizes": "u32eSeq";
+        /// `groups`, default 1.
+        groups: u32 = 1, "groups": "u32e";
+        /// `inputLayout`, default "nchw".
+        input_layout: InputOperandLayout = InputOperandLayout::Nchw, "inputLayout": "enum:MLInputOperandLayout";
+        /// `filterLayout`, default "iohw".
+        filter_layout: ConvTranspose2dFilterOperandLayout = ConvTranspose2dFilterOperandLayout::Iohw,
+            "filterLayout": "enum:MLConvTranspose2dFilterOperandLayout";
+        /// `bias`
+        bias: Option<Operand> = None, "bias": "operand";
     }
 }
 
@@ -49,49 +59,6 @@ impl Conv2dOptions {
     }
 }
 
-/// `MLConvTranspose2dOptions`; `Default` gives the IDL defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ConvTranspose2dOptions {
-    /// `label`
-    pub label: String,
-    /// `padding`; default [0, 0, 0, 0].
-    pub padding: Option<Vec<u32>>,
-    /// `strides`; default [1, 1].
-    pub strides: Option<Vec<u32>>,
-    /// `dilations`; default [1, 1].
-    pub dilations: Option<Vec<u32>>,
-    /// `outputPadding`; default [0, 0].
-    pub output_padding: Option<Vec<u32>>,
-    /// `outputSizes` [H, W].
-    pub output_sizes: Option<Vec<u32>>,
-    /// `groups`, default 1.
-    pub groups: u32,
-    /// `inputLayout`, default "nchw".
-    pub input_layout: InputOperandLayout,
-    /// `filterLayout`, default "iohw".
-    pub filter_layout: ConvTranspose2dFilterOperandLayout,
-    /// `bias`
-    pub bias: Option<Operand>,
-}
-
-impl Default for ConvTranspose2dOptions {
-    /// The IDL defaults: groups 1, every other member absent or its enum's default.
-    fn default() -> Self {
-        ConvTranspose2dOptions {
-            label: Default::default(),
-            padding: Default::default(),
-            strides: Default::default(),
-            dilations: Default::default(),
-            output_padding: Default::default(),
-            output_sizes: Default::default(),
-            groups: 1,
-            input_layout: Default::default(),
-            filter_layout: Default::default(),
-            bias: Default::default(),
-        }
-    }
-}
-
 impl ConvTranspose2dOptions {
     /// The IDL defaults (the same as `Default`).
     pub fn new() -> Self {
@@ -99,38 +66,36 @@ impl ConvTranspose2dOptions {
     }
 }
 
-/// `MLPool2dOptions`
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Pool2dOptions {
-    /// `label`
-    pub label: String,
-    /// `windowDimensions` [wH, wW]; default: the input's spatial size (global pooling).
-    pub window_dimensions: Option<Vec<u32>>,
-    /// `padding`; default [0, 0, 0, 0].
-    pub padding: Option<Vec<u32>>,
-    /// `strides`; default [1, 1].
-    pub strides: Option<Vec<u32>>,
-    /// `dilations`; default [1, 1].
-    pub dilations: Option<Vec<u32>>,
-    /// `layout`, default "nchw".
-    pub layout: InputOperandLayout,
-    /// `outputShapeRounding`, default "floor".
-    pub output_shape_rounding: RoundingType,
-    /// `outputSizes` [oH, oW]; when given, the rounding is taken from it.
-    pub output_sizes: Option<Vec<u32>>,
+options_dict! {
+    /// `MLPool2dOptions`
+    Pool2dOptions = "MLPool2dOptions" {
+        /// `windowDimensions` [wH, wW]; default: the input's spatial size (global pooling).
+        window_dimensions: Option<Vec<u32>> = None, "windowDimensions": "u32eSeq";
+        /// `padding`; default [0, 0, 0, 0].
+        padding: Option<Vec<u32>> = None, "padding": "u32eSeq";
+        /// `strides`; default [1, 1].
+        strides: Option<Vec<u32>> = None, "strides": "u32eSeq";
+        /// `dilations`; default [1, 1].
+        dilations: Option<Vec<u32>> = None, "dilations": "u32eSeq";
+        /// `layout`, default "nchw".
+        layout: InputOperandLayout = InputOperandLayout::Nchw, "layout": "enum:MLInputOperandLayout";
+        /// `outputShapeRounding`, default "floor".
+        output_shape_rounding: RoundingType = RoundingType::Floor, "outputShapeRounding": "enum:MLRoundingType";
+        /// `outputSizes` [oH, oW]; when given, the rounding is taken from it.
+        output_sizes: Option<Vec<u32>> = None, "outputSizes": "u32eSeq";
+    }
 }
 
-/// `MLResample2dOptions`
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Resample2dOptions {
-    /// `label`
-    pub label: String,
-    /// `mode`, default "nearest-neighbor".
-    pub mode: InterpolationMode,
-    /// `scales`; default [1.0, 1.0].
-    pub scales: Option<Vec<f32>>,
-    /// `sizes`; when given, scales are ignored for the output size.
-    pub sizes: Option<Vec<u32>>,
-    /// `axes`; default [2, 3].
-    pub axes: Option<Vec<u32>>,
+options_dict! {
+    /// `MLResample2dOptions`
+    Resample2dOptions = "MLResample2dOptions" {
+        /// `mode`, default "nearest-neighbor".
+        mode: InterpolationMode = InterpolationMode::NearestNeighbor, "mode": "enum:MLInterpolationMode";
+        /// `scales`; default [1.0, 1.0].
+        scales: Option<Vec<f32>> = None, "scales": "floatSeq";
+        /// `sizes`; when given, scales are ignored for the output size.
+        sizes: Option<Vec<u32>> = None, "sizes": "u32eSeq";
+        /// `axes`; default [2, 3].
+        axes: Option<Vec<u32>> = None, "axes": "u32eSeq";
+    }
 }

@@ -1,154 +1,108 @@
-//! Options of argMin/argMax (§8.9.5), clamp (§8.9.8), cumulativeSum (§8.9.12), elu (§8.9.18),
-//! gemm (§8.9.24), hardSigmoid (§8.9.27), leakyRelu (§8.9.31), linear (§8.9.32),
-//! reductions (§8.9.39) and triangular (§8.9.55).
+//! Options of argMin/argMax, clamp, cumulativeSum, elu, gemm, hardSigmoid, leakyRelu, linear,
+//! the reductions and triangular.
 
+use super::options_dict;
 use crate::operand::Operand;
 use crate::types::{DataType, MLNumber};
 
-/// `MLArgMinMaxOptions`
-#[derive(Debug, Clone, PartialEq)]
-pub struct ArgMinMaxOptions {
-    /// `label`
-    pub label: String,
-    /// `keepDimensions`, default false.
-    pub keep_dimensions: bool,
-    /// `outputDataType`, default "int32".
-    pub output_data_type: DataType,
-}
-
-impl Default for ArgMinMaxOptions {
-    fn default() -> Self {
-        ArgMinMaxOptions { label: String::new(), keep_dimensions: false, output_data_type: DataType::Int32 }
+options_dict! {
+    /// `MLArgMinMaxOptions`
+    ArgMinMaxOptions = "MLArgMinMaxOptions" {
+        /// `keepDimensions`, default false.
+        keep_dimensions: bool = false, "keepDimensions": "boolean";
+        /// `outputDataType`, default "int32".
+        output_data_type: DataType = DataType::Int32, "outputDataType": "dataType";
     }
 }
 
-/// `MLClampOptions`
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ClampOptions {
-    /// `label`
-    pub label: String,
-    /// `minValue`; absent means no lower bound (decisions.md D4).
-    pub min_value: Option<MLNumber>,
-    /// `maxValue`; absent means no upper bound (decisions.md D4).
-    pub max_value: Option<MLNumber>,
-}
-
-/// `MLCumulativeSumOptions`
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct CumulativeSumOptions {
-    /// `label`
-    pub label: String,
-    /// `exclusive`, default false.
-    pub exclusive: bool,
-    /// `reversed`, default false.
-    pub reversed: bool,
-}
-
-/// `MLEluOptions`
-#[derive(Debug, Clone, PartialEq)]
-pub struct EluOptions {
-    /// `label`
-    pub label: String,
-    /// `alpha`, default 1.
-    pub alpha: f64,
-}
-impl Default for EluOptions {
-    fn default() -> Self {
-        EluOptions { label: String::new(), alpha: 1.0 }
+options_dict! {
+    /// `MLClampOptions`
+    ClampOptions = "MLClampOptions" {
+        /// `minValue`; absent means no lower bound (decisions.md D4).
+        min_value: Option<MLNumber> = None, "minValue": "number";
+        /// `maxValue`; absent means no upper bound (decisions.md D4).
+        max_value: Option<MLNumber> = None, "maxValue": "number";
     }
 }
 
-/// `MLGemmOptions`
-#[derive(Debug, Clone, PartialEq)]
-pub struct GemmOptions {
-    /// `label`
-    pub label: String,
-    /// `c`: added after scaling by beta, unidirectionally broadcast to [M, N].
-    pub c: Option<Operand>,
-    /// `alpha`, default 1.
-    pub alpha: f64,
-    /// `beta`, default 1.
-    pub beta: f64,
-    /// `aTranspose`, default false.
-    pub a_transpose: bool,
-    /// `bTranspose`, default false.
-    pub b_transpose: bool,
-}
-impl Default for GemmOptions {
-    fn default() -> Self {
-        GemmOptions { label: String::new(), c: None, alpha: 1.0, beta: 1.0, a_transpose: false, b_transpose: false }
+options_dict! {
+    /// `MLCumulativeSumOptions`
+    CumulativeSumOptions = "MLCumulativeSumOptions" {
+        /// `exclusive`, default false.
+        exclusive: bool = false, "exclusive": "boolean";
+        /// `reversed`, default false.
+        reversed: bool = false, "reversed": "boolean";
     }
 }
 
-/// `MLHardSigmoidOptions`
-#[derive(Debug, Clone, PartialEq)]
-pub struct HardSigmoidOptions {
-    /// `label`
-    pub label: String,
-    /// `alpha`, default 0.2.
-    pub alpha: f64,
-    /// `beta`, default 0.5.
-    pub beta: f64,
-}
-impl Default for HardSigmoidOptions {
-    fn default() -> Self {
-        HardSigmoidOptions { label: String::new(), alpha: 0.2, beta: 0.5 }
+options_dict! {
+    /// `MLEluOptions`
+    EluOptions = "MLEluOptions" {
+        /// `alpha`, default 1.
+        alpha: f64 = 1.0, "alpha": "double";
     }
 }
 
-/// `MLLeakyReluOptions`
-#[derive(Debug, Clone, PartialEq)]
-pub struct LeakyReluOptions {
-    /// `label`
-    pub label: String,
-    /// `alpha`, default 0.01.
-    pub alpha: f64,
-}
-impl Default for LeakyReluOptions {
-    fn default() -> Self {
-        LeakyReluOptions { label: String::new(), alpha: 0.01 }
+options_dict! {
+    /// `MLGemmOptions`
+    GemmOptions = "MLGemmOptions" {
+        /// `c`: added after scaling by beta, unidirectionally broadcast to [M, N].
+        c: Option<Operand> = None, "c": "operand";
+        /// `alpha`, default 1.
+        alpha: f64 = 1.0, "alpha": "double";
+        /// `beta`, default 1.
+        beta: f64 = 1.0, "beta": "double";
+        /// `aTranspose`, default false.
+        a_transpose: bool = false, "aTranspose": "boolean";
+        /// `bTranspose`, default false.
+        b_transpose: bool = false, "bTranspose": "boolean";
     }
 }
 
-/// `MLLinearOptions`
-#[derive(Debug, Clone, PartialEq)]
-pub struct LinearOptions {
-    /// `label`
-    pub label: String,
-    /// `alpha`, default 1.
-    pub alpha: f64,
-    /// `beta`, default 0.
-    pub beta: f64,
-}
-impl Default for LinearOptions {
-    fn default() -> Self {
-        LinearOptions { label: String::new(), alpha: 1.0, beta: 0.0 }
+options_dict! {
+    /// `MLHardSigmoidOptions`
+    HardSigmoidOptions = "MLHardSigmoidOptions" {
+        /// `alpha`, default 0.2.
+        alpha: f64 = 0.2, "alpha": "double";
+        /// `beta`, default 0.5.
+        beta: f64 = 0.5, "beta": "double";
     }
 }
 
-/// `MLReduceOptions`
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ReduceOptions {
-    /// `label`
-    pub label: String,
-    /// `axes`; absent reduces every dimension, empty reduces none.
-    pub axes: Option<Vec<u32>>,
-    /// `keepDimensions`, default false.
-    pub keep_dimensions: bool,
+options_dict! {
+    /// `MLLeakyReluOptions`
+    LeakyReluOptions = "MLLeakyReluOptions" {
+        /// `alpha`, default 0.01.
+        alpha: f64 = 0.01, "alpha": "double";
+    }
 }
 
-/// `MLTriangularOptions`
-#[derive(Debug, Clone, PartialEq)]
-pub struct TriangularOptions {
-    /// `label`
-    pub label: String,
-    /// `upper`, default true.
-    pub upper: bool,
-    /// `diagonal`, default 0.
-    pub diagonal: i32,
+options_dict! {
+    /// `MLLinearOptions`
+    LinearOptions = "MLLinearOptions" {
+        /// `alpha`, default 1.
+        alpha: f64 = 1.0, "alpha": "double";
+        /// `beta`, default 0.
+        beta: f64 = 0.0, "beta": "double";
+    }
 }
-impl Default for TriangularOptions {
-    fn default() -> Self {
-        TriangularOptions { label: String::new(), upper: true, diagonal: 0 }
+
+options_dict! {
+    /// `MLReduceOptions`
+    ReduceOptions = "MLReduceOptions" {
+        /// `axes`; absent reduces every dimension, empty reduces none.
+        axes: Option<Vec<u32>> = None, "axes": "u32eSeq";
+        /// `keepDimensions`, default false.
+        keep_dimensions: bool = false, "keepDimensions": "boolean";
+    }
+}
+
+options_dict! {
+    /// `MLTriangularOptions`
+    TriangularOptions = "MLTriangularOptions" {
+        /// `upper`, default true.
+        upper: bool = true, "upper": "boolean";
+        /// `diagonal`, default 0.
+        diagonal: i32 = 0, "diagonal": "i32e";
     }
 }

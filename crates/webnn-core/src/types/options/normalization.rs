@@ -1,71 +1,47 @@
-//! Options of batchNormalization (§8.9.6), instanceNormalization (§8.9.29) and
-//! layerNormalization (§8.9.30).
+//! Options of batchNormalization, instanceNormalization and layerNormalization.
 
+use super::options_dict;
 use crate::operand::Operand;
 use crate::types::InputOperandLayout;
 
-/// `MLBatchNormalizationOptions`
-#[derive(Debug, Clone, PartialEq)]
-pub struct BatchNormalizationOptions {
-    /// `label`
-    pub label: String,
-    /// `scale`: 1-D [input.shape[axis]].
-    pub scale: Option<Operand>,
-    /// `bias`: 1-D [input.shape[axis]].
-    pub bias: Option<Operand>,
-    /// `axis`, default 1.
-    pub axis: u32,
-    /// `epsilon`, default 1e-5.
-    pub epsilon: f64,
-}
-impl Default for BatchNormalizationOptions {
-    fn default() -> Self {
-        BatchNormalizationOptions { label: String::new(), scale: None, bias: None, axis: 1, epsilon: 1e-5 }
+options_dict! {
+    /// `MLBatchNormalizationOptions`
+    BatchNormalizationOptions = "MLBatchNormalizationOptions" {
+        /// `scale`: 1-D [input.shape[axis]].
+        scale: Option<Operand> = None, "scale": "operand";
+        /// `bias`: 1-D [input.shape[axis]].
+        bias: Option<Operand> = None, "bias": "operand";
+        /// `axis`, default 1.
+        axis: u32 = 1, "axis": "u32e";
+        /// `epsilon`, default 1e-5.
+        epsilon: f64 = 1e-5, "epsilon": "double";
     }
 }
 
-/// `MLInstanceNormalizationOptions`
-#[derive(Debug, Clone, PartialEq)]
-pub struct InstanceNormalizationOptions {
-    /// `label`
-    pub label: String,
-    /// `scale`: 1-D [channels].
-    pub scale: Option<Operand>,
-    /// `bias`: 1-D [channels].
-    pub bias: Option<Operand>,
-    /// `epsilon`, default 1e-5.
-    pub epsilon: f64,
-    /// `layout`, default "nchw".
-    pub layout: InputOperandLayout,
-}
-impl Default for InstanceNormalizationOptions {
-    fn default() -> Self {
-        InstanceNormalizationOptions {
-            label: String::new(),
-            scale: None,
-            bias: None,
-            epsilon: 1e-5,
-            layout: InputOperandLayout::Nchw,
-        }
+options_dict! {
+    /// `MLInstanceNormalizationOptions`
+    InstanceNormalizationOptions = "MLInstanceNormalizationOptions" {
+        /// `scale`: 1-D [channels].
+        scale: Option<Operand> = None, "scale": "operand";
+        /// `bias`: 1-D [channels].
+        bias: Option<Operand> = None, "bias": "operand";
+        /// `epsilon`, default 1e-5.
+        epsilon: f64 = 1e-5, "epsilon": "double";
+        /// `layout`, default "nchw".
+        layout: InputOperandLayout = InputOperandLayout::Nchw, "layout": "enum:MLInputOperandLayout";
     }
 }
 
-/// `MLLayerNormalizationOptions`
-#[derive(Debug, Clone, PartialEq)]
-pub struct LayerNormalizationOptions {
-    /// `label`
-    pub label: String,
-    /// `scale`: shaped like the normalized axes, in `axes` order.
-    pub scale: Option<Operand>,
-    /// `bias`: shaped like the normalized axes, in `axes` order.
-    pub bias: Option<Operand>,
-    /// `axes`; default [1, ..., rank − 1].
-    pub axes: Option<Vec<u32>>,
-    /// `epsilon`, default 1e-5.
-    pub epsilon: f64,
-}
-impl Default for LayerNormalizationOptions {
-    fn default() -> Self {
-        LayerNormalizationOptions { label: String::new(), scale: None, bias: None, axes: None, epsilon: 1e-5 }
+options_dict! {
+    /// `MLLayerNormalizationOptions`
+    LayerNormalizationOptions = "MLLayerNormalizationOptions" {
+        /// `scale`: shaped like the normalized axes, in `axes` order.
+        scale: Option<Operand> = None, "scale": "operand";
+        /// `bias`: shaped like the normalized axes, in `axes` order.
+        bias: Option<Operand> = None, "bias": "operand";
+        /// `axes`; default [1, ..., rank − 1].
+        axes: Option<Vec<u32>> = None, "axes": "u32eSeq";
+        /// `epsilon`, default 1e-5.
+        epsilon: f64 = 1e-5, "epsilon": "double";
     }
 }
