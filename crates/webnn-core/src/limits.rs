@@ -76,7 +76,7 @@ fn logical_not(input: &'static [DataType], output: &'static [DataType]) -> Vec<(
 }
 
 macro_rules! define_op_limits {
-    ($($variant:ident $idl:literal $anchor:literal $method:ident $operands:tt
+    ($($variant:ident $idl:literal $anchor:literal $method:ident by $via:ident $operands:tt
         [$($arg:ident: $argty:ty = $argidl:literal $argkind:literal),*] $options:ident $ret:ident
         $limits_kind:ident: $limits:expr;)+) => {
         /// The limits of every member of `op`'s support-limits dictionary, in IDL member order

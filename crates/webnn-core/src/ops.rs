@@ -111,11 +111,15 @@ impl LimitsKind {
 /// ([`GraphBuilder::call`](crate::GraphBuilder::call)) and the op signatures the bindings
 /// build their methods from ([`crate::signatures`]).
 ///
-/// A row: `Variant "idlName" "spec-anchor" rust_method (operand, ...) [arg: Type = "idlName"
-/// "idl type key", ...] OptionsStruct one|many LimitsKind: limits;`
+/// A row: `Variant "idlName" "spec-anchor" rust_method by family (operand, ...) [arg: Type =
+/// "idlName" "idl type key", ...] OptionsStruct one|many LimitsKind: limits;`
+/// - `by family`: the builder method is generated, calling the family's shared method
+///   (`GraphBuilder::activation(op, ...)` etc., which runs the family's validator); `by own`:
+///   the method is written by hand in `builder/<family>.rs`;
 /// - the operands are the positional `MLOperand` arguments (`[inputs]`: concat's sequence);
-/// - the bracketed arguments are the other positional arguments, with their owned Rust type
-///   and their IDL name and type key (see [`crate::types::options::MemberSignature`]);
+/// - the bracketed arguments are the other positional arguments, with the Rust type the
+///   builder method takes and their IDL name and type key (see
+///   [`crate::types::options::MemberSignature`]);
 /// - `one` or `many`: whether the method returns an operand or a sequence;
 /// - the limits: the `MLTensorLimits` of each member of the op's `LimitsKind` dictionary,
 ///   as an expression over the helpers of [`crate::limits`].
@@ -124,11 +128,11 @@ impl LimitsKind {
 macro_rules! for_each_op {
     ($callback:ident) => {
         $callback! {
-        ArgMin "argMin" "argminmax" arg_min (input) [axis: u32 = "axis" "u32e"] ArgMinMaxOptions one
+        ArgMin "argMin" "argminmax" arg_min by arg_min_max (input) [axis: u32 = "axis" "u32e"] ArgMinMaxOptions one
             SingleInput: vec![("input", lim(ANY, 1, N)), ("output", lim(ARG_OUTPUT, 0, N))];
-        ArgMax "argMax" "argminmax" arg_max (input) [axis: u32 = "axis" "u32e"] ArgMinMaxOptions one
+        ArgMax "argMax" "argminmax" arg_max by arg_min_max (input) [axis: u32 = "axis" "u32e"] ArgMinMaxOptions one
             SingleInput: vec![("input", lim(ANY, 1, N)), ("output", lim(ARG_OUTPUT, 0, N))];
-        BatchNormalization "batchNormalization" "batchnorm" batch_normalization
+        BatchNormalization "batchNormalization" "batchnorm" batch_normalization by own
             (input, mean, variance) [] BatchNormalizationOptions one
             BatchNormalization: vec![
                 ("input", lim(FLOAT, 1, N)),
@@ -138,20 +142,20 @@ macro_rules! for_each_op {
                 ("bias", lim(FLOAT, 1, 1)),
                 ("output", lim(FLOAT, 1, N)),
             ];
-        Cast "cast" "cast" cast (input) [data_type: DataType = "dataType" "dataType"] OperatorOptions one
+        Cast "cast" "cast" cast by own (input) [data_type: DataType = "dataType" "dataType"] OperatorOptions one
             SingleInput: single(ANY, 0, N);
-        Clamp "clamp" "clamp" clamp (input) [] ClampOptions one
+        Clamp "clamp" "clamp" clamp by own (input) [] ClampOptions one
             SingleInput: single(ANY, 0, N);
-        Concat "concat" "concat" concat [inputs] [axis: u32 = "axis" "u32e"] OperatorOptions one
+        Concat "concat" "concat" concat by own [inputs] [axis: u32 = "axis" "u32e"] OperatorOptions one
             Concat: vec![("inputs", lim(ANY, 1, N)), ("output", lim(ANY, 1, N))];
-        Conv2d "conv2d" "conv2d" conv2d (input, filter) [] Conv2dOptions one
+        Conv2d "conv2d" "conv2d" conv2d by own (input, filter) [] Conv2dOptions one
             Conv2d: vec![
                 ("input", lim(FLOAT, 4, 4)),
                 ("filter", lim(FLOAT, 4, 4)),
                 ("bias", lim(FLOAT, 1, 1)),
                 ("output", lim(FLOAT, 4, 4)),
             ];
-        ConvTranspose2d "convTranspose2d" "convtranspose2d" conv_transpose2d
+        ConvTranspose2d "convTranspose2d" "convtranspose2d" conv_transpose2d by own
             (input, filter) [] ConvTranspose2dOptions one
             Conv2d: vec![
                 ("input", lim(FLOAT, 4, 4)),
@@ -159,78 +163,78 @@ macro_rules! for_each_op {
                 ("bias", lim(FLOAT, 1, 1)),
                 ("output", lim(FLOAT, 4, 4)),
             ];
-        CumulativeSum "cumulativeSum" "cumulativesum" cumulative_sum
+        CumulativeSum "cumulativeSum" "cumulativesum" cumulative_sum by own
             (input) [axis: u32 = "axis" "u32"] CumulativeSumOptions one
             SingleInput: single(FLOAT_AND_WIDE_INT, 1, N);
-        Add "add" "binary" add (a, b) [] OperatorOptions one
+        Add "add" "binary" add by binary (a, b) [] OperatorOptions one
             Binary: binary(ANY, ANY);
-        Sub "sub" "binary" sub (a, b) [] OperatorOptions one
+        Sub "sub" "binary" sub by binary (a, b) [] OperatorOptions one
             Binary: binary(ANY, ANY);
-        Mul "mul" "binary" mul (a, b) [] OperatorOptions one
+        Mul "mul" "binary" mul by binary (a, b) [] OperatorOptions one
             Binary: binary(ANY, ANY);
-        Div "div" "binary" div (a, b) [] OperatorOptions one
+        Div "div" "binary" div by binary (a, b) [] OperatorOptions one
             Binary: binary(ANY, ANY);
-        Max "max" "binary" max (a, b) [] OperatorOptions one
+        Max "max" "binary" max by binary (a, b) [] OperatorOptions one
             Binary: binary(ANY, ANY);
-        Min "min" "binary" min (a, b) [] OperatorOptions one
+        Min "min" "binary" min by binary (a, b) [] OperatorOptions one
             Binary: binary(ANY, ANY);
-        Pow "pow" "binary" pow (a, b) [] OperatorOptions one
+        Pow "pow" "binary" pow by binary (a, b) [] OperatorOptions one
             Binary: binary(ANY, ANY);
-        Equal "equal" "logical" equal (a, b) [] OperatorOptions one
+        Equal "equal" "logical" equal by binary (a, b) [] OperatorOptions one
             Binary: binary(ANY, UINT8);
-        NotEqual "notEqual" "logical" not_equal (a, b) [] OperatorOptions one
+        NotEqual "notEqual" "logical" not_equal by binary (a, b) [] OperatorOptions one
             Binary: binary(ANY, UINT8);
-        Greater "greater" "logical" greater (a, b) [] OperatorOptions one
+        Greater "greater" "logical" greater by binary (a, b) [] OperatorOptions one
             Binary: binary(ANY, UINT8);
-        GreaterOrEqual "greaterOrEqual" "logical" greater_or_equal (a, b) [] OperatorOptions one
+        GreaterOrEqual "greaterOrEqual" "logical" greater_or_equal by binary (a, b) [] OperatorOptions one
             Binary: binary(ANY, UINT8);
-        Lesser "lesser" "logical" lesser (a, b) [] OperatorOptions one
+        Lesser "lesser" "logical" lesser by binary (a, b) [] OperatorOptions one
             Binary: binary(ANY, UINT8);
-        LesserOrEqual "lesserOrEqual" "logical" lesser_or_equal (a, b) [] OperatorOptions one
+        LesserOrEqual "lesserOrEqual" "logical" lesser_or_equal by binary (a, b) [] OperatorOptions one
             Binary: binary(ANY, UINT8);
-        LogicalNot "logicalNot" "logical" logical_not (a) [] OperatorOptions one
+        LogicalNot "logicalNot" "logical" logical_not by unary (a) [] OperatorOptions one
             LogicalNot: logical_not(UINT8, UINT8);
-        LogicalAnd "logicalAnd" "logical" logical_and (a, b) [] OperatorOptions one
+        LogicalAnd "logicalAnd" "logical" logical_and by binary (a, b) [] OperatorOptions one
             Binary: binary(UINT8, UINT8);
-        LogicalOr "logicalOr" "logical" logical_or (a, b) [] OperatorOptions one
+        LogicalOr "logicalOr" "logical" logical_or by binary (a, b) [] OperatorOptions one
             Binary: binary(UINT8, UINT8);
-        LogicalXor "logicalXor" "logical" logical_xor (a, b) [] OperatorOptions one
+        LogicalXor "logicalXor" "logical" logical_xor by binary (a, b) [] OperatorOptions one
             Binary: binary(UINT8, UINT8);
-        IsNaN "isNaN" "logical" is_nan (a) [] OperatorOptions one
+        IsNaN "isNaN" "logical" is_nan by unary (a) [] OperatorOptions one
             LogicalNot: logical_not(FLOAT, UINT8);
-        IsInfinite "isInfinite" "logical" is_infinite (a) [] OperatorOptions one
+        IsInfinite "isInfinite" "logical" is_infinite by unary (a) [] OperatorOptions one
             LogicalNot: logical_not(FLOAT, UINT8);
-        Abs "abs" "unary" abs (input) [] OperatorOptions one
+        Abs "abs" "unary" abs by unary (input) [] OperatorOptions one
             SingleInput: single(FLOAT_AND_SIGNED, 0, N);
-        Ceil "ceil" "unary" ceil (input) [] OperatorOptions one
+        Ceil "ceil" "unary" ceil by unary (input) [] OperatorOptions one
             SingleInput: single(FLOAT, 0, N);
-        Cos "cos" "unary" cos (input) [] OperatorOptions one
+        Cos "cos" "unary" cos by unary (input) [] OperatorOptions one
             SingleInput: single(FLOAT, 0, N);
-        Erf "erf" "unary" erf (input) [] OperatorOptions one
+        Erf "erf" "unary" erf by unary (input) [] OperatorOptions one
             SingleInput: single(FLOAT, 0, N);
-        Exp "exp" "unary" exp (input) [] OperatorOptions one
+        Exp "exp" "unary" exp by unary (input) [] OperatorOptions one
             SingleInput: single(FLOAT, 0, N);
-        Floor "floor" "unary" floor (input) [] OperatorOptions one
+        Floor "floor" "unary" floor by unary (input) [] OperatorOptions one
             SingleInput: single(FLOAT, 0, N);
-        Identity "identity" "unary" identity (input) [] OperatorOptions one
+        Identity "identity" "unary" identity by unary (input) [] OperatorOptions one
             SingleInput: single(ANY, 0, N);
-        Log "log" "unary" log (input) [] OperatorOptions one
+        Log "log" "unary" log by unary (input) [] OperatorOptions one
             SingleInput: single(FLOAT, 0, N);
-        Neg "neg" "unary" neg (input) [] OperatorOptions one
+        Neg "neg" "unary" neg by unary (input) [] OperatorOptions one
             SingleInput: single(FLOAT_AND_SIGNED, 0, N);
-        Reciprocal "reciprocal" "unary" reciprocal (input) [] OperatorOptions one
+        Reciprocal "reciprocal" "unary" reciprocal by unary (input) [] OperatorOptions one
             SingleInput: single(FLOAT, 0, N);
-        RoundEven "roundEven" "unary" round_even (input) [] OperatorOptions one
+        RoundEven "roundEven" "unary" round_even by unary (input) [] OperatorOptions one
             SingleInput: single(FLOAT, 0, N);
-        Sin "sin" "unary" sin (input) [] OperatorOptions one
+        Sin "sin" "unary" sin by unary (input) [] OperatorOptions one
             SingleInput: single(FLOAT, 0, N);
-        Sign "sign" "unary" sign (input) [] OperatorOptions one
+        Sign "sign" "unary" sign by unary (input) [] OperatorOptions one
             SingleInput: single(FLOAT_AND_SIGNED, 0, N);
-        Sqrt "sqrt" "unary" sqrt (input) [] OperatorOptions one
+        Sqrt "sqrt" "unary" sqrt by unary (input) [] OperatorOptions one
             SingleInput: single(FLOAT, 0, N);
-        Tan "tan" "unary" tan (input) [] OperatorOptions one
+        Tan "tan" "unary" tan by unary (input) [] OperatorOptions one
             SingleInput: single(FLOAT, 0, N);
-        DequantizeLinear "dequantizeLinear" "dequantizelinear" dequantize_linear
+        DequantizeLinear "dequantizeLinear" "dequantizelinear" dequantize_linear by own
             (input, scale, zero_point) [] OperatorOptions one
             QuantizeDequantizeLinear: vec![
                 ("input", lim(QUANTIZED, 0, N)),
@@ -238,7 +242,7 @@ macro_rules! for_each_op {
                 ("zeroPoint", lim(QUANTIZED, 0, N)),
                 ("output", lim(FLOAT, 0, N)),
             ];
-        QuantizeLinear "quantizeLinear" "quantizelinear" quantize_linear
+        QuantizeLinear "quantizeLinear" "quantizelinear" quantize_linear by own
             (input, scale, zero_point) [] OperatorOptions one
             QuantizeDequantizeLinear: vec![
                 ("input", lim(FLOAT, 0, N)),
@@ -246,26 +250,26 @@ macro_rules! for_each_op {
                 ("zeroPoint", lim(QUANTIZED, 0, N)),
                 ("output", lim(QUANTIZED, 0, N)),
             ];
-        Elu "elu" "elu" elu (input) [] EluOptions one
+        Elu "elu" "elu" elu by own (input) [] EluOptions one
             SingleInput: single(FLOAT, 0, N);
-        Expand "expand" "expand" expand (input) [new_shape: Vec<u32> = "newShape" "u32eSeq"] OperatorOptions one
+        Expand "expand" "expand" expand by own (input) [new_shape: &[u32] = "newShape" "u32eSeq"] OperatorOptions one
             SingleInput: single(ANY, 0, N);
-        Gather "gather" "gather" gather (input, indices) [] GatherOptions one
+        Gather "gather" "gather" gather by own (input, indices) [] GatherOptions one
             Gather: vec![("input", lim(ANY, 1, N)), ("indices", lim(INDEX, 0, N)), ("output", lim(ANY, 0, N))];
-        GatherElements "gatherElements" "gatherelements" gather_elements (input, indices) [] GatherOptions one
+        GatherElements "gatherElements" "gatherelements" gather_elements by own (input, indices) [] GatherOptions one
             Gather: vec![("input", lim(ANY, 1, N)), ("indices", lim(INDEX, 1, N)), ("output", lim(ANY, 1, N))];
-        GatherNd "gatherND" "gathernd" gather_nd (input, indices) [] OperatorOptions one
+        GatherNd "gatherND" "gathernd" gather_nd by own (input, indices) [] OperatorOptions one
             Gather: vec![("input", lim(ANY, 1, N)), ("indices", lim(INDEX, 1, N)), ("output", lim(ANY, 0, N))];
-        Gelu "gelu" "gelu-method" gelu (input) [] OperatorOptions one
+        Gelu "gelu" "gelu-method" gelu by activation (input) [] OperatorOptions one
             SingleInput: single(FLOAT, 0, N);
-        Gemm "gemm" "gemm" gemm (a, b) [] GemmOptions one
+        Gemm "gemm" "gemm" gemm by own (a, b) [] GemmOptions one
             Gemm: vec![
                 ("a", lim(FLOAT, 2, 2)),
                 ("b", lim(FLOAT, 2, 2)),
                 ("c", lim(FLOAT, 0, 2)),
                 ("output", lim(FLOAT, 2, 2)),
             ];
-        Gru "gru" "gru" gru
+        Gru "gru" "gru" gru by own
             (input, weight, recurrent_weight) [steps: u32 = "steps" "u32e", hidden_size: u32 = "hiddenSize" "u32e"] GruOptions many
             Gru: vec![
                 ("input", lim(FLOAT, 3, 3)),
@@ -277,7 +281,7 @@ macro_rules! for_each_op {
                 ("output0", lim(FLOAT, 3, 3)),
                 ("output1", lim(FLOAT, 4, 4)),
             ];
-        GruCell "gruCell" "grucell" gru_cell
+        GruCell "gruCell" "grucell" gru_cell by own
             (input, weight, recurrent_weight, hidden_state) [hidden_size: u32 = "hiddenSize" "u32e"] GruCellOptions one
             GruCell: vec![
                 ("input", lim(FLOAT, 2, 2)),
@@ -288,11 +292,11 @@ macro_rules! for_each_op {
                 ("recurrentBias", lim(FLOAT, 1, 1)),
                 ("output", lim(FLOAT, 2, 2)),
             ];
-        HardSigmoid "hardSigmoid" "hard-sigmoid" hard_sigmoid (input) [] HardSigmoidOptions one
+        HardSigmoid "hardSigmoid" "hard-sigmoid" hard_sigmoid by own (input) [] HardSigmoidOptions one
             SingleInput: single(FLOAT, 0, N);
-        HardSwish "hardSwish" "hard-swish" hard_swish (input) [] OperatorOptions one
+        HardSwish "hardSwish" "hard-swish" hard_swish by activation (input) [] OperatorOptions one
             SingleInput: single(FLOAT, 0, N);
-        InstanceNormalization "instanceNormalization" "instancenorm" instance_normalization
+        InstanceNormalization "instanceNormalization" "instancenorm" instance_normalization by own
             (input) [] InstanceNormalizationOptions one
             Normalization: vec![
                 ("input", lim(FLOAT, 4, 4)),
@@ -300,7 +304,7 @@ macro_rules! for_each_op {
                 ("bias", lim(FLOAT, 1, 1)),
                 ("output", lim(FLOAT, 4, 4)),
             ];
-        LayerNormalization "layerNormalization" "layernorm" layer_normalization
+        LayerNormalization "layerNormalization" "layernorm" layer_normalization by own
             (input) [] LayerNormalizationOptions one
             Normalization: vec![
                 ("input", lim(FLOAT, 0, N)),
@@ -308,11 +312,11 @@ macro_rules! for_each_op {
                 ("bias", lim(FLOAT, 0, N)),
                 ("output", lim(FLOAT, 0, N)),
             ];
-        LeakyRelu "leakyRelu" "leakyrelu" leaky_relu (input) [] LeakyReluOptions one
+        LeakyRelu "leakyRelu" "leakyrelu" leaky_relu by own (input) [] LeakyReluOptions one
             SingleInput: single(FLOAT, 0, N);
-        Linear "linear" "linear" linear (input) [] LinearOptions one
+        Linear "linear" "linear" linear by own (input) [] LinearOptions one
             SingleInput: single(FLOAT, 0, N);
-        Lstm "lstm" "lstm" lstm
+        Lstm "lstm" "lstm" lstm by own
             (input, weight, recurrent_weight) [steps: u32 = "steps" "u32e", hidden_size: u32 = "hiddenSize" "u32e"] LstmOptions many
             Lstm: vec![
                 ("input", lim(FLOAT, 3, 3)),
@@ -327,7 +331,7 @@ macro_rules! for_each_op {
                 ("output1", lim(FLOAT, 3, 3)),
                 ("output2", lim(FLOAT, 4, 4)),
             ];
-        LstmCell "lstmCell" "lstmcell" lstm_cell
+        LstmCell "lstmCell" "lstmcell" lstm_cell by own
             (input, weight, recurrent_weight, hidden_state, cell_state) [hidden_size: u32 = "hiddenSize" "u32e"] LstmCellOptions many
             LstmCell: vec![
                 ("input", lim(FLOAT, 2, 2)),
@@ -341,53 +345,53 @@ macro_rules! for_each_op {
                 ("output0", lim(FLOAT, 2, 2)),
                 ("output1", lim(FLOAT, 2, 2)),
             ];
-        Matmul "matmul" "matmul" matmul (a, b) [] OperatorOptions one
+        Matmul "matmul" "matmul" matmul by own (a, b) [] OperatorOptions one
             Binary: vec![("a", lim(FLOAT, 2, N)), ("b", lim(FLOAT, 2, N)), ("output", lim(FLOAT, 2, N))];
-        Pad "pad" "pad" pad
-            (input) [beginning_padding: Vec<u32> = "beginningPadding" "u32eSeq", ending_padding: Vec<u32> = "endingPadding" "u32eSeq"] PadOptions one
+        Pad "pad" "pad" pad by own
+            (input) [beginning_padding: &[u32] = "beginningPadding" "u32eSeq", ending_padding: &[u32] = "endingPadding" "u32eSeq"] PadOptions one
             SingleInput: single(ANY, 0, N);
-        AveragePool2d "averagePool2d" "pool2d-average" average_pool2d (input) [] Pool2dOptions one
+        AveragePool2d "averagePool2d" "pool2d-average" average_pool2d by pool2d (input) [] Pool2dOptions one
             SingleInput: single(FLOAT, 4, 4);
-        L2Pool2d "l2Pool2d" "pool2d-l2" l2_pool2d (input) [] Pool2dOptions one
+        L2Pool2d "l2Pool2d" "pool2d-l2" l2_pool2d by pool2d (input) [] Pool2dOptions one
             SingleInput: single(FLOAT, 4, 4);
-        MaxPool2d "maxPool2d" "pool2d-max" max_pool2d (input) [] Pool2dOptions one
+        MaxPool2d "maxPool2d" "pool2d-max" max_pool2d by pool2d (input) [] Pool2dOptions one
             SingleInput: single(ANY, 4, 4);
-        Prelu "prelu" "prelu" prelu (input, slope) [] OperatorOptions one
+        Prelu "prelu" "prelu" prelu by own (input, slope) [] OperatorOptions one
             Prelu: vec![
                 ("input", lim(FLOAT_AND_SIGNED, 0, N)),
                 ("slope", lim(FLOAT_AND_SIGNED, 0, N)),
                 ("output", lim(FLOAT_AND_SIGNED, 0, N)),
             ];
-        ReduceL1 "reduceL1" "reduce" reduce_l1 (input) [] ReduceOptions one
+        ReduceL1 "reduceL1" "reduce" reduce_l1 by reduce (input) [] ReduceOptions one
             SingleInput: single(FLOAT_AND_WIDE_INT, 0, N);
-        ReduceL2 "reduceL2" "reduce" reduce_l2 (input) [] ReduceOptions one
+        ReduceL2 "reduceL2" "reduce" reduce_l2 by reduce (input) [] ReduceOptions one
             SingleInput: single(FLOAT, 0, N);
-        ReduceLogSum "reduceLogSum" "reduce" reduce_log_sum (input) [] ReduceOptions one
+        ReduceLogSum "reduceLogSum" "reduce" reduce_log_sum by reduce (input) [] ReduceOptions one
             SingleInput: single(FLOAT, 0, N);
-        ReduceLogSumExp "reduceLogSumExp" "reduce" reduce_log_sum_exp (input) [] ReduceOptions one
+        ReduceLogSumExp "reduceLogSumExp" "reduce" reduce_log_sum_exp by reduce (input) [] ReduceOptions one
             SingleInput: single(FLOAT, 0, N);
-        ReduceMax "reduceMax" "reduce" reduce_max (input) [] ReduceOptions one
+        ReduceMax "reduceMax" "reduce" reduce_max by reduce (input) [] ReduceOptions one
             SingleInput: single(ANY, 0, N);
-        ReduceMean "reduceMean" "reduce" reduce_mean (input) [] ReduceOptions one
+        ReduceMean "reduceMean" "reduce" reduce_mean by reduce (input) [] ReduceOptions one
             SingleInput: single(FLOAT, 0, N);
-        ReduceMin "reduceMin" "reduce" reduce_min (input) [] ReduceOptions one
+        ReduceMin "reduceMin" "reduce" reduce_min by reduce (input) [] ReduceOptions one
             SingleInput: single(ANY, 0, N);
-        ReduceProduct "reduceProduct" "reduce" reduce_product (input) [] ReduceOptions one
+        ReduceProduct "reduceProduct" "reduce" reduce_product by reduce (input) [] ReduceOptions one
             SingleInput: single(FLOAT_AND_WIDE_INT, 0, N);
-        ReduceSum "reduceSum" "reduce" reduce_sum (input) [] ReduceOptions one
+        ReduceSum "reduceSum" "reduce" reduce_sum by reduce (input) [] ReduceOptions one
             SingleInput: single(FLOAT_AND_WIDE_INT, 0, N);
-        ReduceSumSquare "reduceSumSquare" "reduce" reduce_sum_square (input) [] ReduceOptions one
+        ReduceSumSquare "reduceSumSquare" "reduce" reduce_sum_square by reduce (input) [] ReduceOptions one
             SingleInput: single(FLOAT_AND_WIDE_INT, 0, N);
-        Relu "relu" "relu-method" relu (input) [] OperatorOptions one
+        Relu "relu" "relu-method" relu by activation (input) [] OperatorOptions one
             SingleInput: single(FLOAT_AND_SIGNED, 0, N);
-        Resample2d "resample2d" "resample2d-method" resample2d (input) [] Resample2dOptions one
+        Resample2d "resample2d" "resample2d-method" resample2d by own (input) [] Resample2dOptions one
             SingleInput: single(RESAMPLE, 4, 4);
-        Reshape "reshape" "reshape-method" reshape
-            (input) [new_shape: Vec<u32> = "newShape" "u32eSeq"] OperatorOptions one
+        Reshape "reshape" "reshape-method" reshape by own
+            (input) [new_shape: &[u32] = "newShape" "u32eSeq"] OperatorOptions one
             SingleInput: single(ANY, 0, N);
-        Reverse "reverse" "reverse-method" reverse (input) [] ReverseOptions one
+        Reverse "reverse" "reverse-method" reverse by own (input) [] ReverseOptions one
             SingleInput: single(ANY, 0, N);
-        ScatterElements "scatterElements" "scatterelements" scatter_elements
+        ScatterElements "scatterElements" "scatterelements" scatter_elements by own
             (input, indices, updates) [] ScatterOptions one
             Scatter: vec![
                 ("input", lim(ANY, 1, N)),
@@ -395,35 +399,35 @@ macro_rules! for_each_op {
                 ("updates", lim(ANY, 1, N)),
                 ("output", lim(ANY, 1, N)),
             ];
-        ScatterNd "scatterND" "scatternd" scatter_nd (input, indices, updates) [] OperatorOptions one
+        ScatterNd "scatterND" "scatternd" scatter_nd by own (input, indices, updates) [] OperatorOptions one
             Scatter: vec![
                 ("input", lim(ANY, 1, N)),
                 ("indices", lim(INDEX, 1, N)),
                 ("updates", lim(ANY, 0, N)),
                 ("output", lim(ANY, 1, N)),
             ];
-        Sigmoid "sigmoid" "sigmoid-method" sigmoid (input) [] OperatorOptions one
+        Sigmoid "sigmoid" "sigmoid-method" sigmoid by activation (input) [] OperatorOptions one
             SingleInput: single(FLOAT, 0, N);
-        Slice "slice" "slice" slice
-            (input) [starts: Vec<u32> = "starts" "u32eSeq", sizes: Vec<u32> = "sizes" "u32eSeq"] SliceOptions one
+        Slice "slice" "slice" slice by own
+            (input) [starts: &[u32] = "starts" "u32eSeq", sizes: &[u32] = "sizes" "u32eSeq"] SliceOptions one
             SingleInput: single(ANY, 0, N);
-        Softmax "softmax" "softmax-method" softmax (input) [axis: u32 = "axis" "u32e"] OperatorOptions one
+        Softmax "softmax" "softmax-method" softmax by own (input) [axis: u32 = "axis" "u32e"] OperatorOptions one
             SingleInput: single(FLOAT, 1, N);
-        Softplus "softplus" "softplus-method" softplus (input) [] OperatorOptions one
+        Softplus "softplus" "softplus-method" softplus by activation (input) [] OperatorOptions one
             SingleInput: single(FLOAT, 0, N);
-        Softsign "softsign" "softsign-method" softsign (input) [] OperatorOptions one
+        Softsign "softsign" "softsign-method" softsign by activation (input) [] OperatorOptions one
             SingleInput: single(FLOAT, 0, N);
-        Split "split" "split" split (input) [splits: Splits = "splits" "splits"] SplitOptions many
+        Split "split" "split" split by own (input) [splits: &Splits = "splits" "splits"] SplitOptions many
             Split: vec![("input", lim(ANY, 1, N)), ("outputs", lim(ANY, 1, N))];
-        Tanh "tanh" "tanh-method" tanh (input) [] OperatorOptions one
+        Tanh "tanh" "tanh-method" tanh by activation (input) [] OperatorOptions one
             SingleInput: single(FLOAT, 0, N);
-        Tile "tile" "tile" tile (input) [repetitions: Vec<u32> = "repetitions" "u32Seq"] OperatorOptions one
+        Tile "tile" "tile" tile by own (input) [repetitions: &[u32] = "repetitions" "u32Seq"] OperatorOptions one
             SingleInput: single(ANY, 0, N);
-        Transpose "transpose" "transpose" transpose (input) [] TransposeOptions one
+        Transpose "transpose" "transpose" transpose by own (input) [] TransposeOptions one
             SingleInput: single(ANY, 0, N);
-        Triangular "triangular" "triangular" triangular (input) [] TriangularOptions one
+        Triangular "triangular" "triangular" triangular by own (input) [] TriangularOptions one
             SingleInput: single(ANY, 2, N);
-        Where "where" "where" where_ (condition, true_value, false_value) [] OperatorOptions one
+        Where "where" "where" where_ by own (condition, true_value, false_value) [] OperatorOptions one
             Where: vec![
                 ("condition", lim(UINT8, 0, N)),
                 ("trueValue", lim(ANY, 0, N)),
@@ -435,7 +439,7 @@ macro_rules! for_each_op {
 }
 
 macro_rules! define_op_kind {
-    ($($variant:ident $idl:literal $anchor:literal $method:ident $operands:tt
+    ($($variant:ident $idl:literal $anchor:literal $method:ident by $via:ident $operands:tt
         [$($arg:ident: $argty:ty = $argidl:literal $argkind:literal),*] $options:ident $ret:ident
         $limits_kind:ident: $limits:expr;)+) => {
         /// One variant per `MLGraphBuilder` operation (95).
@@ -459,6 +463,14 @@ macro_rules! define_op_kind {
             /// Looks an op up by its IDL name.
             pub fn from_idl_name(name: &str) -> Option<OpKind> {
                 match name { $($idl => Some(OpKind::$variant),)+ _ => None }
+            }
+
+            /// The shared builder method of the op's family (`"activation"`, `"binary"`,
+            /// `"unary"`, `"reduce"`, `"pool2d"`, `"arg_min_max"`), if its row names one.
+            pub fn builder_family(self) -> Option<&'static str> {
+                match self {
+                    $(OpKind::$variant => Some(stringify!($via)).filter(|family| *family != "own"),)+
+                }
             }
 
             /// The op's section of the spec:

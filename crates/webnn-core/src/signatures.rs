@@ -40,7 +40,7 @@ fn enum_values<T: Copy + 'static>(all: &[T], as_str: fn(T) -> &'static str) -> V
 }
 
 macro_rules! define_signatures {
-    ($($variant:ident $idl:literal $anchor:literal $method:ident $operands:tt
+    ($($variant:ident $idl:literal $anchor:literal $method:ident by $via:ident $operands:tt
         [$($arg:ident: $argty:ty = $argidl:literal $argkind:literal),*] $options:ident $ret:ident
         $limits_kind:ident: $limits:expr;)+) => {
         fn ops() -> Vec<Value> {

@@ -15,48 +15,16 @@ use crate::types::options::{
 use crate::types::DataType;
 use crate::validate::activation as v;
 
-macro_rules! activation_methods {
-    ($($(#[$doc:meta])* $name:ident => $kind:ident;)+) => {$(
-        $(#[$doc])*
-        pub fn $name(&mut self, input: &Operand, options: &OperatorOptions) -> Result<Operand> {
-            self.activation(OpKind::$kind, input, options)
-        }
-    )+};
-}
-
-/// True for the option-less activations whose output copies the input descriptor.
-fn is_plain_activation(op: OpKind) -> bool {
-    use OpKind::*;
-    matches!(op, Gelu | HardSwish | Relu | Sigmoid | Softplus | Softsign | Tanh)
-}
-
 impl GraphBuilder {
     /// Any option-less activation by kind: gelu (§8.9.23), hardSwish (§8.9.28), relu
     /// (§8.9.40), sigmoid (§8.9.46), softplus (§8.9.49), softsign (§8.9.50), tanh (§8.9.52).
     /// The output has the input's descriptor. Another `op` is a TypeError.
     pub fn activation(&mut self, op: OpKind, input: &Operand, options: &OperatorOptions) -> Result<Operand> {
-        if !is_plain_activation(op) {
+        if op.builder_family() != Some("activation") {
             return Err(Error::type_error(format!("{op} is not an option-less activation")));
         }
         let call = self.begin(op, &options.label, &[Some(input)])?;
         self.finish_one(call, &[Some(input)], Attrs::None, input.descriptor.clone())
-    }
-
-    activation_methods! {
-        /// `gelu(input)` (§8.9.23)
-        gelu => Gelu;
-        /// `hardSwish(input)` (§8.9.28)
-        hard_swish => HardSwish;
-        /// `relu(input)` (§8.9.40)
-        relu => Relu;
-        /// `sigmoid(input)` (§8.9.46)
-        sigmoid => Sigmoid;
-        /// `softplus(input)` (§8.9.49)
-        softplus => Softplus;
-        /// `softsign(input)` (§8.9.50)
-        softsign => Softsign;
-        /// `tanh(input)` (§8.9.52)
-        tanh => Tanh;
     }
 
     /// `cast(input, dataType)` (§8.9.7): output (dataType, input's shape) — decisions.md D3.

@@ -8,13 +8,32 @@
 //! (`None` where absent); for `concat`, the list of inputs. An absent option member takes the
 //! IDL default held by the options struct's `Default` (its one home).
 
-use super::params::{OpParams, Slots};
+use super::params::{FromParam, OpParams, Slots};
 use super::GraphBuilder;
 use crate::error::Result;
 use crate::operand::Operand;
 use crate::ops::OpKind;
 use crate::types::options::*;
 use crate::types::DataType;
+
+/// A positional argument type of a builder method (`&[u32]`) and the owned value a dynamic
+/// call reads (`Vec<u32>`).
+trait Argument {
+    type Owned: FromParam;
+}
+
+impl Argument for u32 {
+    type Owned = u32;
+}
+impl Argument for DataType {
+    type Owned = DataType;
+}
+impl Argument for &[u32] {
+    type Owned = Vec<u32>;
+}
+impl Argument for &Splits {
+    type Owned = Splits;
+}
 
 /// An owned argument as the typed builder method takes it (`Vec<u32>` as `&[u32]`).
 trait Pass {
@@ -59,7 +78,7 @@ macro_rules! outputs {
 }
 
 macro_rules! define_call {
-    ($($variant:ident $idl:literal $anchor:literal $method:ident $operands:tt
+    ($($variant:ident $idl:literal $anchor:literal $method:ident by $via:ident $operands:tt
         [$($arg:ident: $argty:ty = $argidl:literal $argkind:literal),*] $options:ident $ret:ident
         $limits_kind:ident: $limits:expr;)+) => {
         impl GraphBuilder {
@@ -71,7 +90,7 @@ macro_rules! define_call {
                 match op {
                     $(OpKind::$variant => {
                         let options = <$options as OptionsDict>::from_params(op, params, &slots)?;
-                        $(let $arg: $argty = params.required(op, $argidl)?;)*
+                        $(let $arg: <$argty as Argument>::Owned = params.required(op, $argidl)?;)*
                         call_row!(self, slots, $method, $operands, ($(Pass::pass(&$arg)),*), &options, $ret)
                     })+
                 }

@@ -38,7 +38,7 @@ impl GraphBuilder {
     /// Any pooling op of §8.9.37 (`averagePool2d`, `l2Pool2d`, `maxPool2d`) by kind; another
     /// kind is a TypeError.
     pub fn pool2d(&mut self, op: OpKind, input: &Operand, options: &Pool2dOptions) -> Result<Operand> {
-        if !matches!(op, OpKind::AveragePool2d | OpKind::L2Pool2d | OpKind::MaxPool2d) {
+        if op.builder_family() != Some("pool2d") {
             return Err(Error::type_error(format!(
                 "{}pool2d: {op} is not a pooling operation",
                 label_prefix(&options.label)
@@ -47,21 +47,6 @@ impl GraphBuilder {
         let call = self.begin(op, &options.label, &[Some(input)])?;
         let (out, attrs) = v::pool2d(&call, &input.descriptor, options)?;
         self.finish_one(call, &[Some(input)], attrs, out)
-    }
-
-    /// `averagePool2d(input, options)` (§8.9.37)
-    pub fn average_pool2d(&mut self, input: &Operand, options: &Pool2dOptions) -> Result<Operand> {
-        self.pool2d(OpKind::AveragePool2d, input, options)
-    }
-
-    /// `l2Pool2d(input, options)` (§8.9.37)
-    pub fn l2_pool2d(&mut self, input: &Operand, options: &Pool2dOptions) -> Result<Operand> {
-        self.pool2d(OpKind::L2Pool2d, input, options)
-    }
-
-    /// `maxPool2d(input, options)` (§8.9.37)
-    pub fn max_pool2d(&mut self, input: &Operand, options: &Pool2dOptions) -> Result<Operand> {
-        self.pool2d(OpKind::MaxPool2d, input, options)
     }
 
     /// `resample2d(input, options)` (§8.9.41)

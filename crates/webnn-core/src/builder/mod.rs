@@ -8,6 +8,7 @@
 
 mod activation;
 mod by_name;
+mod generated;
 pub mod params;
 pub use params::{NumberParam, OpParams};
 mod conv;

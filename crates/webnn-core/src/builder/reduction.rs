@@ -9,15 +9,6 @@ use crate::ops::OpKind;
 use crate::types::options::{ArgMinMaxOptions, CumulativeSumOptions, ReduceOptions};
 use crate::validate::reduction as v;
 
-macro_rules! reduce_methods {
-    ($($(#[$doc:meta])* $name:ident => $kind:ident;)+) => {$(
-        $(#[$doc])*
-        pub fn $name(&mut self, input: &Operand, options: &ReduceOptions) -> Result<Operand> {
-            self.reduce(OpKind::$kind, input, options)
-        }
-    )+};
-}
-
 impl GraphBuilder {
     /// *create an argMin/argMax operation* (§8.9.5) by kind (`op` is ArgMin or ArgMax).
     pub fn arg_min_max(
@@ -27,23 +18,13 @@ impl GraphBuilder {
         axis: u32,
         options: &ArgMinMaxOptions,
     ) -> Result<Operand> {
-        if !matches!(op, OpKind::ArgMin | OpKind::ArgMax) {
+        if op.builder_family() != Some("arg_min_max") {
             return Err(Error::type_error(format!("{op} is not argMin or argMax")));
         }
         let call = self.begin(op, &options.label, &[Some(input)])?;
         let out = v::arg_min_max(&call, &input.descriptor, axis, options.keep_dimensions, options.output_data_type)?;
         let attrs = Attrs::ArgMinMax { axis, keep_dimensions: options.keep_dimensions };
         self.finish_one(call, &[Some(input)], attrs, out)
-    }
-
-    /// `argMin(input, axis, options)` (§8.9.5)
-    pub fn arg_min(&mut self, input: &Operand, axis: u32, options: &ArgMinMaxOptions) -> Result<Operand> {
-        self.arg_min_max(OpKind::ArgMin, input, axis, options)
-    }
-
-    /// `argMax(input, axis, options)` (§8.9.5)
-    pub fn arg_max(&mut self, input: &Operand, axis: u32, options: &ArgMinMaxOptions) -> Result<Operand> {
-        self.arg_min_max(OpKind::ArgMax, input, axis, options)
     }
 
     /// `cumulativeSum(input, axis, options)` (§8.9.12)
@@ -56,34 +37,11 @@ impl GraphBuilder {
 
     /// Any reduction of §8.9.39 by kind. The attributes hold the reduced axes sorted.
     pub fn reduce(&mut self, op: OpKind, input: &Operand, options: &ReduceOptions) -> Result<Operand> {
-        if !v::is_reduction(op) {
+        if op.builder_family() != Some("reduce") {
             return Err(Error::type_error(format!("{op} is not a reduction")));
         }
         let call = self.begin(op, &options.label, &[Some(input)])?;
         let (out, axes) = v::reduce(&call, &input.descriptor, options.axes.as_deref(), options.keep_dimensions)?;
         self.finish_one(call, &[Some(input)], Attrs::Reduce { axes, keep_dimensions: options.keep_dimensions }, out)
-    }
-
-    reduce_methods! {
-        /// `reduceL1(input, options)` (§8.9.39)
-        reduce_l1 => ReduceL1;
-        /// `reduceL2(input, options)` (§8.9.39)
-        reduce_l2 => ReduceL2;
-        /// `reduceLogSum(input, options)` (§8.9.39)
-        reduce_log_sum => ReduceLogSum;
-        /// `reduceLogSumExp(input, options)` (§8.9.39)
-        reduce_log_sum_exp => ReduceLogSumExp;
-        /// `reduceMax(input, options)` (§8.9.39)
-        reduce_max => ReduceMax;
-        /// `reduceMean(input, options)` (§8.9.39)
-        reduce_mean => ReduceMean;
-        /// `reduceMin(input, options)` (§8.9.39)
-        reduce_min => ReduceMin;
-        /// `reduceProduct(input, options)` (§8.9.39)
-        reduce_product => ReduceProduct;
-        /// `reduceSum(input, options)` (§8.9.39)
-        reduce_sum => ReduceSum;
-        /// `reduceSumSquare(input, options)` (§8.9.39)
-        reduce_sum_square => ReduceSumSquare;
     }
 }

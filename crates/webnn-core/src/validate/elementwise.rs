@@ -39,55 +39,6 @@ pub(crate) fn is_logical(op: OpKind) -> bool {
     )
 }
 
-/// True for the two-operand ops of §8.9.13 and §8.9.14.
-pub(crate) fn is_binary(op: OpKind) -> bool {
-    use OpKind::*;
-    matches!(
-        op,
-        Add | Sub
-            | Mul
-            | Div
-            | Max
-            | Min
-            | Pow
-            | Equal
-            | NotEqual
-            | Greater
-            | GreaterOrEqual
-            | Lesser
-            | LesserOrEqual
-            | LogicalAnd
-            | LogicalOr
-            | LogicalXor
-    )
-}
-
-/// True for the one-operand ops of §8.9.15 and logicalNot / isNaN / isInfinite of §8.9.14.
-pub(crate) fn is_unary(op: OpKind) -> bool {
-    use OpKind::*;
-    matches!(
-        op,
-        LogicalNot
-            | IsNaN
-            | IsInfinite
-            | Abs
-            | Ceil
-            | Cos
-            | Erf
-            | Exp
-            | Floor
-            | Identity
-            | Log
-            | Neg
-            | Reciprocal
-            | RoundEven
-            | Sin
-            | Sign
-            | Sqrt
-            | Tan
-    )
-}
-
 /// logicalNot, isNaN, isInfinite (§8.9.14): the allowed type is in the limits table; the
 /// output is uint8 of the input's shape.
 pub(crate) fn logical_unary(a: &OperandDescriptor) -> OperandDescriptor {

@@ -10,26 +10,7 @@ use super::reduction_output_shape;
 use crate::builder::OpCall;
 use crate::error::Result;
 use crate::limits::member_limits;
-use crate::ops::OpKind;
 use crate::types::{DataType, OperandDescriptor};
-
-/// True for the ten reductions of §8.9.39.
-pub(crate) fn is_reduction(op: OpKind) -> bool {
-    use OpKind::*;
-    matches!(
-        op,
-        ReduceL1
-            | ReduceL2
-            | ReduceLogSum
-            | ReduceLogSumExp
-            | ReduceMax
-            | ReduceMean
-            | ReduceMin
-            | ReduceProduct
-            | ReduceSum
-            | ReduceSumSquare
-    )
-}
 
 /// The largest value of an integer data type (None for float types).
 fn max_value(t: DataType) -> Option<u64> {
