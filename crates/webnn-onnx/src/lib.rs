@@ -44,38 +44,17 @@
 //!
 //! ## Operators
 //!
-//! Default domain, opsets 7–28 (versions after 21 only added data types to these operators;
-//! see [`supported_operators`] for the exact list with attributes). Model-local functions are
-//! inlined. One ONNX node may become several WebNN operations:
-//!
-//! - element-wise: Add Sub Mul Div Pow Max Min Sum Mean Mod, Sqrt Exp Log Abs Neg Reciprocal
-//!   Floor Ceil Round Sign Sin Cos Tan Sinh Cosh Erf, Not And Or Xor, Equal Greater
-//!   GreaterOrEqual Less LessOrEqual, IsNaN IsInf, Where, Cast CastLike, Identity, Dropout
-//!   (inference), Clip;
-//! - activations: Relu LeakyRelu PRelu Elu Selu Celu Sigmoid HardSigmoid HardSwish Tanh
-//!   Softplus Softsign Gelu (exact and tanh) Mish Swish SwiGLU ThresholdedRelu Shrink;
-//! - Softmax LogSoftmax Hardmax (with the pre-opset-13 2-D coercion), reductions (ReduceMean
-//!   Sum Max Min Prod L1 L2 LogSum LogSumExp SumSquare, axes as attribute or input), ArgMax
-//!   ArgMin (int64, `select_last_index` via reverse), CumSum, Einsum (1–2 operands, no
-//!   ellipsis or diagonals);
-//! - Conv (1-D, 2-D; 3-D as a sum of 2-D convolutions over the depth taps), ConvTranspose (1-D,
-//!   2-D; auto_pad, output_shape), MaxPool AveragePool LpPool (1-D, 2-D; 3-D as two 2-D
-//!   poolings; ceil_mode, count_include_pad, dilations), GlobalAverage/Max/LpPool, Gemm MatMul,
-//!   BatchNormalization InstanceNormalization LayerNormalization GroupNormalization
-//!   RMSNormalization LpNormalization MeanVarianceNormalization LRN;
-//! - Reshape Flatten Squeeze Unsqueeze Transpose Concat Split Slice (negative steps through
-//!   reverse) Gather GatherElements GatherND ScatterElements/Scatter ScatterND Expand Tile Pad
-//!   (constant, edge, reflect; negative pads crop) DepthToSpace SpaceToDepth Trilu OneHot
-//!   CenterCropPad Compress, Resize/Upsample (nearest, linear and cubic, every coordinate mode:
-//!   resample2d when its sampling positions equal ONNX's, else per-axis gathers with static
-//!   weights; not antialias or tf_crop_and_resize);
-//! - LSTM GRU (gate layouts pass through: ONNX iofc = WebNN "iofg", zrh = "zrn"), RNN
-//!   (unrolled);
-//! - QuantizeLinear DequantizeLinear (per-tensor, per-axis, blocked), DynamicQuantizeLinear,
-//!   QLinearMatMul QLinearConv MatMulInteger ConvInteger;
-//! - folded at import time: Constant Shape Size ConstantOfShape Range EyeLike NonZero (of
-//!   constants), Hann/Hamming/BlackmanWindow, and any mapped op whose inputs are all constants
-//!   and small ([`ImportOptions::fold_limit`]).
+//! Default domain, opsets 7–28 (versions after 21 only added data types to these operators).
+//! [`supported_operators`] returns every operator the importer maps, with the attributes each
+//! accepts; it is derived from the importer's own registrations, so it is the exact list.
+//! Model-local functions are inlined. One ONNX node may become several WebNN operations, and
+//! any mapped op whose inputs are all constants and small ([`ImportOptions::fold_limit`]) is
+//! computed at import time (some, such as `Shape`, `ConstantOfShape` or `Range`, only ever
+//! are). Some mappings are partial: 3-D convolutions and pools are decomposed into 2-D ones
+//! (ConvTranspose has no 3-D), Einsum takes 1–2 operands without ellipsis or diagonals, Pad
+//! has the constant, edge and reflect modes, Resize has neither antialias nor
+//! `tf_crop_and_resize`, Dropout imports for inference only; a node outside these limits is
+//! reported as unsupported.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

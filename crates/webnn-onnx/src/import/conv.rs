@@ -11,6 +11,12 @@ use super::shape_ops::SliceParam;
 use super::{bld, invalid, unsupported, Const, Ctx, Importer, NResult, Value};
 use webnn_core::{Conv2dOptions, ConvTranspose2dOptions, OpKind, Operand, PadOptions, Pool2dOptions};
 
+/// The attributes of Conv and of the quantized convolutions (QLinearConv, ConvInteger).
+pub(crate) const CONV_ATTRIBUTES: &[&str] = &["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"];
+/// The attributes of ConvTranspose.
+pub(crate) const CONV_TRANSPOSE_ATTRIBUTES: &[&str] =
+    &["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides", "output_padding", "output_shape"];
+
 /// Largest kernel size, stride, dilation or pad accepted (WebNN takes them as u32 and
 /// dimensions are at most 2^31 - 1).
 const MAX_ATTR: i64 = i32::MAX as i64;

@@ -1,11 +1,36 @@
 //! Element-wise operators and activations: arithmetic, math, comparisons, logic, Cast, Where,
-//! Clip, the activation family, Identity/Dropout and (De)QuantizeLinear.
+//! Clip, the activation family and Identity/Dropout.
 
 use super::fold::elem_type;
 use super::shape_ops::number_of;
+use super::support::OnnxOp;
 use super::{bld, invalid, unsupported, Const, Ctx, Importer, NResult, Value};
 use crate::tensor::ElemType;
 use webnn_core::{ClampOptions, DataType, EluOptions, HardSigmoidOptions, LeakyReluOptions, MLNumber, OpKind, Operand};
+
+/// The element-wise operators and activations.
+pub(crate) const OPS: &[OnnxOp] = &[
+    OnnxOp::new(&["Add", "Sub", "Mul", "Div", "Pow", "PRelu"], import).inputs(2, 2),
+    OnnxOp::new(&["Max", "Min", "Sum", "Mean"], import).inputs(1, usize::MAX),
+    OnnxOp::new(&["Mod"], import).attributes(&["fmod"]).inputs(2, 2),
+    OnnxOp::new(&["And", "Or", "Xor", "Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual"], import)
+        .inputs(2, 2),
+    OnnxOp::new(&["Sqrt", "Exp", "Log", "Abs", "Neg", "Reciprocal", "Floor", "Ceil", "Round", "Sign", "Erf"], import),
+    OnnxOp::new(&["Sin", "Cos", "Tan", "Sinh", "Cosh", "Not", "IsNaN", "Identity"], import),
+    OnnxOp::new(&["Relu", "Sigmoid", "Tanh", "Softplus", "Softsign", "HardSwish", "Mish"], import),
+    OnnxOp::new(&["IsInf"], import).attributes(&["detect_negative", "detect_positive"]),
+    OnnxOp::new(&["Where"], import).inputs(3, 3),
+    OnnxOp::new(&["Cast"], import).attributes(&["to", "saturate", "round_mode"]),
+    OnnxOp::new(&["CastLike"], import).attributes(&["saturate", "round_mode"]).inputs(2, 2),
+    OnnxOp::new(&["Dropout"], import).attributes(&["ratio", "seed", "is_test"]).inputs(1, 3),
+    OnnxOp::new(&["Clip"], import).attributes(&["min", "max"]).inputs(1, 3),
+    OnnxOp::new(&["Gelu"], import).attributes(&["approximate"]),
+    OnnxOp::new(&["Elu", "LeakyRelu", "Celu", "ThresholdedRelu", "Swish"], import).attributes(&["alpha"]),
+    OnnxOp::new(&["Selu"], import).attributes(&["alpha", "gamma"]),
+    OnnxOp::new(&["HardSigmoid"], import).attributes(&["alpha", "beta"]),
+    OnnxOp::new(&["Shrink"], import).attributes(&["bias", "lambd"]),
+    OnnxOp::new(&["SwiGLU"], import).attributes(&["alpha"]).inputs(2, 2),
+];
 
 /// Imports one element-wise node.
 pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
@@ -310,10 +335,6 @@ pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
             let a = imp.operand(x)?;
             let s = imp.operand(c.req(1)?)?;
             done(bld(imp.b.prelu(&a, &s, &o))?, ty)
-        }
-        "NonZero" => Err(unsupported("NonZero of a value computed at run time (its output shape is data-dependent)")),
-        "Range" | "Size" | "Shape" | "ConstantOfShape" => {
-            Err(unsupported(format!("{} needs inputs known at import time", c.op)))
         }
         other => Err(unsupported(format!("operator {other} has no WebNN mapping"))),
     }

@@ -9,8 +9,42 @@ use super::constant::{
 use super::shape_ops::{
     flatten_shape, reshape_shape, slice_params, split_sizes, squeeze_shape, transpose_perm, unsqueeze_shape,
 };
+use super::support::OnnxOp;
 use super::{invalid, norm_axes, norm_axis, unsupported, Ctx, Importer, NResult, Value, FOLD_BUDGET_PER_ELEMENT};
 use crate::tensor::{decode_tensor, ElemType};
+
+/// The operators only computed at import time: they need constant inputs (or only their
+/// inputs' static shapes), and [`try_fold`] computes them before any importer runs.
+pub(crate) const OPS: &[OnnxOp] = &[
+    OnnxOp::new(&["Constant"], not_folded)
+        .attributes(&[
+            "value",
+            "value_float",
+            "value_floats",
+            "value_int",
+            "value_ints",
+            "sparse_value",
+            "value_string",
+            "value_strings",
+        ])
+        .inputs(0, 0),
+    OnnxOp::new(&["Shape"], not_folded).attributes(&["start", "end"]),
+    OnnxOp::new(&["Size", "NonZero"], not_folded),
+    OnnxOp::new(&["ConstantOfShape"], not_folded).attributes(&["value"]).inputs(1, 2),
+    OnnxOp::new(&["Range"], not_folded).attributes(&["stash_type"]).inputs(3, 3),
+    OnnxOp::new(&["EyeLike"], not_folded).attributes(&["dtype", "k"]),
+    OnnxOp::new(&["HannWindow", "HammingWindow", "BlackmanWindow"], not_folded)
+        .attributes(&["periodic", "output_datatype"]),
+];
+
+/// The importer of [`OPS`], reached only when [`try_fold`] could not compute the node.
+fn not_folded(_: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
+    c.req(0)?;
+    Err(match c.op {
+        "NonZero" => unsupported("NonZero of a value computed at run time (its output shape is data-dependent)"),
+        _ => unsupported(format!("{} needs inputs known at import time", c.op)),
+    })
+}
 
 /// Folds the node if it is a constant-producing op or all its inputs are constants and the
 /// op is one the folder computes. `None`: build it with WebNN ops instead.

@@ -450,11 +450,14 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
             poison(&mut imp.values);
             continue;
         }
-        if let Err(e) = support::check(op_type, domain, &node.attribute, node.input.len()) {
-            record(e.kind, e.msg, &mut errors);
-            poison(&mut imp.values);
-            continue;
-        }
+        let registration = match support::check(op_type, domain, &node.attribute, node.input.len()) {
+            Ok(registration) => registration,
+            Err(e) => {
+                record(e.kind, e.msg, &mut errors);
+                poison(&mut imp.values);
+                continue;
+            }
+        };
         let ctx = Ctx {
             op: op_type,
             label: node.name.clone().unwrap_or_default(),
@@ -464,7 +467,7 @@ pub fn import(model: &OnnxModel, builder: &mut GraphBuilder, options: &ImportOpt
             attrs: Attrs::new(&node.attribute),
             wanted: node.output.iter().map(|o| !o.is_empty()).collect(),
         };
-        match imp.import_node(&ctx) {
+        match imp.import_node(&ctx, registration.import) {
             Ok(outs) => {
                 let mut missing = None;
                 for (i, name) in node.output.iter().enumerate() {
@@ -649,8 +652,8 @@ impl Importer<'_> {
         c.inputs.iter().flatten().all(|v| matches!(v, Value::Const(k) if k.len() <= self.fold_limit))
     }
 
-    /// Dispatches one node to its family's importer.
-    fn import_node(&mut self, c: &Ctx) -> NResult<Vec<Value>> {
+    /// Imports one node: folds it if it can, else runs `import`, its registered importer.
+    fn import_node(&mut self, c: &Ctx, import: support::ImportFn) -> NResult<Vec<Value>> {
         if let Some(out) = fold::try_fold(self, c)? {
             let inputs: Vec<&Const> = c.inputs.iter().flatten().filter_map(Value::as_const).collect();
             let new_bytes: usize = out
@@ -668,45 +671,7 @@ impl Importer<'_> {
                 return Err(unsupported(format!("input 0 has shape {:?}; WebNN has no empty tensors", x.shape())));
             }
         }
-        match c.op {
-            "Conv"
-            | "ConvTranspose"
-            | "MaxPool"
-            | "AveragePool"
-            | "LpPool"
-            | "GlobalAveragePool"
-            | "GlobalMaxPool"
-            | "GlobalLpPool"
-            | "Gemm"
-            | "MatMul"
-            | "BatchNormalization"
-            | "InstanceNormalization"
-            | "LayerNormalization"
-            | "LRN"
-            | "RMSNormalization"
-            | "GroupNormalization"
-            | "LpNormalization"
-            | "MeanVarianceNormalization" => nn::import(self, c),
-            "ReduceMean" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2"
-            | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" | "ArgMax" | "ArgMin" | "Softmax"
-            | "LogSoftmax" | "Hardmax" | "CumSum" | "Einsum" => reduce::import(self, c),
-            "Reshape" | "Transpose" | "Concat" | "Split" | "Slice" | "Gather" | "GatherElements" | "GatherND"
-            | "ScatterElements" | "Scatter" | "ScatterND" | "Squeeze" | "Unsqueeze" | "Flatten" | "Expand" | "Tile"
-            | "Pad" | "DepthToSpace" | "SpaceToDepth" | "Trilu" | "OneHot" | "CenterCropPad" | "Compress" => {
-                shape_ops::import(self, c)
-            }
-            "Resize" | "Upsample" => resize::import(self, c),
-            "QuantizeLinear"
-            | "DequantizeLinear"
-            | "DynamicQuantizeLinear"
-            | "QLinearMatMul"
-            | "QLinearConv"
-            | "MatMulInteger"
-            | "ConvInteger" => quant::import(self, c),
-            "LSTM" | "GRU" => rnn::import(self, c),
-            "RNN" => rnn::simple_rnn(self, c),
-            _ => elementwise::import(self, c),
-        }
+        import(self, c)
     }
 }
 

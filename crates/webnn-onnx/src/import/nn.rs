@@ -1,14 +1,62 @@
 //! Global pooling, matrix products and normalizations; convolutions and pools are dispatched
 //! to [`super::conv`].
 
-use super::conv::{conv, conv_transpose, pool};
+use super::conv::{conv, conv_transpose, pool, CONV_ATTRIBUTES, CONV_TRANSPOSE_ATTRIBUTES};
 use super::elementwise::webnn;
+use super::support::OnnxOp;
 use super::{bld, invalid, norm_axis, to_u32_shape, unsupported, Const, Ctx, Importer, NResult, Value};
 use crate::tensor::ElemType;
 use webnn_core::{
     BatchNormalizationOptions, Conv2dOptions, GemmOptions, InstanceNormalizationOptions, LayerNormalizationOptions,
     OpKind, Operand, ReduceOptions,
 };
+
+/// Convolutions, pools, matrix products and normalizations.
+pub(crate) const OPS: &[OnnxOp] = &[
+    OnnxOp::new(&["Conv"], import).attributes(CONV_ATTRIBUTES).inputs(2, 3),
+    OnnxOp::new(&["ConvTranspose"], import).attributes(CONV_TRANSPOSE_ATTRIBUTES).inputs(2, 3),
+    OnnxOp::new(&["MaxPool"], import).attributes(&[
+        "auto_pad",
+        "ceil_mode",
+        "dilations",
+        "kernel_shape",
+        "pads",
+        "storage_order",
+        "strides",
+    ]),
+    OnnxOp::new(&["AveragePool"], import).attributes(&[
+        "auto_pad",
+        "ceil_mode",
+        "count_include_pad",
+        "dilations",
+        "kernel_shape",
+        "pads",
+        "strides",
+    ]),
+    OnnxOp::new(&["LpPool"], import).attributes(&[
+        "auto_pad",
+        "ceil_mode",
+        "dilations",
+        "kernel_shape",
+        "p",
+        "pads",
+        "strides",
+    ]),
+    OnnxOp::new(&["GlobalAveragePool", "GlobalMaxPool"], import),
+    OnnxOp::new(&["GlobalLpPool"], import).attributes(&["p"]),
+    OnnxOp::new(&["Gemm"], import).attributes(&["alpha", "beta", "transA", "transB"]).inputs(2, 3),
+    OnnxOp::new(&["MatMul"], import).inputs(2, 2),
+    OnnxOp::new(&["BatchNormalization"], import)
+        .attributes(&["epsilon", "momentum", "spatial", "training_mode"])
+        .inputs(5, 5),
+    OnnxOp::new(&["InstanceNormalization"], import).attributes(&["epsilon"]).inputs(2, 3),
+    OnnxOp::new(&["LayerNormalization"], import).attributes(&["axis", "epsilon", "stash_type"]).inputs(2, 3),
+    OnnxOp::new(&["RMSNormalization"], import).attributes(&["axis", "epsilon", "stash_type"]).inputs(2, 2),
+    OnnxOp::new(&["GroupNormalization"], import).attributes(&["epsilon", "num_groups", "stash_type"]).inputs(2, 3),
+    OnnxOp::new(&["LpNormalization"], import).attributes(&["axis", "p"]),
+    OnnxOp::new(&["MeanVarianceNormalization"], import).attributes(&["axes"]),
+    OnnxOp::new(&["LRN"], import).attributes(&["alpha", "beta", "bias", "size"]),
+];
 
 /// Imports one node of this family.
 pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {

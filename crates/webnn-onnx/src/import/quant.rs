@@ -4,13 +4,27 @@
 //! as dequantize → float op → quantize (the integer ops accumulate in float32: exact while the
 //! accumulated magnitudes stay below 2^24).
 
-use super::conv::conv_with;
+use super::conv::{conv_with, CONV_ATTRIBUTES};
 use super::elementwise::webnn;
 use super::fold::elem_type;
 use super::nn::matmul;
+use super::support::OnnxOp;
 use super::{bld, invalid, norm_axis, unsupported, Const, Ctx, Importer, NResult, Value};
 use crate::tensor::ElemType;
 use webnn_core::{DataType, Operand, ReduceOptions};
+
+/// The quantization operators.
+pub(crate) const OPS: &[OnnxOp] = &[
+    OnnxOp::new(&["QuantizeLinear"], import)
+        .attributes(&["axis", "block_size", "output_dtype", "saturate", "precision"])
+        .inputs(2, 3),
+    OnnxOp::new(&["DequantizeLinear"], import).attributes(&["axis", "block_size", "output_dtype"]).inputs(2, 3),
+    OnnxOp::new(&["DynamicQuantizeLinear"], import),
+    OnnxOp::new(&["QLinearMatMul"], import).inputs(8, 8),
+    OnnxOp::new(&["QLinearConv"], import).attributes(CONV_ATTRIBUTES).inputs(8, 9),
+    OnnxOp::new(&["MatMulInteger"], import).inputs(2, 4),
+    OnnxOp::new(&["ConvInteger"], import).attributes(CONV_ATTRIBUTES).inputs(2, 4),
+];
 
 /// Imports one quantization node.
 pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {

@@ -3,10 +3,28 @@
 
 use super::elementwise::webnn;
 use super::nn::matmul;
+use super::support::OnnxOp;
 use super::{bld, invalid, norm_axes, norm_axis, unsupported, Const, Ctx, Importer, NResult, Value};
 use crate::tensor::ElemType;
 use std::collections::HashMap;
 use webnn_core::{ArgMinMaxOptions, CumulativeSumOptions, DataType, OpKind, Operand, ReduceOptions, ReverseOptions};
+
+/// The attributes of every ReduceXxx operator.
+const REDUCE_ATTRIBUTES: &[&str] = &["axes", "keepdims", "noop_with_empty_axes"];
+
+/// Reductions, arg-min/max, the softmax family, CumSum and Einsum.
+pub(crate) const OPS: &[OnnxOp] = &[
+    OnnxOp::new(&["ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd"], import)
+        .attributes(REDUCE_ATTRIBUTES)
+        .inputs(1, 2),
+    OnnxOp::new(&["ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"], import)
+        .attributes(REDUCE_ATTRIBUTES)
+        .inputs(1, 2),
+    OnnxOp::new(&["ArgMax", "ArgMin"], import).attributes(&["axis", "keepdims", "select_last_index"]),
+    OnnxOp::new(&["Softmax", "LogSoftmax", "Hardmax"], import).attributes(&["axis"]),
+    OnnxOp::new(&["CumSum"], import).attributes(&["exclusive", "reverse"]).inputs(2, 2),
+    OnnxOp::new(&["Einsum"], import).attributes(&["equation"]).inputs(1, usize::MAX),
+];
 
 /// Imports one node of this family.
 pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {

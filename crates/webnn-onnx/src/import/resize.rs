@@ -14,6 +14,7 @@
 //! with static per-position weights, computed as ONNX's reference does. Antialiased
 //! downscaling and `tf_crop_and_resize` are unsupported.
 
+use super::support::OnnxOp;
 use super::{bld, invalid, to_u32_shape, unsupported, Const, Ctx, Importer, NResult, Value};
 use webnn_core::{GatherOptions, InterpolationMode, Operand, Resample2dOptions};
 
@@ -23,6 +24,24 @@ enum Mode {
     Linear,
     Cubic,
 }
+
+/// Resize and Upsample.
+pub(crate) const OPS: &[OnnxOp] = &[
+    OnnxOp::new(&["Resize"], import)
+        .attributes(&[
+            "antialias",
+            "axes",
+            "coordinate_transformation_mode",
+            "cubic_coeff_a",
+            "exclude_outside",
+            "extrapolation_value",
+            "keep_aspect_ratio_policy",
+            "mode",
+            "nearest_mode",
+        ])
+        .inputs(1, 4),
+    OnnxOp::new(&["Upsample"], import).attributes(&["mode", "scales"]).inputs(1, 2),
+];
 
 /// Imports Resize or Upsample.
 pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {

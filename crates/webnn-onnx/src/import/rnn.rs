@@ -6,6 +6,7 @@
 //! `linear_before_reset` is WebNN's `resetAfter`; `layout=1` (batch-major) is transposed.
 
 use super::shape_ops::SliceParam;
+use super::support::OnnxOp;
 use super::{bld, invalid, unsupported, Const, Ctx, Importer, NResult, Value};
 use crate::tensor::push_f64;
 use webnn_core::{
@@ -15,6 +16,29 @@ use webnn_core::{
 
 /// Most time steps of an RNN, which is unrolled into a few WebNN ops per step.
 const MAX_UNROLLED_STEPS: usize = 1 << 14;
+
+/// The attributes of the simple RNN.
+const RECURRENT_ATTRIBUTES: &[&str] =
+    &["activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size", "layout"];
+/// The attributes of LSTM and GRU.
+const GATED_ATTRIBUTES: &[&str] = &[
+    "activation_alpha",
+    "activation_beta",
+    "activations",
+    "clip",
+    "direction",
+    "hidden_size",
+    "layout",
+    "input_forget",
+    "linear_before_reset",
+];
+
+/// LSTM, GRU and the simple RNN.
+pub(crate) const OPS: &[OnnxOp] = &[
+    OnnxOp::new(&["LSTM"], import).attributes(GATED_ATTRIBUTES).inputs(3, 8),
+    OnnxOp::new(&["GRU"], import).attributes(GATED_ATTRIBUTES).inputs(3, 6),
+    OnnxOp::new(&["RNN"], simple_rnn).attributes(RECURRENT_ATTRIBUTES).inputs(3, 6),
+];
 
 /// Imports LSTM or GRU.
 pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {

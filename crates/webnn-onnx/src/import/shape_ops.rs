@@ -3,6 +3,7 @@
 //! Trilu and OneHot — plus the shape arithmetic they share with constant folding.
 
 use super::constant::{broadcast_shapes, dims_to_shape};
+use super::support::OnnxOp;
 use super::{bld, invalid, norm_axes, norm_axis, to_u32_shape, unsupported, Const, Ctx, Importer, NResult, Value};
 use crate::tensor::ElemType;
 use webnn_core::{
@@ -291,6 +292,28 @@ impl Importer<'_> {
         self.operand(v)
     }
 }
+
+/// The shape and data-movement operators.
+pub(crate) const OPS: &[OnnxOp] = &[
+    OnnxOp::new(&["Reshape"], import).attributes(&["allowzero"]).inputs(1, 2),
+    OnnxOp::new(&["Flatten"], import).attributes(&["axis"]),
+    OnnxOp::new(&["Squeeze", "Unsqueeze"], import).attributes(&["axes"]).inputs(1, 2),
+    OnnxOp::new(&["Transpose"], import).attributes(&["perm"]),
+    OnnxOp::new(&["Concat"], import).attributes(&["axis"]).inputs(1, usize::MAX),
+    OnnxOp::new(&["Split"], import).attributes(&["axis", "split", "num_outputs"]).inputs(1, 2),
+    OnnxOp::new(&["Slice"], import).attributes(&["starts", "ends", "axes"]).inputs(1, 5),
+    OnnxOp::new(&["Gather", "GatherElements"], import).attributes(&["axis"]).inputs(2, 2),
+    OnnxOp::new(&["GatherND"], import).attributes(&["batch_dims"]).inputs(2, 2),
+    OnnxOp::new(&["ScatterElements", "Scatter"], import).attributes(&["axis", "reduction"]).inputs(3, 3),
+    OnnxOp::new(&["ScatterND"], import).attributes(&["reduction"]).inputs(3, 3),
+    OnnxOp::new(&["Expand", "Tile"], import).inputs(2, 2),
+    OnnxOp::new(&["Pad"], import).attributes(&["mode", "pads", "value"]).inputs(1, 4),
+    OnnxOp::new(&["DepthToSpace", "SpaceToDepth"], import).attributes(&["blocksize", "mode"]),
+    OnnxOp::new(&["Trilu"], import).attributes(&["upper"]).inputs(1, 2),
+    OnnxOp::new(&["OneHot"], import).attributes(&["axis"]).inputs(3, 3),
+    OnnxOp::new(&["CenterCropPad"], import).attributes(&["axes"]).inputs(2, 2),
+    OnnxOp::new(&["Compress"], import).attributes(&["axis"]).inputs(2, 2),
+];
 
 /// Imports one shape or data-movement node.
 pub(crate) fn import(imp: &mut Importer, c: &Ctx) -> NResult<Vec<Value>> {
