@@ -241,7 +241,9 @@ fn fuse_activations(graph: &Graph) -> Vec<Fused> {
         if constant(&x) || op.outputs.iter().any(constant) {
             continue;
         }
-        let Some(expression) = kernels::fusable_activation(op, graph.descriptor(x).data_type) else { continue };
+        let Some(&y) = op.outputs.first() else { continue };
+        let (dt, output) = (graph.descriptor(x).data_type, graph.descriptor(y).data_type);
+        let Some(expression) = kernels::fusable_activation(op, dt, output) else { continue };
         let Some(i) = producer_of[x.index()] else { continue };
         let producer = &graph.operations[i];
         if readers[x.index()] == 1 && kernels::takes_epilogue(producer.kind) && matches!(fused[i], Fused::No) {

@@ -197,6 +197,10 @@ impl FromParam for MLNumber {
 impl IdlValue for MLNumber {
     fn to_idl(&self) -> Option<Value> {
         match *self {
+            // An integral default (pad's `value = 0`) is written as the IDL writes it.
+            MLNumber::Double(v) if v.fract() == 0.0 && v.abs() < 9.0e15 && !(v == 0.0 && v.is_sign_negative()) => {
+                Some(Value::from(v as i64))
+            }
             MLNumber::Double(v) => Some(Value::from(v)),
             MLNumber::BigInt(v) => {
                 Some(i64::try_from(v).map(Value::from).unwrap_or_else(|_| Value::from(v.to_string())))

@@ -160,15 +160,11 @@ const FAMILIES: &[Family] = &[
     Family { executes: recurrent::executes, lower: recurrent::lower },
 ];
 
-/// The WGSL expression (of `x: f32`) of `op` when it is a float activation that can run as
-/// the epilogue of the kernel producing its input.
-pub(crate) fn fusable_activation(op: &Operation, dt: DataType) -> Option<String> {
-    use OpKind::*;
-    let fusable = matches!(
-        op.kind,
-        Relu | Clamp | Sigmoid | Tanh | LeakyRelu | Elu | HardSigmoid | HardSwish | Gelu | Linear | Softplus | Softsign
-    );
-    if !fusable || !dt.is_float() {
+/// The WGSL expression (of `x: f32`) of `op` when it can run as the epilogue of the kernel
+/// producing its input: any element-wise function of one float operand (`input` of data type
+/// `dt`) whose output keeps that data type (activations, unary math; not isNaN's uint8).
+pub(crate) fn fusable_activation(op: &Operation, dt: DataType, output: DataType) -> Option<String> {
+    if !dt.is_float() || output != dt {
         return None;
     }
     elementwise::unary_expression(op, dt)
