@@ -62,6 +62,17 @@ type GraphHandle = External<Tracked<Graph>>;
 type BuilderHandle = External<Tracked<GraphBuilder>>;
 
 // ---------------------------------------------------------------------------------------------
+// The op signatures
+
+/// The signatures of the `MLGraphBuilder` operations, their options dictionaries and enums, as
+/// JSON text (`webnn_core::signatures::op_signatures`): `lib/types.js` builds the op methods'
+/// WebIDL converters from it at load time.
+#[napi]
+pub fn op_signatures() -> String {
+    webnn::webnn_core::signatures::op_signatures().to_string()
+}
+
+// ---------------------------------------------------------------------------------------------
 // The environment
 
 /// Called once per environment (main thread or worker) by the JS layer: the hub through which

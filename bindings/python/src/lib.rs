@@ -20,6 +20,14 @@ mod pending;
 
 use pyo3::prelude::*;
 
+/// The signatures of the `MLGraphBuilder` operations, their options dictionaries and enums, as
+/// JSON text (`webnn_core::signatures::op_signatures`): `webnn/_ops.py` builds the op methods
+/// from it at import.
+#[pyfunction]
+fn op_signatures() -> String {
+    webnn::webnn_core::signatures::op_signatures().to_string()
+}
+
 /// The module `webnn._webnn`.
 #[pymodule]
 fn _webnn(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -27,6 +35,7 @@ fn _webnn(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(context::create_context, m)?)?;
     m.add_function(wrap_pyfunction!(onnx::load_onnx, m)?)?;
     m.add_function(wrap_pyfunction!(errors::raise_error_kind, m)?)?;
+    m.add_function(wrap_pyfunction!(op_signatures, m)?)?;
     m.add_class::<context::Context>()?;
     m.add_class::<context::Tensor>()?;
     m.add_class::<context::Graph>()?;

@@ -1,6 +1,7 @@
 """``webnn/__init__.pyi`` agrees with the runtime: the same public names, the same methods on
 each class, and for each of the 95 operations the same parameters (names, kinds, IDL
-defaults) as the table in ``_ops.py`` that makes the methods."""
+defaults) as the table in ``_ops.py`` that makes the methods; and the operations' section of
+the stub is the one ``scripts/gen_stubs.py`` generates from that table."""
 
 from __future__ import annotations
 
@@ -66,3 +67,14 @@ def test_every_operation_signature() -> None:
                 assert defaults.get(p.name) == p.default, f"{name}({p.name}=...)"
         assert ast.get_docstring(fn) and op.url in (ast.get_docstring(fn) or ""), name
         assert op.url in (getattr(webnn.MLGraphBuilder, name).__doc__ or "")
+
+
+def test_operation_stubs_are_generated() -> None:
+    """The committed op-method section of ``__init__.pyi`` is what ``scripts/gen_stubs.py``
+    writes from the op table (run the script after a change to the op signatures)."""
+    import gen_stubs
+
+    with open(gen_stubs.STUB, encoding="utf-8") as f:
+        committed = f.read()
+    assert committed.count(gen_stubs.BEGIN) == 1 and committed.count(gen_stubs.END) == 1
+    assert gen_stubs.generated(committed) == committed, "__init__.pyi is out of date: run python scripts/gen_stubs.py"

@@ -180,91 +180,8 @@ class MLGraphBuilder:
     def build(self, outputs: Mapping[str, MLOperand]) -> MLGraph:
         """``build(outputs)`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-build)."""
 
-    # The 95 operations (https://www.w3.org/TR/webnn/#api-mlgraphbuilder), from _ops.py.
-    def add(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
-        """``add()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)."""
-    def sub(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
-        """``sub()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)."""
-    def mul(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
-        """``mul()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)."""
-    def div(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
-        """``div()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)."""
-    def max(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
-        """``max()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)."""
-    def min(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
-        """``min()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)."""
-    def pow(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
-        """``pow()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)."""
-    def equal(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
-        """``equal()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
-    def not_equal(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
-        """``notEqual()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
-    def greater(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
-        """``greater()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
-    def greater_or_equal(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
-        """``greaterOrEqual()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
-    def lesser(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
-        """``lesser()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
-    def lesser_or_equal(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
-        """``lesserOrEqual()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
-    def logical_and(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
-        """``logicalAnd()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
-    def logical_or(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
-        """``logicalOr()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
-    def logical_xor(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
-        """``logicalXor()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
-    def matmul(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
-        """``matmul()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-matmul)."""
-    def logical_not(self, a: MLOperand, *, label: str = "") -> MLOperand:
-        """``logicalNot()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
-    def is_nan(self, a: MLOperand, *, label: str = "") -> MLOperand:
-        """``isNaN()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
-    def is_infinite(self, a: MLOperand, *, label: str = "") -> MLOperand:
-        """``isInfinite()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
-    def abs(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``abs()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
-    def ceil(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``ceil()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
-    def cos(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``cos()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
-    def erf(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``erf()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
-    def exp(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``exp()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
-    def floor(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``floor()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
-    def identity(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``identity()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
-    def log(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``log()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
-    def neg(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``neg()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
-    def reciprocal(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``reciprocal()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
-    def round_even(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``roundEven()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
-    def sin(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``sin()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
-    def sign(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``sign()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
-    def sqrt(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``sqrt()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
-    def tan(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``tan()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
-    def gelu(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``gelu()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gelu-method)."""
-    def hard_swish(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``hardSwish()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-hard-swish)."""
-    def relu(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``relu()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-relu-method)."""
-    def sigmoid(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``sigmoid()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-sigmoid-method)."""
-    def softplus(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``softplus()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-softplus-method)."""
-    def softsign(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``softsign()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-softsign-method)."""
-    def tanh(self, input: MLOperand, *, label: str = "") -> MLOperand:
-        """``tanh()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-tanh-method)."""
+    # BEGIN the operations: generated by scripts/gen_stubs.py from webnn._ops.OPS; do not edit.
+    # The 95 operations (https://www.w3.org/TR/webnn/#api-mlgraphbuilder), in the spec's order.
     def arg_min(
         self,
         input: MLOperand,
@@ -353,6 +270,74 @@ class MLGraphBuilder:
         label: str = "",
     ) -> MLOperand:
         """``cumulativeSum()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-cumulativesum)."""
+    def add(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
+        """``add()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)."""
+    def sub(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
+        """``sub()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)."""
+    def mul(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
+        """``mul()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)."""
+    def div(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
+        """``div()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)."""
+    def max(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
+        """``max()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)."""
+    def min(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
+        """``min()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)."""
+    def pow(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
+        """``pow()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)."""
+    def equal(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
+        """``equal()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
+    def not_equal(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
+        """``notEqual()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
+    def greater(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
+        """``greater()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
+    def greater_or_equal(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
+        """``greaterOrEqual()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
+    def lesser(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
+        """``lesser()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
+    def lesser_or_equal(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
+        """``lesserOrEqual()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
+    def logical_not(self, a: MLOperand, *, label: str = "") -> MLOperand:
+        """``logicalNot()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
+    def logical_and(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
+        """``logicalAnd()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
+    def logical_or(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
+        """``logicalOr()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
+    def logical_xor(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
+        """``logicalXor()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
+    def is_nan(self, a: MLOperand, *, label: str = "") -> MLOperand:
+        """``isNaN()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
+    def is_infinite(self, a: MLOperand, *, label: str = "") -> MLOperand:
+        """``isInfinite()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)."""
+    def abs(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``abs()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
+    def ceil(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``ceil()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
+    def cos(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``cos()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
+    def erf(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``erf()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
+    def exp(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``exp()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
+    def floor(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``floor()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
+    def identity(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``identity()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
+    def log(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``log()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
+    def neg(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``neg()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
+    def reciprocal(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``reciprocal()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
+    def round_even(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``roundEven()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
+    def sin(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``sin()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
+    def sign(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``sign()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
+    def sqrt(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``sqrt()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
+    def tan(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``tan()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)."""
     def dequantize_linear(
         self,
         input: MLOperand,
@@ -388,6 +373,8 @@ class MLGraphBuilder:
         """``gatherElements()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gatherelements)."""
     def gather_nd(self, input: MLOperand, indices: MLOperand, *, label: str = "") -> MLOperand:
         """``gatherND()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gathernd)."""
+    def gelu(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``gelu()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gelu-method)."""
     def gemm(
         self,
         a: MLOperand,
@@ -445,6 +432,8 @@ class MLGraphBuilder:
         label: str = "",
     ) -> MLOperand:
         """``hardSigmoid()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-hard-sigmoid)."""
+    def hard_swish(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``hardSwish()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-hard-swish)."""
     def instance_normalization(
         self,
         input: MLOperand,
@@ -515,6 +504,8 @@ class MLGraphBuilder:
         label: str = "",
     ) -> list[MLOperand]:
         """``lstmCell()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-lstmcell)."""
+    def matmul(self, a: MLOperand, b: MLOperand, *, label: str = "") -> MLOperand:
+        """``matmul()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-matmul)."""
     def pad(
         self,
         input: MLOperand,
@@ -522,7 +513,7 @@ class MLGraphBuilder:
         ending_padding: Sequence[int],
         *,
         mode: PaddingMode = "constant",
-        value: int | float = 0,
+        value: int | float = 0.0,
         label: str = "",
     ) -> MLOperand:
         """``pad()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-pad)."""
@@ -660,6 +651,8 @@ class MLGraphBuilder:
         label: str = "",
     ) -> MLOperand:
         """``reduceSumSquare()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-reduce)."""
+    def relu(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``relu()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-relu-method)."""
     def resample2d(
         self,
         input: MLOperand,
@@ -694,6 +687,8 @@ class MLGraphBuilder:
         label: str = "",
     ) -> MLOperand:
         """``scatterND()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-scatternd)."""
+    def sigmoid(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``sigmoid()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-sigmoid-method)."""
     def slice(
         self,
         input: MLOperand,
@@ -706,6 +701,10 @@ class MLGraphBuilder:
         """``slice()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-slice)."""
     def softmax(self, input: MLOperand, axis: int, *, label: str = "") -> MLOperand:
         """``softmax()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-softmax-method)."""
+    def softplus(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``softplus()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-softplus-method)."""
+    def softsign(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``softsign()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-softsign-method)."""
     def split(
         self,
         input: MLOperand,
@@ -715,6 +714,8 @@ class MLGraphBuilder:
         label: str = "",
     ) -> list[MLOperand]:
         """``split()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-split)."""
+    def tanh(self, input: MLOperand, *, label: str = "") -> MLOperand:
+        """``tanh()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-tanh-method)."""
     def tile(self, input: MLOperand, repetitions: Sequence[int], *, label: str = "") -> MLOperand:
         """``tile()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-tile)."""
     def transpose(
@@ -743,6 +744,7 @@ class MLGraphBuilder:
         label: str = "",
     ) -> MLOperand:
         """``where()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-where)."""
+    # END the operations.
 
 class NodeArg:
     """An input or output as ``onnxruntime.NodeArg`` describes it."""

@@ -1,8 +1,9 @@
 """``MLGraphBuilder`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder): inputs, constants,
 the 95 operations as snake_case methods with keyword options, and ``build()``.
 
-The operation methods are made from the table in ``_ops.py``: each converts its arguments
-(TypeError naming the parameter), then calls the native builder, which runs the spec's steps.
+The operation methods are made from the table in ``_ops.py`` (built from webnn-core's op
+signatures): each converts its arguments (TypeError naming the parameter), then calls the
+native builder, which runs the spec's steps.
 """
 
 from __future__ import annotations
@@ -105,12 +106,6 @@ class MLGraphBuilder:
         return self._native.build(named)
 
 
-def _idl_name(name: str) -> str:
-    """The IDL name of a snake_case argument: ``keep_dimensions`` -> ``keepDimensions``."""
-    head, *rest = name.split("_")
-    return head + "".join(part.capitalize() for part in rest)
-
-
 def _op_method(op: Op) -> Callable[..., Any]:
     """The MLGraphBuilder method of ``op``."""
     P = inspect.Parameter
@@ -137,13 +132,13 @@ def _op_method(op: Op) -> Callable[..., Any]:
             elif a.convert == SPLITS:
                 params["splits"] = c.splits(value, where)
             else:
-                params[_idl_name(a.name)] = a.convert(value, where)
+                params[a.idl] = a.convert(value, where)
         for o in op.options:
             value, where = values.get(o.name), f"{prefix} '{o.name}'"
             if o.convert == OPERAND:
                 operands.append(None if value is None else operand(value, where))
             elif value is not None:
-                params[_idl_name(o.name)] = o.convert(value, where)
+                params[o.idl] = o.convert(value, where)
         outputs = self._native.op(op.idl, operands, params)
         return outputs if op.sequence else outputs[0]
 
