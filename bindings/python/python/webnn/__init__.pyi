@@ -513,7 +513,7 @@ class MLGraphBuilder:
         ending_padding: Sequence[int],
         *,
         mode: PaddingMode = "constant",
-        value: int | float = 0.0,
+        value: int | float = 0,
         label: str = "",
     ) -> MLOperand:
         """``pad()`` (https://www.w3.org/TR/webnn/#api-mlgraphbuilder-pad)."""
