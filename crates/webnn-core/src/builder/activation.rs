@@ -1,8 +1,7 @@
-//! Builder methods of the activations and element-wise conversions: cast (§8.9.7), clamp
-//! (§8.9.8), dequantizeLinear (§8.9.16), quantizeLinear (§8.9.17), elu (§8.9.18), gelu
-//! (§8.9.23), hardSigmoid (§8.9.27), hardSwish (§8.9.28), leakyRelu (§8.9.31), linear
-//! (§8.9.32), prelu (§8.9.38), relu (§8.9.40), sigmoid (§8.9.46), softmax (§8.9.48), softplus
-//! (§8.9.49), softsign (§8.9.50), tanh (§8.9.52).
+//! Builder methods of the activations and element-wise conversions with steps of their own
+//! (cast, clamp, dequantizeLinear, quantizeLinear, elu, hardSigmoid, leakyRelu, linear,
+//! prelu, softmax), and [`GraphBuilder::activation`], which the table rows `by activation`
+//! (the option-less activations whose output copies the input descriptor) call.
 
 use super::GraphBuilder;
 use crate::error::{Error, Result};
@@ -16,8 +15,8 @@ use crate::types::DataType;
 use crate::validate::activation as v;
 
 impl GraphBuilder {
-    /// Any option-less activation by kind: gelu (§8.9.23), hardSwish (§8.9.28), relu
-    /// (§8.9.40), sigmoid (§8.9.46), softplus (§8.9.49), softsign (§8.9.50), tanh (§8.9.52).
+    /// Any option-less activation by kind (the op table's rows `by activation`: gelu, relu,
+    /// sigmoid, ...).
     /// The output has the input's descriptor. Another `op` is a TypeError.
     pub fn activation(&mut self, op: OpKind, input: &Operand, options: &OperatorOptions) -> Result<Operand> {
         if op.builder_family() != Some("activation") {

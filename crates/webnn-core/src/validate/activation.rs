@@ -1,8 +1,7 @@
-//! Activations and element-wise conversions: cast (§8.9.7), clamp (§8.9.8),
-//! dequantizeLinear (§8.9.16), quantizeLinear (§8.9.17), elu (§8.9.18), gelu (§8.9.23),
-//! hardSigmoid (§8.9.27), hardSwish (§8.9.28), leakyRelu (§8.9.31), linear (§8.9.32),
-//! prelu (§8.9.38), relu (§8.9.40), sigmoid (§8.9.46), softmax (§8.9.48), softplus (§8.9.49),
-//! softsign (§8.9.50), tanh (§8.9.52).
+//! Activations and element-wise conversions with validation steps of their own: cast, clamp,
+//! dequantizeLinear / quantizeLinear, elu / hardSigmoid / leakyRelu / linear (their scalar
+//! attributes), prelu and softmax. The option-less activations (gelu, relu, sigmoid, ...) have
+//! no steps beyond the limits check.
 //!
 //! The data types and ranks of every operand are checked by the limits table in
 //! `GraphBuilder::begin`; the functions here run the op-specific steps that follow.
