@@ -74,24 +74,8 @@ fn builder_accepts_exactly_the_limits_data_types() {
     let g = |name: &'static str, members: &[&'static str], t: DataType| (name, members.to_vec(), t);
 
     use OpKind::*;
-    for op in [
-        Add,
-        Sub,
-        Mul,
-        Div,
-        Max,
-        Min,
-        Pow,
-        Equal,
-        NotEqual,
-        Greater,
-        GreaterOrEqual,
-        Lesser,
-        LesserOrEqual,
-        LogicalAnd,
-        LogicalOr,
-        LogicalXor,
-    ] {
+    // The element-wise binary ops: the binary limits kind but matmul.
+    for op in OpKind::ALL.iter().copied().filter(|&op| op.limits_kind() == LimitsKind::Binary && op != Matmul) {
         table.push((
             op,
             vec![g("x", &["a", "b"], Uint8)],

@@ -6,7 +6,7 @@ use crate::graph::Attrs;
 use crate::limits::{member_limits, QUANTIZED};
 use crate::testing::*;
 use crate::types::Scalar;
-use crate::validate::test_support::assert_allowed_types;
+use crate::validate::test_support::{assert_allowed_types, AXIS_ROWS};
 use crate::DataType::*;
 use half::f16;
 
@@ -406,24 +406,7 @@ fn prelu_operands_from_another_builder() {
 
 #[test]
 fn softmax_types_ranks_and_axes() {
-    // (shape, axis, ok)
-    let rows: [(&[u32], u32, bool); 14] = [
-        (&[5], 0, true),
-        (&[5], 1, false),
-        (&[2, 3], 0, true),
-        (&[2, 3], 1, true),
-        (&[2, 3], 2, false),
-        (&[2, 3, 4], 2, true),
-        (&[2, 3, 4], 3, false),
-        (&[1, 2, 3, 4], 3, true),
-        (&[1, 2, 3, 4], 4, false),
-        (&[1, 2, 3, 4], u32::MAX, false),
-        (&[1, 2, 3, 4, 5, 6, 7, 8], 7, true),
-        (&[1, 2, 3, 4, 5, 6, 7, 8], 8, false),
-        (&[1, 2, 3, 4, 5, 6, 7, 8], 0, true),
-        (&[7, 1], 1, true),
-    ];
-    for (shape, axis, ok) in rows {
+    for (shape, axis, ok) in AXIS_ROWS {
         for t in DataType::ALL {
             let mut b = builder();
             let x = b.input("x", &desc(t, shape)).unwrap();

@@ -3,7 +3,9 @@
 use crate::graph::Attrs;
 use crate::limits::member_limits;
 use crate::testing::*;
-use crate::validate::test_support::{assert_types_follow_limits, built_builder, graph_of, run_checked, setters};
+use crate::validate::test_support::{
+    assert_types_follow_limits, built_builder, for_rows, graph_of, run_checked, setters,
+};
 use crate::{DataType::*, ErrorKind};
 
 // ---------------------------------------------------------------------------------------------
@@ -85,19 +87,15 @@ fn gemm_rows() -> Vec<Gemm> {
 
 #[test]
 fn gemm_table() {
-    let rows = gemm_rows();
-    assert!(rows.len() >= 35);
-    for (i, row) in rows.iter().enumerate() {
-        for t in [Float32, Float16] {
-            run_checked("gemm", row.expect.map(|out| desc(t, &out)), &format!("row {i} {t}"), |b| {
-                let a = b.input("a", &desc(t, row.a)).unwrap();
-                let bb = b.input("b", &desc(t, row.b)).unwrap();
-                let c = row.c.map(|s| b.input("c", &desc(t, s)).unwrap());
-                let (a_transpose, b_transpose) = (row.a_transpose, row.b_transpose);
-                b.gemm(&a, &bb, &GemmOptions { c, a_transpose, b_transpose, ..Default::default() })
-            });
-        }
-    }
+    for_rows(&gemm_rows(), 35, &[Float32, Float16], |row, t, ctx| {
+        run_checked("gemm", row.expect.map(|out| desc(t, &out)), ctx, |b| {
+            let a = b.input("a", &desc(t, row.a)).unwrap();
+            let bb = b.input("b", &desc(t, row.b)).unwrap();
+            let c = row.c.map(|s| b.input("c", &desc(t, s)).unwrap());
+            let (a_transpose, b_transpose) = (row.a_transpose, row.b_transpose);
+            b.gemm(&a, &bb, &GemmOptions { c, a_transpose, b_transpose, ..Default::default() })
+        });
+    });
 }
 
 #[test]

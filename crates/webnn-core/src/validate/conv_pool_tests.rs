@@ -7,7 +7,9 @@ use crate::graph::Attrs;
 use crate::limits::member_limits;
 use crate::testing::*;
 use crate::types::{InputOperandLayout as IL, InterpolationMode, RoundingType};
-use crate::validate::test_support::{assert_types_follow_limits, built_builder, graph_of, run_checked, setters};
+use crate::validate::test_support::{
+    assert_types_follow_limits, built_builder, for_rows, graph_of, run_checked, setters,
+};
 use crate::{DataType::*, ErrorKind};
 
 // ---------------------------------------------------------------------------------------------
@@ -304,16 +306,12 @@ fn resample_rows() -> Vec<Resample> {
 
 #[test]
 fn resample2d_table() {
-    let rows = resample_rows();
-    assert!(rows.len() >= 55, "{} rows", rows.len());
-    for (i, row) in rows.iter().enumerate() {
-        for t in [Float32, Uint8] {
-            run_checked("resample2d", row.expect.map(|out| desc(t, &out)), &format!("row {i} {t}"), |b| {
-                let x = b.input("x", &desc(t, &row.input)).unwrap();
-                b.resample2d(&x, &row.options)
-            });
-        }
-    }
+    for_rows(&resample_rows(), 55, &[Float32, Uint8], |row, t, ctx| {
+        run_checked("resample2d", row.expect.map(|out| desc(t, &out)), ctx, |b| {
+            let x = b.input("x", &desc(t, &row.input)).unwrap();
+            b.resample2d(&x, &row.options)
+        });
+    });
 }
 
 #[test]

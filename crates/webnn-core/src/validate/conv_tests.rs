@@ -86,16 +86,18 @@ impl Conv {
     setters!(some u32; bias => bias);
 }
 
-/// Runs every row under both input layouts and every filter layout of `filter_layouts`
-/// (`filter_shape` permutes the row's filter shape into one), calling the op through `call`;
-/// `op` is its name in the TypeErrors.
+/// Runs every row (at least `min_rows`) under both input layouts and every filter layout of
+/// `filter_layouts` (`filter_shape` permutes the row's filter shape into one), calling the op
+/// through `call`; `op` is its name in the TypeErrors.
 fn run_conv_table<L: Copy + std::fmt::Display>(
     rows: &[Conv],
+    min_rows: usize,
     filter_layouts: &[L],
     filter_shape: fn(L, [u32; 4]) -> Vec<u32>,
     op: &str,
     call: impl Fn(&mut GraphBuilder, &Operand, &Operand, &Conv, IL, L, Option<Operand>) -> Result<Operand>,
 ) {
+    assert!(rows.len() >= min_rows, "{} rows", rows.len());
     for (i, row) in rows.iter().enumerate() {
         for il in [IL::Nchw, IL::Nhwc] {
             for &fl in filter_layouts {
@@ -201,9 +203,7 @@ fn conv2d_options(row: &Conv, input_layout: IL, filter_layout: FL, bias: Option<
 
 #[test]
 fn conv2d_table_every_layout() {
-    let rows = conv2d_rows();
-    assert!(rows.len() >= 70, "{} rows", rows.len());
-    run_conv_table(&rows, FL::ALL, conv_filter_shape, "conv2d", |b, x, f, row, il, fl, bias| {
+    run_conv_table(&conv2d_rows(), 70, FL::ALL, conv_filter_shape, "conv2d", |b, x, f, row, il, fl, bias| {
         b.conv2d(x, f, &conv2d_options(row, il, fl, bias))
     });
 }
@@ -457,11 +457,14 @@ fn conv_transpose2d_options(
 
 #[test]
 fn conv_transpose2d_table_every_layout() {
-    let rows = conv_transpose2d_rows();
-    assert!(rows.len() >= 65, "{} rows", rows.len());
-    run_conv_table(&rows, TL::ALL, tconv_filter_shape, "convTranspose2d", |b, x, f, row, il, fl, bias| {
-        b.conv_transpose2d(x, f, &conv_transpose2d_options(row, il, fl, bias))
-    });
+    run_conv_table(
+        &conv_transpose2d_rows(),
+        65,
+        TL::ALL,
+        tconv_filter_shape,
+        "convTranspose2d",
+        |b, x, f, row, il, fl, bias| b.conv_transpose2d(x, f, &conv_transpose2d_options(row, il, fl, bias)),
+    );
 }
 
 #[test]

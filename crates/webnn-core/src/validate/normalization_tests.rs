@@ -3,7 +3,9 @@
 use crate::graph::Attrs;
 use crate::testing::*;
 use crate::types::InputOperandLayout as IL;
-use crate::validate::test_support::{assert_types_follow_limits, built_builder, graph_of, run_checked, setters};
+use crate::validate::test_support::{
+    assert_types_follow_limits, built_builder, for_rows, graph_of, run_checked, setters,
+};
 use crate::{DataType::*, ErrorKind};
 use half::f16;
 
@@ -111,21 +113,17 @@ fn batch_normalization_rows() -> Vec<Bn> {
 
 #[test]
 fn batch_normalization_table() {
-    let rows = batch_normalization_rows();
-    assert!(rows.len() >= 35);
-    for (i, row) in rows.iter().enumerate() {
-        for t in [Float32, Float16] {
-            let want = row.expect.map(|_| desc(t, row.input));
-            run_checked("batchNormalization", want, &format!("row {i} {t}"), |b| {
-                let x = b.input("x", &desc(t, row.input)).unwrap();
-                let mean = b.input("mean", &desc(t, row.mean)).unwrap();
-                let variance = b.input("variance", &desc(t, row.variance)).unwrap();
-                let (scale, bias) = scale_bias(b, t, row.scale, row.bias);
-                let options = BatchNormalizationOptions { axis: row.axis, scale, bias, ..Default::default() };
-                b.batch_normalization(&x, &mean, &variance, &options)
-            });
-        }
-    }
+    for_rows(&batch_normalization_rows(), 35, &[Float32, Float16], |row, t, ctx| {
+        let want = row.expect.map(|_| desc(t, row.input));
+        run_checked("batchNormalization", want, ctx, |b| {
+            let x = b.input("x", &desc(t, row.input)).unwrap();
+            let mean = b.input("mean", &desc(t, row.mean)).unwrap();
+            let variance = b.input("variance", &desc(t, row.variance)).unwrap();
+            let (scale, bias) = scale_bias(b, t, row.scale, row.bias);
+            let options = BatchNormalizationOptions { axis: row.axis, scale, bias, ..Default::default() };
+            b.batch_normalization(&x, &mean, &variance, &options)
+        });
+    });
 }
 
 #[test]
@@ -361,28 +359,23 @@ fn layer_normalization_rows() -> Vec<Ln> {
 
 #[test]
 fn layer_normalization_table() {
-    let rows = layer_normalization_rows();
-    assert!(rows.len() >= 35);
-    for (i, row) in rows.iter().enumerate() {
-        for t in [Float32, Float16] {
-            let want = row.expect.as_ref().map(|_| desc(t, row.input)).map_err(|e| *e);
-            let ctx = format!("row {i} {t}");
-            let (mut b, r) = run_checked("layerNormalization", want, &ctx, |b| {
-                let x = b.input("x", &desc(t, row.input)).unwrap();
-                let (scale, bias) = scale_bias(b, t, row.scale, row.bias);
-                let axes = row.axes.map(|a| a.to_vec());
-                b.layer_normalization(&x, &LayerNormalizationOptions { axes, scale, bias, ..Default::default() })
-            });
-            if let (Some(out), Ok(axes)) = (r, &row.expect) {
-                let g = graph_of(&mut b, &out);
-                assert_eq!(
-                    g.operations[0].attrs,
-                    Attrs::LayerNormalization { axes: axes.clone(), epsilon: MLNumber::from(1e-5).cast(t).to_f64() },
-                    "{ctx}"
-                );
-            }
+    for_rows(&layer_normalization_rows(), 35, &[Float32, Float16], |row, t, ctx| {
+        let want = row.expect.as_ref().map(|_| desc(t, row.input)).map_err(|e| *e);
+        let (mut b, r) = run_checked("layerNormalization", want, ctx, |b| {
+            let x = b.input("x", &desc(t, row.input)).unwrap();
+            let (scale, bias) = scale_bias(b, t, row.scale, row.bias);
+            let axes = row.axes.map(|a| a.to_vec());
+            b.layer_normalization(&x, &LayerNormalizationOptions { axes, scale, bias, ..Default::default() })
+        });
+        if let (Some(out), Ok(axes)) = (r, &row.expect) {
+            let g = graph_of(&mut b, &out);
+            assert_eq!(
+                g.operations[0].attrs,
+                Attrs::LayerNormalization { axes: axes.clone(), epsilon: MLNumber::from(1e-5).cast(t).to_f64() },
+                "{ctx}"
+            );
         }
-    }
+    });
 }
 
 #[test]

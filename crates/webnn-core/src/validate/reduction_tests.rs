@@ -4,7 +4,7 @@ use crate::builder::OpCall;
 use crate::graph::Attrs;
 use crate::limits::member_limits;
 use crate::testing::*;
-use crate::validate::test_support::assert_allowed_types;
+use crate::validate::test_support::{assert_allowed_types, AXIS_ROWS};
 use crate::DataType::*;
 
 /// The ten reductions (reduceL1 … reduceSumSquare): the ops whose IDL name starts with "reduce".
@@ -332,23 +332,8 @@ fn reductions_reject_operands_of_another_builder() {
 fn cumulative_sum_types_ranks_and_axes() {
     let ok = member_limits(OpKind::CumulativeSum, "input").unwrap().data_types;
     assert_allowed_types(OpKind::CumulativeSum, "input", &[Float32, Float16, Int32, Uint32, Int64, Uint64]);
-    // (shape, axis, ok)
-    let rows: [(&[u32], u32, bool); 12] = [
-        (&[5], 0, true),
-        (&[5], 1, false),
-        (&[2, 3], 0, true),
-        (&[2, 3], 1, true),
-        (&[2, 3], 2, false),
-        (&[2, 3, 4], 2, true),
-        (&[2, 3, 4], 3, false),
-        (&[2, 3, 4], u32::MAX, false),
-        (&[1, 2, 3, 4, 5, 6, 7, 8], 7, true),
-        (&[1, 2, 3, 4, 5, 6, 7, 8], 8, false),
-        (&[1, 2, 3, 4], 0, true),
-        (&[1, 2, 3, 4], 4, false),
-    ];
-    // 12 rows x 8 types x 4 option combinations = 384 cases.
-    for (shape, axis, axis_ok) in rows {
+    // 16 rows x 8 types x 4 option combinations = 512 cases.
+    for (shape, axis, axis_ok) in AXIS_ROWS {
         for t in DataType::ALL {
             for (exclusive, reversed) in [(false, false), (true, false), (false, true), (true, true)] {
                 let mut b = builder();

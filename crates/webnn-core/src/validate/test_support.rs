@@ -19,6 +19,38 @@ pub(super) fn built_builder() -> (GraphBuilder, Operand) {
     (b, x)
 }
 
+/// (shape, axis, whether the axis is in range) rows of the ops taking one axis of an input of
+/// rank 1 to 8 (softmax, cumulativeSum).
+pub(super) const AXIS_ROWS: [(&[u32], u32, bool); 16] = [
+    (&[5], 0, true),
+    (&[5], 1, false),
+    (&[2, 3], 0, true),
+    (&[2, 3], 1, true),
+    (&[2, 3], 2, false),
+    (&[2, 3, 4], 2, true),
+    (&[2, 3, 4], 3, false),
+    (&[2, 3, 4], u32::MAX, false),
+    (&[1, 2, 3, 4], 0, true),
+    (&[1, 2, 3, 4], 3, true),
+    (&[1, 2, 3, 4], 4, false),
+    (&[1, 2, 3, 4], u32::MAX, false),
+    (&[1, 2, 3, 4, 5, 6, 7, 8], 0, true),
+    (&[1, 2, 3, 4, 5, 6, 7, 8], 7, true),
+    (&[1, 2, 3, 4, 5, 6, 7, 8], 8, false),
+    (&[7, 1], 1, true),
+];
+
+/// Calls `check(row, t, ctx)` for every row of `rows` (at least `min_rows` of them) under every
+/// data type `t` of `types`; `ctx` names the row and the type in failures.
+pub(super) fn for_rows<R>(rows: &[R], min_rows: usize, types: &[DataType], mut check: impl FnMut(&R, DataType, &str)) {
+    assert!(rows.len() >= min_rows, "{} rows", rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        for &t in types {
+            check(row, t, &format!("row {i} {t}"));
+        }
+    }
+}
+
 /// Runs one table row on a fresh builder: `call` adds the inputs and the op, whose result is
 /// checked by [`check_row`] (nothing added before the op but its inputs). Returns the builder
 /// and the output, if any, for further checks.
