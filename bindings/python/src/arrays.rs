@@ -58,6 +58,32 @@ fn describe(value: &Bound<'_, PyAny>) -> String {
     }
 }
 
+/// The result of the first access that applies to `value`: `typed` (an array of `data_type`'s
+/// dtype), else `raw()` (uint8 bytes, tried for the other data types only). Anything else is a
+/// TypeError naming `what` and the array expected (`a` or `a writable` numpy array).
+fn typed_or_raw<R>(
+    typed: Option<PyResult<R>>,
+    raw: impl FnOnce() -> Option<PyResult<R>>,
+    value: &Bound<'_, PyAny>,
+    data_type: DataType,
+    what: &str,
+    a: &str,
+) -> PyResult<R> {
+    if let Some(result) = typed {
+        return result;
+    }
+    if data_type != DataType::Uint8 {
+        if let Some(result) = raw() {
+            return result;
+        }
+    }
+    Err(type_error(format!(
+        "{what}: expected {a} numpy array of dtype {} (or uint8 bytes), got {}",
+        data_type.as_str(),
+        describe(value)
+    )))
+}
+
 /// The bytes of a C-contiguous array of `T`, if `value` is one; `f` runs while it is borrowed.
 fn typed_bytes<T: Element + bytemuck::Pod, R>(
     value: &Bound<'_, PyAny>,
@@ -83,19 +109,8 @@ pub fn with_bytes<R>(
 ) -> PyResult<R> {
     let mut f = Some(f);
     let mut call = |bytes: &[u8]| (f.take().expect("called once"))(bytes);
-    if let Some(result) = with_element!(data_type, T => typed_bytes::<T, R>(value, what, &mut call)) {
-        return result;
-    }
-    if data_type != DataType::Uint8 {
-        if let Some(result) = typed_bytes::<u8, R>(value, what, &mut call) {
-            return result;
-        }
-    }
-    Err(type_error(format!(
-        "{what}: expected a numpy array of dtype {} (or uint8 bytes), got {}",
-        data_type.as_str(),
-        describe(value)
-    )))
+    let typed = with_element!(data_type, T => typed_bytes::<T, R>(value, what, &mut call));
+    typed_or_raw(typed, || typed_bytes::<u8, R>(value, what, &mut call), value, data_type, what, "a")
 }
 
 /// The mutable bytes of a C-contiguous writable array of `T`, if `value` is one.
@@ -123,19 +138,8 @@ pub fn with_bytes_mut<R>(
 ) -> PyResult<R> {
     let mut f = Some(f);
     let mut call = |bytes: &mut [u8]| (f.take().expect("called once"))(bytes);
-    if let Some(result) = with_element!(data_type, T => typed_bytes_mut::<T, R>(value, what, &mut call)) {
-        return result;
-    }
-    if data_type != DataType::Uint8 {
-        if let Some(result) = typed_bytes_mut::<u8, R>(value, what, &mut call) {
-            return result;
-        }
-    }
-    Err(type_error(format!(
-        "{what}: expected a writable numpy array of dtype {} (or uint8 bytes), got {}",
-        data_type.as_str(),
-        describe(value)
-    )))
+    let typed = with_element!(data_type, T => typed_bytes_mut::<T, R>(value, what, &mut call));
+    typed_or_raw(typed, || typed_bytes_mut::<u8, R>(value, what, &mut call), value, data_type, what, "a writable")
 }
 
 /// A new zero-filled C-contiguous array of `data_type` and `shape`, owning its buffer.

@@ -39,6 +39,29 @@ fn one(r: Result<Operand>) -> Result<Vec<Operand>> {
     r.map(|o| vec![o])
 }
 
+/// A call of an op with the data types of its type groups.
+type Dyn = Box<dyn Fn(&mut GraphBuilder, &Types) -> Result<Vec<Operand>>>;
+/// An op's type groups: (name, members, default data type).
+type Groups = Vec<(&'static str, Vec<&'static str>, DataType)>;
+/// One op of the table: (op, type groups, call).
+type Row = (OpKind, Groups, Dyn);
+
+/// The [`Row`] of an op whose one type group "x" is the single operand `member` (of data
+/// type `default` in the canonical call): an input of `shape` that `call` passes to the op.
+fn single_operand(
+    op: OpKind,
+    member: &'static str,
+    default: DataType,
+    shape: &'static [u32],
+    call: impl Fn(&mut GraphBuilder, &Operand) -> Result<Vec<Operand>> + 'static,
+) -> Row {
+    let call = move |b: &mut GraphBuilder, t: &Types| {
+        let x = input(b, "a", t.of("x"), shape);
+        call(b, &x)
+    };
+    (op, vec![("x", vec![member], default)], Box::new(call))
+}
+
 #[test]
 fn builder_accepts_exactly_the_limits_data_types() {
     use DataType::*;
@@ -46,31 +69,13 @@ fn builder_accepts_exactly_the_limits_data_types() {
     let mut ops_seen = std::collections::BTreeSet::new();
 
     // One closure per op family: (op, groups, call).
-    type Dyn = Box<dyn Fn(&mut GraphBuilder, &Types) -> Result<Vec<Operand>>>;
-    type Groups = Vec<(&'static str, Vec<&'static str>, DataType)>;
-    let mut table: Vec<(OpKind, Groups, Dyn)> = Vec::new();
+    let mut table: Vec<Row> = Vec::new();
     let o = OperatorOptions::default;
     let g = |name: &'static str, members: &[&'static str], t: DataType| (name, members.to_vec(), t);
 
     use OpKind::*;
-    for op in [
-        Add,
-        Sub,
-        Mul,
-        Div,
-        Max,
-        Min,
-        Pow,
-        Equal,
-        NotEqual,
-        Greater,
-        GreaterOrEqual,
-        Lesser,
-        LesserOrEqual,
-        LogicalAnd,
-        LogicalOr,
-        LogicalXor,
-    ] {
+    // The element-wise binary ops: the binary limits kind but matmul.
+    for op in OpKind::ALL.iter().copied().filter(|&op| op.limits_kind() == LimitsKind::Binary && op != Matmul) {
         table.push((
             op,
             vec![g("x", &["a", "b"], Uint8)],
@@ -83,75 +88,25 @@ fn builder_accepts_exactly_the_limits_data_types() {
     }
     for op in [LogicalNot, IsNaN, IsInfinite] {
         let default = if op == LogicalNot { Uint8 } else { Float32 };
-        table.push((
-            op,
-            vec![g("x", &["a"], default)],
-            Box::new(move |b, t| {
-                let x = input(b, "a", t.of("x"), &[2, 3]);
-                one(b.unary(op, &x, &o()))
-            }),
-        ));
+        table.push(single_operand(op, "a", default, &[2, 3], move |b, x| one(b.unary(op, x, &o()))));
     }
     for op in [Abs, Ceil, Cos, Erf, Exp, Floor, Identity, Log, Neg, Reciprocal, RoundEven, Sin, Sign, Sqrt, Tan] {
-        table.push((
-            op,
-            vec![g("x", &["input"], Float32)],
-            Box::new(move |b, t| {
-                let x = input(b, "a", t.of("x"), &[2, 3]);
-                one(b.unary(op, &x, &o()))
-            }),
-        ));
+        table.push(single_operand(op, "input", Float32, &[2, 3], move |b, x| one(b.unary(op, x, &o()))));
     }
     for op in [Gelu, HardSwish, Relu, Sigmoid, Softplus, Softsign, Tanh] {
-        table.push((
-            op,
-            vec![g("x", &["input"], Float32)],
-            Box::new(move |b, t| {
-                let x = input(b, "a", t.of("x"), &[2, 3]);
-                one(b.activation(op, &x, &o()))
-            }),
-        ));
+        table.push(single_operand(op, "input", Float32, &[2, 3], move |b, x| one(b.activation(op, x, &o()))));
     }
-    table.push((
-        Elu,
-        vec![g("x", &["input"], Float32)],
-        Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            one(b.elu(&x, &EluOptions::default()))
-        }),
-    ));
-    table.push((
-        HardSigmoid,
-        vec![g("x", &["input"], Float32)],
-        Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            one(b.hard_sigmoid(&x, &HardSigmoidOptions::default()))
-        }),
-    ));
-    table.push((
-        LeakyRelu,
-        vec![g("x", &["input"], Float32)],
-        Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            one(b.leaky_relu(&x, &LeakyReluOptions::default()))
-        }),
-    ));
-    table.push((
-        Linear,
-        vec![g("x", &["input"], Float32)],
-        Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            one(b.linear(&x, &LinearOptions::default()))
-        }),
-    ));
-    table.push((
-        Clamp,
-        vec![g("x", &["input"], Float32)],
-        Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            one(b.clamp(&x, &ClampOptions::default()))
-        }),
-    ));
+    table.push(single_operand(Elu, "input", Float32, &[2, 3], move |b, x| one(b.elu(x, &EluOptions::default()))));
+    table.push(single_operand(HardSigmoid, "input", Float32, &[2, 3], move |b, x| {
+        one(b.hard_sigmoid(x, &HardSigmoidOptions::default()))
+    }));
+    table.push(single_operand(LeakyRelu, "input", Float32, &[2, 3], move |b, x| {
+        one(b.leaky_relu(x, &LeakyReluOptions::default()))
+    }));
+    table.push(single_operand(Linear, "input", Float32, &[2, 3], move |b, x| {
+        one(b.linear(x, &LinearOptions::default()))
+    }));
+    table.push(single_operand(Clamp, "input", Float32, &[2, 3], move |b, x| one(b.clamp(x, &ClampOptions::default()))));
     table.push((
         Prelu,
         vec![g("x", &["input", "slope"], Float32)],
@@ -161,14 +116,7 @@ fn builder_accepts_exactly_the_limits_data_types() {
             one(b.prelu(&x, &s, &o()))
         }),
     ));
-    table.push((
-        Softmax,
-        vec![g("x", &["input"], Float32)],
-        Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            one(b.softmax(&x, 1, &o()))
-        }),
-    ));
+    table.push(single_operand(Softmax, "input", Float32, &[2, 3], move |b, x| one(b.softmax(x, 1, &o()))));
     table.push((
         Cast,
         vec![g("x", &["input"], Float32), g("to", &["output"], Int32)],
@@ -188,35 +136,15 @@ fn builder_accepts_exactly_the_limits_data_types() {
             }),
         ));
     }
-    for op in [
-        ReduceL1,
-        ReduceL2,
-        ReduceLogSum,
-        ReduceLogSumExp,
-        ReduceMax,
-        ReduceMean,
-        ReduceMin,
-        ReduceProduct,
-        ReduceSum,
-        ReduceSumSquare,
-    ] {
-        table.push((
-            op,
-            vec![g("x", &["input"], Float32)],
-            Box::new(move |b, t| {
-                let x = input(b, "a", t.of("x"), &[2, 3]);
-                one(b.reduce(op, &x, &ReduceOptions::default()))
-            }),
-        ));
+    // The ten reductions (reduceL1 … reduceSumSquare).
+    for op in OpKind::ALL.iter().copied().filter(|op| op.idl_name().starts_with("reduce")) {
+        table.push(single_operand(op, "input", Float32, &[2, 3], move |b, x| {
+            one(b.reduce(op, x, &ReduceOptions::default()))
+        }));
     }
-    table.push((
-        CumulativeSum,
-        vec![g("x", &["input"], Float32)],
-        Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            one(b.cumulative_sum(&x, 0, &CumulativeSumOptions::default()))
-        }),
-    ));
+    table.push(single_operand(CumulativeSum, "input", Float32, &[2, 3], move |b, x| {
+        one(b.cumulative_sum(x, 0, &CumulativeSumOptions::default()))
+    }));
     table.push((
         QuantizeLinear,
         vec![g("x", &["input", "scale"], Float32), g("zp", &["zeroPoint"], Uint8)],
@@ -247,78 +175,27 @@ fn builder_accepts_exactly_the_limits_data_types() {
             one(b.concat(&[&x, &y], 0, &o()))
         }),
     ));
-    table.push((
-        Expand,
-        vec![g("x", &["input"], Float32)],
-        Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[1, 3]);
-            one(b.expand(&x, &[2, 3], &o()))
-        }),
-    ));
-    table.push((
-        Pad,
-        vec![g("x", &["input"], Float32)],
-        Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            one(b.pad(&x, &[1, 0], &[0, 1], &PadOptions::default()))
-        }),
-    ));
-    table.push((
-        Reshape,
-        vec![g("x", &["input"], Float32)],
-        Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            one(b.reshape(&x, &[3, 2], &o()))
-        }),
-    ));
-    table.push((
-        Reverse,
-        vec![g("x", &["input"], Float32)],
-        Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            one(b.reverse(&x, &ReverseOptions::default()))
-        }),
-    ));
-    table.push((
-        Slice,
-        vec![g("x", &["input"], Float32)],
-        Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            one(b.slice(&x, &[0, 1], &[2, 2], &SliceOptions::default()))
-        }),
-    ));
-    table.push((
-        Split,
-        vec![g("x", &["input"], Float32)],
-        Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 4]);
-            b.split(&x, &Splits::Count(2), &SplitOptions { axis: 1, ..Default::default() })
-        }),
-    ));
-    table.push((
-        Tile,
-        vec![g("x", &["input"], Float32)],
-        Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            one(b.tile(&x, &[2, 1], &o()))
-        }),
-    ));
-    table.push((
-        Transpose,
-        vec![g("x", &["input"], Float32)],
-        Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[2, 3]);
-            one(b.transpose(&x, &TransposeOptions::default()))
-        }),
-    ));
-    table.push((
-        Triangular,
-        vec![g("x", &["input"], Float32)],
-        Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[3, 3]);
-            one(b.triangular(&x, &TriangularOptions::default()))
-        }),
-    ));
+    table.push(single_operand(Expand, "input", Float32, &[1, 3], move |b, x| one(b.expand(x, &[2, 3], &o()))));
+    table.push(single_operand(Pad, "input", Float32, &[2, 3], move |b, x| {
+        one(b.pad(x, &[1, 0], &[0, 1], &PadOptions::default()))
+    }));
+    table.push(single_operand(Reshape, "input", Float32, &[2, 3], move |b, x| one(b.reshape(x, &[3, 2], &o()))));
+    table.push(single_operand(Reverse, "input", Float32, &[2, 3], move |b, x| {
+        one(b.reverse(x, &ReverseOptions::default()))
+    }));
+    table.push(single_operand(Slice, "input", Float32, &[2, 3], move |b, x| {
+        one(b.slice(x, &[0, 1], &[2, 2], &SliceOptions::default()))
+    }));
+    table.push(single_operand(Split, "input", Float32, &[2, 4], move |b, x| {
+        b.split(x, &Splits::Count(2), &SplitOptions { axis: 1, ..Default::default() })
+    }));
+    table.push(single_operand(Tile, "input", Float32, &[2, 3], move |b, x| one(b.tile(x, &[2, 1], &o()))));
+    table.push(single_operand(Transpose, "input", Float32, &[2, 3], move |b, x| {
+        one(b.transpose(x, &TransposeOptions::default()))
+    }));
+    table.push(single_operand(Triangular, "input", Float32, &[3, 3], move |b, x| {
+        one(b.triangular(x, &TriangularOptions::default()))
+    }));
     table.push((
         Where,
         vec![g("c", &["condition"], Uint8), g("x", &["trueValue", "falseValue"], Float32)],
@@ -423,14 +300,9 @@ fn builder_accepts_exactly_the_limits_data_types() {
             }),
         ));
     }
-    table.push((
-        Resample2d,
-        vec![g("x", &["input"], Float32)],
-        Box::new(move |b, t| {
-            let x = input(b, "a", t.of("x"), &[1, 2, 4, 4]);
-            one(b.resample2d(&x, &Resample2dOptions { scales: Some(vec![2.0, 2.0]), ..Default::default() }))
-        }),
-    ));
+    table.push(single_operand(Resample2d, "input", Float32, &[1, 2, 4, 4], move |b, x| {
+        one(b.resample2d(x, &Resample2dOptions { scales: Some(vec![2.0, 2.0]), ..Default::default() }))
+    }));
     table.push((
         BatchNormalization,
         vec![g("x", &["input", "mean", "variance", "scale", "bias"], Float32)],
@@ -476,7 +348,7 @@ fn builder_accepts_exactly_the_limits_data_types() {
     ));
     table.push((
         Gru,
-        vec![g("x", &["input", "weight", "recurrentWeight", "bias", "recurrentBias", "initialHiddenState"], Float32)],
+        vec![g("x", Gru.limits_kind().inputs(), Float32)],
         Box::new(move |b, t| {
             let x = input(b, "a", t.of("x"), &[2, 1, 3]);
             let w = input(b, "w", t.of("x"), &[1, 12, 3]);
@@ -502,7 +374,7 @@ fn builder_accepts_exactly_the_limits_data_types() {
     ));
     table.push((
         GruCell,
-        vec![g("x", &["input", "weight", "recurrentWeight", "hiddenState", "bias", "recurrentBias"], Float32)],
+        vec![g("x", GruCell.limits_kind().inputs(), Float32)],
         Box::new(move |b, t| {
             let x = input(b, "a", t.of("x"), &[1, 3]);
             let w = input(b, "w", t.of("x"), &[12, 3]);
@@ -522,20 +394,7 @@ fn builder_accepts_exactly_the_limits_data_types() {
     ));
     table.push((
         Lstm,
-        vec![g(
-            "x",
-            &[
-                "input",
-                "weight",
-                "recurrentWeight",
-                "bias",
-                "recurrentBias",
-                "peepholeWeight",
-                "initialHiddenState",
-                "initialCellState",
-            ],
-            Float32,
-        )],
+        vec![g("x", Lstm.limits_kind().inputs(), Float32)],
         Box::new(move |b, t| {
             let x = input(b, "a", t.of("x"), &[2, 1, 3]);
             let w = input(b, "w", t.of("x"), &[1, 16, 3]);
@@ -565,20 +424,7 @@ fn builder_accepts_exactly_the_limits_data_types() {
     ));
     table.push((
         LstmCell,
-        vec![g(
-            "x",
-            &[
-                "input",
-                "weight",
-                "recurrentWeight",
-                "hiddenState",
-                "cellState",
-                "bias",
-                "recurrentBias",
-                "peepholeWeight",
-            ],
-            Float32,
-        )],
+        vec![g("x", LstmCell.limits_kind().inputs(), Float32)],
         Box::new(move |b, t| {
             let x = input(b, "a", t.of("x"), &[1, 3]);
             let w = input(b, "w", t.of("x"), &[16, 3]);

@@ -69,13 +69,7 @@ fn huge_dims_with_one_value_are_an_error() {
 fn child_huge_dims_with_one_value() {
     for code in [dt::FLOAT, dt::DOUBLE, dt::INT64, dt::UINT32, dt::UINT64, dt::INT32, dt::FLOAT16, dt::INT8, dt::BOOL] {
         // The 81-byte model of the report: Add(x, w) with w of dims [2^40] holding one value.
-        let m = model(
-            17,
-            vec![node("Add", "add", &["x", "w"], &["y"], vec![])],
-            vec![f32_info("x", &[1])],
-            vec![f32_info("y", &[1])],
-            vec![huge_typed(code)],
-        );
+        let m = x_to_y(node("Add", "add", &["x", "w"], &["y"], vec![]), &[1], &[1], vec![huge_typed(code)]);
         let err = try_import(&load(&m), &ImportOptions::default()).unwrap_err();
         let msg = err.to_string();
         assert!(matches!(err, OnnxError::Malformed(_)), "{code}: {msg}");
@@ -234,13 +228,7 @@ fn external_model(dir: &Path, location: &str) -> PathBuf {
     w.raw_data = None;
     w.data_location = Some(webnn_onnx::proto::DATA_LOCATION_EXTERNAL);
     w.external_data = vec![StringStringEntryProto { key: Some("location".into()), value: Some(location.into()) }];
-    let m = model(
-        17,
-        vec![node("Add", "add", &["x", "w"], &["y"], vec![])],
-        vec![f32_info("x", &[3])],
-        vec![f32_info("y", &[3])],
-        vec![w],
-    );
+    let m = x_to_y(node("Add", "add", &["x", "w"], &["y"], vec![]), &[3], &[3], vec![w]);
     let path = dir.join("model.onnx");
     std::fs::write(&path, bytes(&m)).unwrap();
     path

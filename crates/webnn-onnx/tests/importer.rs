@@ -60,13 +60,7 @@ fn every_unsupported_node_is_reported_at_once() {
 
 #[test]
 fn other_domains_and_opsets_are_unsupported() {
-    let mut m = model(
-        17,
-        vec![node("Relu", "r", &["x"], &["y"], vec![])],
-        vec![f32_info("x", &[2])],
-        vec![f32_info("y", &[2])],
-        vec![],
-    );
+    let mut m = x_to_y(node("Relu", "r", &["x"], &["y"], vec![]), &[2], &[2], vec![]);
     m.graph.as_mut().unwrap().node[0].domain = Some("com.microsoft".into());
     let err = import(&load(&m), &mut builder(), &ImportOptions::default()).unwrap_err();
     assert!(err.is_unsupported() && err.to_string().contains("com.microsoft"), "{err}");
@@ -148,13 +142,7 @@ fn runs_with_initializers_and_external_data() {
     let kv =
         |k: &str, v: &str| webnn_onnx::proto::StringStringEntryProto { key: Some(k.into()), value: Some(v.into()) };
     ext.external_data = vec![kv("location", "weights.bin"), kv("offset", "16"), kv("length", "12")];
-    let m = model(
-        17,
-        vec![node("Add", "add", &["x", "w"], &["y"], vec![])],
-        vec![f32_info("x", &[2, 3])],
-        vec![f32_info("y", &[2, 3])],
-        vec![ext],
-    );
+    let m = x_to_y(node("Add", "add", &["x", "w"], &["y"], vec![]), &[2, 3], &[2, 3], vec![ext]);
     std::fs::write(dir.join("model.onnx"), bytes(&m)).unwrap();
     let model = OnnxModel::load(dir.join("model.onnx")).unwrap();
     let out = run_model(&model, &[f32_data("x", &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])]).unwrap();
@@ -192,13 +180,7 @@ fn outputs_that_are_inputs_or_constants_become_op_results() {
 
 #[test]
 fn bool_values_are_uint8() {
-    let m = model(
-        17,
-        vec![node("Not", "not", &["x"], &["y"], vec![])],
-        vec![value_info("x", dt::BOOL, &[Ok(3)])],
-        vec![value_info("y", dt::BOOL, &[Ok(3)])],
-        vec![],
-    );
+    let m = typed_x_to_y(node("Not", "not", &["x"], &["y"], vec![]), dt::BOOL, &[Ok(3)]);
     let g = import(&load(&m), &mut builder(), &ImportOptions::default()).unwrap();
     assert_eq!(g.inputs[0].descriptor.data_type, DataType::Uint8);
     assert_eq!(g.inputs[0].elem_type, ElemType::Bool);
@@ -210,13 +192,7 @@ fn bool_values_are_uint8() {
 
 #[test]
 fn unsupported_input_types_and_constant_inputs() {
-    let m = model(
-        17,
-        vec![node("Relu", "r", &["x"], &["y"], vec![])],
-        vec![value_info("x", dt::DOUBLE, &[Ok(2)])],
-        vec![value_info("y", dt::DOUBLE, &[Ok(2)])],
-        vec![],
-    );
+    let m = typed_x_to_y(node("Relu", "r", &["x"], &["y"], vec![]), dt::DOUBLE, &[Ok(2)]);
     let err = import(&load(&m), &mut builder(), &ImportOptions::default()).unwrap_err();
     assert!(err.is_unsupported() && err.to_string().contains("DOUBLE"), "{err}");
 
@@ -263,13 +239,7 @@ fn builder_failures_are_node_errors() {
 
 #[test]
 fn dangling_values_and_cycles_are_invalid() {
-    let m = model(
-        17,
-        vec![node("Relu", "r", &["nowhere"], &["y"], vec![])],
-        vec![f32_info("x", &[2])],
-        vec![f32_info("y", &[2])],
-        vec![],
-    );
+    let m = x_to_y(node("Relu", "r", &["nowhere"], &["y"], vec![]), &[2], &[2], vec![]);
     let err = import(&load(&m), &mut builder(), &ImportOptions::default()).unwrap_err();
     assert!(err.to_string().contains("nowhere"), "{err}");
     let m = model(

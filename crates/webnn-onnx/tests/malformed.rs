@@ -82,31 +82,35 @@ fn random_bytes_are_errors() {
     assert!(matches!(try_import(b""), Err(OnnxError::Invalid(_))));
 }
 
-#[test]
-fn bit_flips_never_panic() {
+/// Imports 3000 copies of the sample model, each changed by `mutate` with a generator seeded
+/// with `seed`; whatever the result, nothing may panic.
+fn import_mutated_samples(seed: u64, mut mutate: impl FnMut(&mut Vec<u8>, &mut Rng)) {
     let full = sample();
-    let mut rng = Rng::from_state(12345);
+    let mut rng = Rng::from_state(seed);
     for _ in 0..3000 {
         let mut bytes = full.clone();
-        for _ in 0..1 + rng.next_u64() % 3 {
-            let i = (rng.next_u64() as usize) % bytes.len();
-            bytes[i] ^= 1 << (rng.next_u64() % 8);
-        }
+        mutate(&mut bytes, &mut rng);
         let _ = try_import(&bytes);
     }
 }
 
 #[test]
+fn bit_flips_never_panic() {
+    import_mutated_samples(12345, |bytes, rng| {
+        for _ in 0..1 + rng.next_u64() % 3 {
+            let i = (rng.next_u64() as usize) % bytes.len();
+            bytes[i] ^= 1 << (rng.next_u64() % 8);
+        }
+    });
+}
+
+#[test]
 fn byte_substitutions_never_panic() {
     // Replace bytes with extreme varint-ish values (huge lengths, dims, counts).
-    let full = sample();
-    let mut rng = Rng::from_state(777);
-    for _ in 0..3000 {
-        let mut bytes = full.clone();
+    import_mutated_samples(777, |bytes, rng| {
         let i = (rng.next_u64() as usize) % bytes.len();
         bytes[i] = [0x00, 0x7f, 0x80, 0xff, 0x01][(rng.next_u64() % 5) as usize];
-        let _ = try_import(&bytes);
-    }
+    });
 }
 
 #[test]
@@ -114,77 +118,29 @@ fn inconsistent_models_are_errors() {
     // Initializer whose raw data is too short.
     let mut w = f32_tensor("w", &[2, 2], &[1.0, 2.0, 3.0]);
     w.name = Some("w".into());
-    let m = model(
-        17,
-        vec![node("Add", "add", &["x", "w"], &["y"], vec![])],
-        vec![f32_info("x", &[2, 2])],
-        vec![f32_info("y", &[2, 2])],
-        vec![w],
-    );
+    let m = x_to_y(node("Add", "add", &["x", "w"], &["y"], vec![]), &[2, 2], &[2, 2], vec![w]);
     assert!(matches!(try_import(&bytes(&m)), Err(OnnxError::Malformed(_))));
     // Negative and huge dims.
     let mut w = f32_tensor("w", &[-2], &[]);
     w.raw_data = Some(vec![]);
-    let m = model(
-        17,
-        vec![node("Add", "add", &["x", "w"], &["y"], vec![])],
-        vec![f32_info("x", &[2])],
-        vec![f32_info("y", &[2])],
-        vec![w],
-    );
+    let m = x_to_y(node("Add", "add", &["x", "w"], &["y"], vec![]), &[2], &[2], vec![w]);
     assert!(matches!(try_import(&bytes(&m)), Err(OnnxError::Malformed(_))));
     let w = f32_tensor("w", &[1 << 40, 1 << 40], &[]);
-    let m = model(
-        17,
-        vec![node("Add", "add", &["x", "w"], &["y"], vec![])],
-        vec![f32_info("x", &[2])],
-        vec![f32_info("y", &[2])],
-        vec![w],
-    );
+    let m = x_to_y(node("Add", "add", &["x", "w"], &["y"], vec![]), &[2], &[2], vec![w]);
     assert!(matches!(try_import(&bytes(&m)), Err(OnnxError::Malformed(_))));
     // Attribute of the wrong type; axis out of range; bad reshape.
-    let m = model(
-        17,
-        vec![node("Softmax", "sm", &["x"], &["y"], vec![attr_s("axis", "one")])],
-        vec![f32_info("x", &[2])],
-        vec![f32_info("y", &[2])],
-        vec![],
-    );
+    let m = x_to_y(node("Softmax", "sm", &["x"], &["y"], vec![attr_s("axis", "one")]), &[2], &[2], vec![]);
     assert!(try_import(&bytes(&m)).is_err());
-    let m = model(
-        17,
-        vec![node("Softmax", "sm", &["x"], &["y"], vec![attr_i("axis", 5)])],
-        vec![f32_info("x", &[2])],
-        vec![f32_info("y", &[2])],
-        vec![],
-    );
+    let m = x_to_y(node("Softmax", "sm", &["x"], &["y"], vec![attr_i("axis", 5)]), &[2], &[2], vec![]);
     assert!(try_import(&bytes(&m)).is_err());
-    let m = model(
-        17,
-        vec![node("Reshape", "r", &["x", "s"], &["y"], vec![])],
-        vec![f32_info("x", &[2, 3])],
-        vec![f32_info("y", &[5])],
-        vec![i64_tensor("s", &[1], &[5])],
-    );
+    let m = x_to_y(node("Reshape", "r", &["x", "s"], &["y"], vec![]), &[2, 3], &[5], vec![i64_tensor("s", &[1], &[5])]);
     assert!(try_import(&bytes(&m)).is_err());
     // Missing inputs of a node, a graph without outputs, a huge input dimension.
-    let m = model(
-        17,
-        vec![node("Add", "add", &["x"], &["y"], vec![])],
-        vec![f32_info("x", &[2])],
-        vec![f32_info("y", &[2])],
-        vec![],
-    );
+    let m = x_to_y(node("Add", "add", &["x"], &["y"], vec![]), &[2], &[2], vec![]);
     assert!(try_import(&bytes(&m)).is_err());
     let m = model(17, vec![], vec![f32_info("x", &[2])], vec![], vec![]);
     assert!(matches!(try_import(&bytes(&m)), Err(OnnxError::Invalid(_))));
-    let m = model(
-        17,
-        vec![node("Relu", "r", &["x"], &["y"], vec![])],
-        vec![f32_info("x", &[1 << 40])],
-        vec![f32_info("y", &[2])],
-        vec![],
-    );
+    let m = x_to_y(node("Relu", "r", &["x"], &["y"], vec![]), &[1 << 40], &[2], vec![]);
     assert!(try_import(&bytes(&m)).is_err());
 }
 

@@ -8,10 +8,10 @@ use crate::graph::{Graph, GraphInner};
 use crate::promise::{self, Promise, Resolver};
 use crate::tensor::{PendingRead, RentedBuffer, Tensor, TensorInner, TensorOwner};
 use crate::timeline::{Job, Timeline};
-use crate::util::lock;
+use crate::util::{handle, lock, push_pruned};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use webnn_core::backend::{Backend, CompiledGraph};
 use webnn_core::{ContextLink, Error, OpSupportLimits, OperandDescriptor, PowerPreference, Result, TensorDescriptor};
 use webnn_gpu::wgpu;
@@ -259,29 +259,26 @@ impl ContextInner {
         }
     }
 
-    fn register_tensor(&self, tensor: &Arc<TensorInner>) -> Result<()> {
-        let mut state = lock(&self.state);
+    /// The state, locked, or an InvalidStateError with `lost_message` once the context is lost.
+    fn live_state(&self, lost_message: &'static str) -> Result<MutexGuard<'_, ContextState>> {
+        let state = lock(&self.state);
         if state.lost_info.is_some() {
-            return Err(Error::invalid_state("createTensor: the context is lost"));
+            return Err(Error::invalid_state(lost_message));
         }
-        if state.tensors.len() >= state.prune_tensors_at {
-            state.tensors.retain(|w| w.strong_count() > 0);
-            state.prune_tensors_at = (state.tensors.len() * 2).max(64);
-        }
-        state.tensors.push(Arc::downgrade(tensor));
+        Ok(state)
+    }
+
+    fn register_tensor(&self, tensor: &Arc<TensorInner>) -> Result<()> {
+        let mut guard = self.live_state("createTensor: the context is lost")?;
+        let state = &mut *guard;
+        push_pruned(&mut state.tensors, &mut state.prune_tensors_at, tensor);
         Ok(())
     }
 
     fn register_graph(&self, graph: &Arc<GraphInner>) -> Result<()> {
-        let mut state = lock(&self.state);
-        if state.lost_info.is_some() {
-            return Err(Error::invalid_state("build: the context was lost while compiling"));
-        }
-        if state.graphs.len() >= state.prune_graphs_at {
-            state.graphs.retain(|w| w.strong_count() > 0);
-            state.prune_graphs_at = (state.graphs.len() * 2).max(64);
-        }
-        state.graphs.push(Arc::downgrade(graph));
+        let mut guard = self.live_state("build: the context was lost while compiling")?;
+        let state = &mut *guard;
+        push_pruned(&mut state.graphs, &mut state.prune_graphs_at, graph);
         Ok(())
     }
 }
@@ -306,33 +303,15 @@ impl Drop for ContextInner {
     }
 }
 
-/// `MLContext` (§8.3): owns a timeline (a worker thread) on which dispatches, tensor writes
-/// and reads run in submission order.
-///
-/// Cloning gives another handle to the same context. Dropping every handle does not lose the
-/// context: graphs, tensors and queued work keep it alive.
-#[derive(Clone)]
-pub struct Context {
-    pub(crate) inner: Arc<ContextInner>,
+handle! {
+    /// `MLContext` (§8.3): owns a timeline (a worker thread) on which dispatches, tensor writes
+    /// and reads run in submission order.
+    ///
+    /// Cloning gives another handle to the same context. Dropping every handle does not lose the
+    /// context: graphs, tensors and queued work keep it alive.
+    pub struct Context(Arc<ContextInner>);
+    debug |inner| { id: inner.id, backend: inner.backend_name, lost: inner.is_lost() }
 }
-
-impl std::fmt::Debug for Context {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Context")
-            .field("id", &self.inner.id)
-            .field("backend", &self.inner.backend_name)
-            .field("lost", &self.inner.is_lost())
-            .finish()
-    }
-}
-
-impl PartialEq for Context {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.inner, &other.inner)
-    }
-}
-
-impl Eq for Context {}
 
 /// Finds the duplicate among `names`, if any.
 fn duplicate_name<'a>(names: impl Iterator<Item = &'a str>) -> Option<&'a str> {

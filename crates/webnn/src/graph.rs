@@ -1,6 +1,6 @@
 //! `MLGraph` (§8.4): a compiled graph of one context.
 
-use crate::util::lock;
+use crate::util::{handle, lock};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use webnn_core::backend::CompiledGraph;
@@ -34,31 +34,13 @@ impl GraphInner {
     }
 }
 
-/// `MLGraph` (§8.4): a compiled graph, executed with [`crate::Context::dispatch`].
-///
-/// Cloning gives another handle to the same graph.
-#[derive(Clone)]
-pub struct Graph {
-    pub(crate) inner: Arc<GraphInner>,
+handle! {
+    /// `MLGraph` (§8.4): a compiled graph, executed with [`crate::Context::dispatch`].
+    ///
+    /// Cloning gives another handle to the same graph.
+    pub struct Graph(Arc<GraphInner>);
+    debug |inner| { inputs: inner.inputs, outputs: inner.outputs, destroyed: inner.is_destroyed() }
 }
-
-impl std::fmt::Debug for Graph {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Graph")
-            .field("inputs", &self.inner.inputs)
-            .field("outputs", &self.inner.outputs)
-            .field("destroyed", &self.inner.is_destroyed())
-            .finish()
-    }
-}
-
-impl PartialEq for Graph {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.inner, &other.inner)
-    }
-}
-
-impl Eq for Graph {}
 
 impl Graph {
     /// `destroy()` (§8.4.1): the graph can no longer be dispatched; its resources are released

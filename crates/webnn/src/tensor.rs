@@ -1,7 +1,7 @@
 //! `MLTensor` (§8.8): a typed buffer owned by one context, read and written on its timeline.
 
 use crate::promise::{Resolver, Revocable};
-use crate::util::lock;
+use crate::util::{handle, lock};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -179,32 +179,14 @@ impl TensorInner {
     }
 }
 
-/// `MLTensor` (§8.8): a tensor of one context, usable as a graph input or output, read with
-/// [`crate::Context::read_tensor`] and written with [`crate::Context::write_tensor`].
-///
-/// Cloning gives another handle to the same tensor.
-#[derive(Clone)]
-pub struct Tensor {
-    pub(crate) inner: Arc<TensorInner>,
+handle! {
+    /// `MLTensor` (§8.8): a tensor of one context, usable as a graph input or output, read with
+    /// [`crate::Context::read_tensor`] and written with [`crate::Context::write_tensor`].
+    ///
+    /// Cloning gives another handle to the same tensor.
+    pub struct Tensor(Arc<TensorInner>);
+    debug |inner| { descriptor: inner.descriptor, constant: inner.is_constant, destroyed: inner.is_destroyed() }
 }
-
-impl std::fmt::Debug for Tensor {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tensor")
-            .field("descriptor", &self.inner.descriptor)
-            .field("constant", &self.inner.is_constant)
-            .field("destroyed", &self.inner.is_destroyed())
-            .finish()
-    }
-}
-
-impl PartialEq for Tensor {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.inner, &other.inner)
-    }
-}
-
-impl Eq for Tensor {}
 
 impl Tensor {
     /// `dataType`

@@ -15,6 +15,15 @@ struct Fixture {
     out: Tensor,
 }
 
+impl Fixture {
+    /// Asserts that dispatching the graph with `a` and `b` bound to its inputs and `out` to its
+    /// output fails with an error of `kind` whose message contains `needle`.
+    #[track_caller]
+    fn assert_dispatch_err(&self, a: &Tensor, b: &Tensor, out: &Tensor, kind: ErrorKind, needle: &str) {
+        assert_err(self.context.dispatch(&self.graph, &[("a", a), ("b", b)], &[("out", out)]), kind, needle);
+    }
+}
+
 fn fixture() -> Fixture {
     let context = ctx();
     let graph = add_graph(&context, &[2, 3]);
@@ -60,17 +69,9 @@ fn graph_of_another_context_is_a_type_error() {
 fn destroyed_graph_is_an_invalid_state_error() {
     let f = fixture();
     f.graph.destroy();
-    assert_err(
-        f.context.dispatch(&f.graph, &[("a", &f.a), ("b", &f.b)], &[("out", &f.out)]),
-        ErrorKind::InvalidState,
-        "destroyed",
-    );
+    f.assert_dispatch_err(&f.a, &f.b, &f.out, ErrorKind::InvalidState, "destroyed");
     // Step 2 comes before the tensor checks.
-    assert_err(
-        f.context.dispatch(&f.graph, &[("a", &f.a), ("b", &f.a)], &[("out", &f.a)]),
-        ErrorKind::InvalidState,
-        "destroyed",
-    );
+    f.assert_dispatch_err(&f.a, &f.a, &f.a, ErrorKind::InvalidState, "destroyed");
     // A clone is the same graph.
     let clone = f.graph.clone();
     assert!(clone.is_destroyed());
@@ -135,34 +136,18 @@ fn tensor_of_another_context_is_a_type_error() {
     let f = fixture();
     let other = ctx();
     let foreign = rw_tensor(&other, &[2, 3], &[0.0; 6]);
-    assert_err(
-        f.context.dispatch(&f.graph, &[("a", &foreign), ("b", &f.b)], &[("out", &f.out)]),
-        ErrorKind::Type,
-        "input 'a' is a tensor of another context",
-    );
-    assert_err(
-        f.context.dispatch(&f.graph, &[("a", &f.a), ("b", &f.b)], &[("out", &foreign)]),
-        ErrorKind::Type,
-        "output 'out' is a tensor of another context",
-    );
+    f.assert_dispatch_err(&foreign, &f.b, &f.out, ErrorKind::Type, "input 'a' is a tensor of another context");
+    f.assert_dispatch_err(&f.a, &f.b, &foreign, ErrorKind::Type, "output 'out' is a tensor of another context");
 }
 
 #[test]
 fn destroyed_tensor_is_a_type_error() {
     let f = fixture();
     f.b.destroy();
-    assert_err(
-        f.context.dispatch(&f.graph, &[("a", &f.a), ("b", &f.b)], &[("out", &f.out)]),
-        ErrorKind::Type,
-        "input 'b' is a destroyed tensor",
-    );
+    f.assert_dispatch_err(&f.a, &f.b, &f.out, ErrorKind::Type, "input 'b' is a destroyed tensor");
     f.out.destroy();
     let b2 = rw_tensor(&f.context, &[2, 3], &[0.0; 6]);
-    assert_err(
-        f.context.dispatch(&f.graph, &[("a", &f.a), ("b", &b2)], &[("out", &f.out)]),
-        ErrorKind::Type,
-        "output 'out' is a destroyed tensor",
-    );
+    f.assert_dispatch_err(&f.a, &b2, &f.out, ErrorKind::Type, "output 'out' is a destroyed tensor");
 }
 
 #[test]
@@ -234,16 +219,8 @@ fn unreachable_builder_input_is_not_a_graph_input() {
 fn constant_tensor_cannot_be_bound() {
     let f = fixture();
     let k = f.context.create_constant_tensor(&desc(DataType::Float32, &[2, 3]), &f32_bytes(&[1.0; 6])).unwrap();
-    assert_err(
-        f.context.dispatch(&f.graph, &[("a", &k), ("b", &f.b)], &[("out", &f.out)]),
-        ErrorKind::Type,
-        "constant tensor",
-    );
-    assert_err(
-        f.context.dispatch(&f.graph, &[("a", &f.a), ("b", &f.b)], &[("out", &k)]),
-        ErrorKind::Type,
-        "constant tensor",
-    );
+    f.assert_dispatch_err(&k, &f.b, &f.out, ErrorKind::Type, "constant tensor");
+    f.assert_dispatch_err(&f.a, &f.b, &k, ErrorKind::Type, "constant tensor");
 }
 
 #[test]

@@ -161,11 +161,7 @@ fn context_destroy_resolves_lost_and_destroys_graphs_and_tensors() {
 fn graph_destroy_after_dispatch_lets_queued_work_finish() {
     let gate = Gate::closed();
     let context = test_ctx(Mode::Gated, &gate);
-    let graph = add_graph(&context, &[3]);
-    let a = rw_tensor(&context, &[3], &[1.0, 2.0, 3.0]);
-    let b = rw_tensor(&context, &[3], &[1.0, 1.0, 1.0]);
-    let out = rw_tensor(&context, &[3], &[0.0; 3]);
-    context.dispatch(&graph, &[("a", &a), ("b", &b)], &[("out", &out)]).unwrap();
+    let QueuedAdd { graph, a, b, out } = queue_add(&context, &[1.0, 2.0, 3.0], &[1.0, 1.0, 1.0]);
     graph.destroy();
     graph.destroy();
     assert_err(

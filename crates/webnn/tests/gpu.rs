@@ -23,8 +23,20 @@ fn gpu_context() -> Option<Context> {
     }
 }
 
-/// A wgpu device of the caller's own (the application that holds a `GPUDevice`).
+/// A wgpu device of the caller's own (the application that holds a `GPUDevice`), or `None`
+/// after printing that the test is skipped when no adapter exists (a failure instead under
+/// `WEBNN_REQUIRE_GPU`).
 fn own_device() -> Option<(wgpu::Device, wgpu::Queue, wgpu::AdapterInfo)> {
+    let device = request_own_device();
+    if device.is_none() {
+        assert!(std::env::var("WEBNN_REQUIRE_GPU").is_err(), "WEBNN_REQUIRE_GPU is set but no wgpu adapter exists");
+        eprintln!("SKIPPED: no wgpu adapter");
+    }
+    device
+}
+
+/// An adapter of the environment and a device of it, if any.
+fn request_own_device() -> Option<(wgpu::Device, wgpu::Queue, wgpu::AdapterInfo)> {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default())).ok()?;
     let info = adapter.get_info();
@@ -197,11 +209,7 @@ fn read_back(device: &wgpu::Device, queue: &wgpu::Queue, buffer: &wgpu::Buffer, 
 /// result into the caller's "screen" buffer; no CPU round trip in between (zero copy).
 #[test]
 fn a_frame_goes_from_a_wgpu_shader_through_a_graph_to_a_wgpu_shader() {
-    let Some((device, queue, info)) = own_device() else {
-        assert!(std::env::var("WEBNN_REQUIRE_GPU").is_err(), "WEBNN_REQUIRE_GPU is set but no wgpu adapter exists");
-        eprintln!("SKIPPED: no wgpu adapter");
-        return;
-    };
+    let Some((device, queue, info)) = own_device() else { return };
     let context = ml().create_context_from_wgpu(device.clone(), queue.clone(), &info).unwrap();
     assert!(context.accelerated());
     let n = 3 * 8 * 8;
@@ -248,11 +256,7 @@ fn a_frame_goes_from_a_wgpu_shader_through_a_graph_to_a_wgpu_shader() {
 /// into the tensor when the rental ends, and work queued during the rental waits for it.
 #[test]
 fn a_cpu_tensor_is_rented_as_a_copy_and_written_back() {
-    let Some((device, queue, _info)) = own_device() else {
-        assert!(std::env::var("WEBNN_REQUIRE_GPU").is_err(), "WEBNN_REQUIRE_GPU is set but no wgpu adapter exists");
-        eprintln!("SKIPPED: no wgpu adapter");
-        return;
-    };
+    let Some((device, queue, _info)) = own_device() else { return };
     let context = ml().create_context(&ContextOptions { device: DeviceChoice::Cpu, ..Default::default() }).unwrap();
     let desc = TensorDescriptor::new(DataType::Float32, [5]).readable(true).writable(true).importable_to_webgpu(true);
     let t = context.create_tensor(&desc).unwrap();

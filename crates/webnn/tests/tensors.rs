@@ -82,15 +82,39 @@ fn create_constant_tensor_checks_and_attributes() {
     assert_eq!(h.byte_length(), 6);
 }
 
-#[test]
-fn read_checks() {
+/// The tensors of the read and write checks, all float32 [2].
+struct Checked {
+    context: Context,
+    other: Context,
+    /// Of `context`, lacking the usage under test.
+    lacking: Tensor,
+    /// Of `context`, with the usage under test.
+    usable: Tensor,
+    /// Of `other`, readable and writable.
+    foreign: Tensor,
+    /// Of `context`, readable and writable, destroyed.
+    destroyed: Tensor,
+}
+
+/// [`Checked`] tensors whose `lacking` and `usable` ones have the (readable, writable) flags given.
+fn checked_tensors(lacking: (bool, bool), usable: (bool, bool)) -> Checked {
     let context = ctx();
     let other = ctx();
-    let not_readable = context.create_tensor(&tdesc(DataType::Float32, &[2], false, true)).unwrap();
-    let readable = context.create_tensor(&tdesc(DataType::Float32, &[2], true, false)).unwrap();
-    let foreign = other.create_tensor(&tdesc(DataType::Float32, &[2], true, true)).unwrap();
-    let destroyed = context.create_tensor(&tdesc(DataType::Float32, &[2], true, true)).unwrap();
+    let make = |c: &Context, (readable, writable): (bool, bool)| {
+        c.create_tensor(&tdesc(DataType::Float32, &[2], readable, writable)).unwrap()
+    };
+    let lacking = make(&context, lacking);
+    let usable = make(&context, usable);
+    let foreign = make(&other, (true, true));
+    let destroyed = make(&context, (true, true));
     destroyed.destroy();
+    Checked { context, other, lacking, usable, foreign, destroyed }
+}
+
+#[test]
+fn read_checks() {
+    let Checked { context, other, lacking: not_readable, usable: readable, foreign, destroyed } =
+        checked_tensors((false, true), (true, false));
     let cases = [(&not_readable, "readable: true"), (&foreign, "another context"), (&destroyed, "destroyed")];
     for (t, needle) in cases {
         let p = context.read_tensor(t);
@@ -113,13 +137,8 @@ fn read_checks() {
 
 #[test]
 fn write_checks() {
-    let context = ctx();
-    let other = ctx();
-    let not_writable = context.create_tensor(&tdesc(DataType::Float32, &[2], true, false)).unwrap();
-    let writable = context.create_tensor(&tdesc(DataType::Float32, &[2], true, true)).unwrap();
-    let foreign = other.create_tensor(&tdesc(DataType::Float32, &[2], true, true)).unwrap();
-    let destroyed = context.create_tensor(&tdesc(DataType::Float32, &[2], true, true)).unwrap();
-    destroyed.destroy();
+    let Checked { context, other: _other, lacking: not_writable, usable: writable, foreign, destroyed } =
+        checked_tensors((true, false), (true, true));
     let cases = [(&not_writable, "writable: true"), (&foreign, "another context"), (&destroyed, "destroyed")];
     for (t, needle) in cases {
         assert_err(context.write_tensor(t, &[0u8; 8]), ErrorKind::Type, needle);

@@ -34,39 +34,30 @@ fn execution_failure_loses_the_context_without_hanging_readers() {
     }
 }
 
-#[test]
-fn blocking_read_into_waits_for_queued_work_and_sees_loss() {
+/// A gated context with `[1, 2] + [3, 4]` queued, and a thread blocked (for 20 ms so far) in
+/// `read_tensor_into` of the sum.
+fn blocking_read_of_a_gated_add() -> (Gate, Context, std::thread::JoinHandle<Result<Vec<f32>>>) {
     let gate = Gate::closed();
     let context = test_ctx(Mode::Gated, &gate);
-    let graph = add_graph(&context, &[2]);
-    let a = rw_tensor(&context, &[2], &[1.0, 2.0]);
-    let b = rw_tensor(&context, &[2], &[3.0, 4.0]);
-    let out = rw_tensor(&context, &[2], &[0.0; 2]);
-    context.dispatch(&graph, &[("a", &a), ("b", &b)], &[("out", &out)]).unwrap();
-    let (c2, out2) = (context.clone(), out.clone());
+    let QueuedAdd { out, .. } = queue_add(&context, &[1.0, 2.0], &[3.0, 4.0]);
+    let c2 = context.clone();
     let reader = std::thread::spawn(move || {
         let mut buf = [0u8; 8];
-        c2.read_tensor_into(&out2, &mut buf).map(|_| to_f32(&buf))
+        c2.read_tensor_into(&out, &mut buf).map(|_| to_f32(&buf))
     });
     std::thread::sleep(std::time::Duration::from_millis(20));
+    (gate, context, reader)
+}
+
+#[test]
+fn blocking_read_into_waits_for_queued_work_and_sees_loss() {
+    let (gate, _context, reader) = blocking_read_of_a_gated_add();
     assert!(!reader.is_finished(), "the read waits for the dispatch");
     gate.open();
     assert_eq!(reader.join().unwrap().unwrap(), vec![4.0, 6.0]);
 
     // A blocking read pending when the context is destroyed fails with InvalidStateError.
-    let gate = Gate::closed();
-    let context = test_ctx(Mode::Gated, &gate);
-    let graph = add_graph(&context, &[2]);
-    let a = rw_tensor(&context, &[2], &[1.0, 2.0]);
-    let b = rw_tensor(&context, &[2], &[3.0, 4.0]);
-    let out = rw_tensor(&context, &[2], &[0.0; 2]);
-    context.dispatch(&graph, &[("a", &a), ("b", &b)], &[("out", &out)]).unwrap();
-    let (c2, out2) = (context.clone(), out.clone());
-    let reader = std::thread::spawn(move || {
-        let mut buf = [0u8; 8];
-        c2.read_tensor_into(&out2, &mut buf)
-    });
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    let (gate, context, reader) = blocking_read_of_a_gated_add();
     context.destroy();
     // The reader may be running the dispatch itself (a blocked reader runs the idle timeline's
     // queue): it sees the loss once that job is done.
@@ -76,7 +67,7 @@ fn blocking_read_into_waits_for_queued_work_and_sees_loss() {
         // Only if the reader thread was not scheduled before destroy(): the checks see a
         // destroyed tensor.
         Err(e) => assert_eq!((e.kind, e.message.contains("destroyed")), (ErrorKind::Type, true), "{e}"),
-        Ok(()) => panic!("the read cannot succeed: the context was lost before it"),
+        Ok(_) => panic!("the read cannot succeed: the context was lost before it"),
     }
 }
 
@@ -84,11 +75,7 @@ fn blocking_read_into_waits_for_queued_work_and_sees_loss() {
 fn promises_poll_on_an_executor_and_report_settlement() {
     let gate = Gate::closed();
     let context = test_ctx(Mode::Gated, &gate);
-    let graph = add_graph(&context, &[1]);
-    let a = rw_tensor(&context, &[1], &[20.0]);
-    let b = rw_tensor(&context, &[1], &[22.0]);
-    let out = rw_tensor(&context, &[1], &[0.0]);
-    context.dispatch(&graph, &[("a", &a), ("b", &b)], &[("out", &out)]).unwrap();
+    let QueuedAdd { out, .. } = queue_add(&context, &[20.0], &[22.0]);
     let p = context.read_tensor(&out);
     let p = p.try_take().expect_err("not settled while the timeline is blocked");
     assert!(!p.is_settled());

@@ -3,11 +3,13 @@
 use crate::error::{Error, Result};
 
 /// Declares an IDL enum as a Rust enum with `as_str`, `FromStr`, `Display`, `ALL` and the IDL default.
+///
+/// Each variant's doc comment is its IDL string, followed by the variant's own doc lines if any.
 macro_rules! idl_enum {
     ($(#[$doc:meta])* $name:ident, $idl:literal, default $default:ident { $($(#[$vdoc:meta])* $variant:ident = $s:literal),+ $(,)? }) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum $name { $($(#[$vdoc])* $variant),+ }
+        pub enum $name { $(#[doc = concat!("`\"", $s, "\"`")] $(#[$vdoc])* $variant),+ }
 
         impl $name {
             /// Every value, in IDL order.
@@ -51,114 +53,73 @@ macro_rules! idl_enum {
 idl_enum!(
     /// `MLPowerPreference` (§8.2).
     PowerPreference, "MLPowerPreference", default Default {
-    /// `"default"`
-    Default = "default",
-    /// `"high-performance"`
-    HighPerformance = "high-performance",
-    /// `"low-power"`
-    LowPower = "low-power",
+    Default = "default", HighPerformance = "high-performance", LowPower = "low-power",
 });
 
 idl_enum!(
     /// `MLInputOperandLayout` (§8.5): `"nchw"` or `"nhwc"`.
     InputOperandLayout, "MLInputOperandLayout", default Nchw {
-    /// `"nchw"`
-    Nchw = "nchw",
-    /// `"nhwc"`
-    Nhwc = "nhwc",
+    Nchw = "nchw", Nhwc = "nhwc",
 });
 
 idl_enum!(
     /// `MLConv2dFilterOperandLayout` (§8.9.10).
     Conv2dFilterOperandLayout, "MLConv2dFilterOperandLayout", default Oihw {
-    /// `"oihw"`
-    Oihw = "oihw",
-    /// `"hwio"`
-    Hwio = "hwio",
-    /// `"ohwi"`
-    Ohwi = "ohwi",
-    /// `"ihwo"`
-    Ihwo = "ihwo",
+    Oihw = "oihw", Hwio = "hwio", Ohwi = "ohwi", Ihwo = "ihwo",
 });
 
 idl_enum!(
     /// `MLConvTranspose2dFilterOperandLayout` (§8.9.11).
     ConvTranspose2dFilterOperandLayout, "MLConvTranspose2dFilterOperandLayout", default Iohw {
-    /// `"iohw"`
-    Iohw = "iohw",
-    /// `"hwoi"`
-    Hwoi = "hwoi",
-    /// `"ohwi"`
-    Ohwi = "ohwi",
+    Iohw = "iohw", Hwoi = "hwoi", Ohwi = "ohwi",
 });
 
 idl_enum!(
     /// `MLGruWeightLayout` (§8.9.25): gate order of the stacked weights.
     GruWeightLayout, "MLGruWeightLayout", default Zrn {
-    /// `"zrn"`: update, reset, new.
+    /// Update, reset, new.
     Zrn = "zrn",
-    /// `"rzn"`: reset, update, new.
+    /// Reset, update, new.
     Rzn = "rzn",
 });
 
 idl_enum!(
     /// `MLLstmWeightLayout` (§8.9.33): gate order of the stacked weights.
     LstmWeightLayout, "MLLstmWeightLayout", default Iofg {
-    /// `"iofg"`: input, output, forget, cell.
+    /// Input, output, forget, cell.
     Iofg = "iofg",
-    /// `"ifgo"`: input, forget, cell, output.
+    /// Input, forget, cell, output.
     Ifgo = "ifgo",
 });
 
 idl_enum!(
     /// `MLRecurrentNetworkActivation` (§8.9.25).
     RecurrentNetworkActivation, "MLRecurrentNetworkActivation", default Relu {
-    /// `"relu"`
-    Relu = "relu",
-    /// `"sigmoid"`
-    Sigmoid = "sigmoid",
-    /// `"tanh"`
-    Tanh = "tanh",
+    Relu = "relu", Sigmoid = "sigmoid", Tanh = "tanh",
 });
 
 idl_enum!(
     /// `MLRecurrentNetworkDirection` (§8.9.25).
     RecurrentNetworkDirection, "MLRecurrentNetworkDirection", default Forward {
-    /// `"forward"`
-    Forward = "forward",
-    /// `"backward"`
-    Backward = "backward",
-    /// `"both"`
-    Both = "both",
+    Forward = "forward", Backward = "backward", Both = "both",
 });
 
 idl_enum!(
     /// `MLPaddingMode` (§8.9.36). (`"symmetric"` was removed in 2026.)
     PaddingMode, "MLPaddingMode", default Constant {
-    /// `"constant"`
-    Constant = "constant",
-    /// `"edge"`
-    Edge = "edge",
-    /// `"reflection"`
-    Reflection = "reflection",
+    Constant = "constant", Edge = "edge", Reflection = "reflection",
 });
 
 idl_enum!(
     /// `MLRoundingType` (§8.9.37), used by `outputShapeRounding`.
     RoundingType, "MLRoundingType", default Floor {
-    /// `"floor"`
-    Floor = "floor",
-    /// `"ceil"`
-    Ceil = "ceil",
+    Floor = "floor", Ceil = "ceil",
 });
 
 idl_enum!(
     /// `MLInterpolationMode` (§8.9.41).
     InterpolationMode, "MLInterpolationMode", default NearestNeighbor {
-    /// `"nearest-neighbor"`
-    NearestNeighbor = "nearest-neighbor",
-    /// `"linear"`
-    Linear = "linear",
+    NearestNeighbor = "nearest-neighbor", Linear = "linear",
 });
 
 #[cfg(test)]

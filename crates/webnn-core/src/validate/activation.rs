@@ -6,6 +6,7 @@
 //! The data types and ranks of every operand are checked by the limits table in
 //! `GraphBuilder::begin`; the functions here run the op-specific steps that follow.
 
+use super::conv::check_same_type;
 use super::{blockwise_broadcastable, broadcast_bidirectional};
 use crate::builder::OpCall;
 use crate::error::Result;
@@ -56,12 +57,7 @@ pub(crate) fn alpha_beta(input: &OperandDescriptor, alpha: f64, beta: f64) -> At
 /// `prelu()` (§8.9.38) steps 3–5: slope has the input's data type ("same as input" in the
 /// table); the output shape is the bidirectional broadcast of slope's and input's shapes.
 pub(crate) fn prelu(call: &OpCall, input: &OperandDescriptor, slope: &OperandDescriptor) -> Result<OperandDescriptor> {
-    if slope.data_type != input.data_type {
-        return Err(call.error(format_args!(
-            "slope data type {} must equal input data type {}",
-            slope.data_type, input.data_type
-        )));
-    }
+    check_same_type(call, "slope", slope, "input", input)?;
     let shape = broadcast_bidirectional(&slope.shape, &input.shape).ok_or_else(|| {
         call.error(format_args!(
             "slope shape {:?} is not broadcastable with input shape {:?}",

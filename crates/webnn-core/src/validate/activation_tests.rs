@@ -6,6 +6,7 @@ use crate::graph::Attrs;
 use crate::limits::{member_limits, QUANTIZED};
 use crate::testing::*;
 use crate::types::Scalar;
+use crate::validate::test_support::{assert_allowed_types, AXIS_ROWS};
 use crate::DataType::*;
 use half::f16;
 
@@ -24,6 +25,24 @@ fn attrs_of(mut b: GraphBuilder, out: &Operand) -> Attrs {
 fn allowed(op: OpKind, member: &str) -> &'static [DataType] {
     member_limits(op, member).unwrap().data_types
 }
+
+/// The single-input ops that [`call_single`] calls.
+const SINGLE_INPUT_OPS: [OpKind; 14] = [
+    OpKind::Gelu,
+    OpKind::HardSwish,
+    OpKind::Relu,
+    OpKind::Sigmoid,
+    OpKind::Softplus,
+    OpKind::Softsign,
+    OpKind::Tanh,
+    OpKind::Elu,
+    OpKind::HardSigmoid,
+    OpKind::LeakyRelu,
+    OpKind::Linear,
+    OpKind::Clamp,
+    OpKind::Cast,
+    OpKind::Softmax,
+];
 
 /// Calls the option-less form of a single-input op of this file by kind.
 fn call_single(b: &mut GraphBuilder, op: OpKind, x: &Operand, label: &str) -> Result<Operand> {
@@ -74,11 +93,7 @@ fn plain_activation_type_lists_follow_the_spec() {
     for op in PLAIN {
         let expected: &[DataType] =
             if op == OpKind::Relu { &[Float32, Float16, Int64, Int32, Int8] } else { &[Float32, Float16] };
-        let mut got = allowed(op, "input").to_vec();
-        let mut want = expected.to_vec();
-        got.sort();
-        want.sort();
-        assert_eq!(got, want, "{op}");
+        assert_allowed_types(op, "input", expected);
     }
 }
 
@@ -391,24 +406,7 @@ fn prelu_operands_from_another_builder() {
 
 #[test]
 fn softmax_types_ranks_and_axes() {
-    // (shape, axis, ok)
-    let rows: [(&[u32], u32, bool); 14] = [
-        (&[5], 0, true),
-        (&[5], 1, false),
-        (&[2, 3], 0, true),
-        (&[2, 3], 1, true),
-        (&[2, 3], 2, false),
-        (&[2, 3, 4], 2, true),
-        (&[2, 3, 4], 3, false),
-        (&[1, 2, 3, 4], 3, true),
-        (&[1, 2, 3, 4], 4, false),
-        (&[1, 2, 3, 4], u32::MAX, false),
-        (&[1, 2, 3, 4, 5, 6, 7, 8], 7, true),
-        (&[1, 2, 3, 4, 5, 6, 7, 8], 8, false),
-        (&[1, 2, 3, 4, 5, 6, 7, 8], 0, true),
-        (&[7, 1], 1, true),
-    ];
-    for (shape, axis, ok) in rows {
+    for (shape, axis, ok) in AXIS_ROWS {
         for t in DataType::ALL {
             let mut b = builder();
             let x = b.input("x", &desc(t, shape)).unwrap();
@@ -600,23 +598,7 @@ fn every_op_fails_with_invalid_state_after_build() {
     let q = b.input("q", &desc(Uint8, &[2, 2])).unwrap();
     let out = b.relu(&x, &OperatorOptions::default()).unwrap();
     b.build(&[("out", &out)]).unwrap();
-    let ops = [
-        OpKind::Gelu,
-        OpKind::HardSwish,
-        OpKind::Relu,
-        OpKind::Sigmoid,
-        OpKind::Softplus,
-        OpKind::Softsign,
-        OpKind::Tanh,
-        OpKind::Elu,
-        OpKind::HardSigmoid,
-        OpKind::LeakyRelu,
-        OpKind::Linear,
-        OpKind::Clamp,
-        OpKind::Cast,
-        OpKind::Softmax,
-    ];
-    for op in ops {
+    for op in SINGLE_INPUT_OPS {
         assert_kind(call_single(&mut b, op, &x, "l"), ErrorKind::InvalidState);
     }
     let o = OperatorOptions::default();
@@ -641,23 +623,7 @@ fn every_op_fails_with_invalid_state_after_build() {
 fn single_input_ops_reject_operands_of_another_builder_with_label() {
     let mut other = builder();
     let y = other.input("y", &desc(Float32, &[2, 2])).unwrap();
-    let ops = [
-        OpKind::Gelu,
-        OpKind::HardSwish,
-        OpKind::Relu,
-        OpKind::Sigmoid,
-        OpKind::Softplus,
-        OpKind::Softsign,
-        OpKind::Tanh,
-        OpKind::Elu,
-        OpKind::HardSigmoid,
-        OpKind::LeakyRelu,
-        OpKind::Linear,
-        OpKind::Clamp,
-        OpKind::Cast,
-        OpKind::Softmax,
-    ];
-    for op in ops {
+    for op in SINGLE_INPUT_OPS {
         let mut b = builder();
         let r = call_single(&mut b, op, &y, "mine");
         assert_type_error(r, &format!("[mine] {op}: input was created by another MLGraphBuilder"));

@@ -1,9 +1,11 @@
 //! Table tests of gemm and matmul.
 
-use super::tests::{built_builder, graph_of};
 use crate::graph::Attrs;
 use crate::limits::member_limits;
 use crate::testing::*;
+use crate::validate::test_support::{
+    assert_types_follow_limits, built_builder, for_rows, graph_of, run_checked, setters,
+};
 use crate::{DataType::*, ErrorKind};
 
 // ---------------------------------------------------------------------------------------------
@@ -36,14 +38,7 @@ impl Gemm {
         self.c = Some(c);
         self
     }
-    fn ok(mut self, out: [u32; 2]) -> Self {
-        self.expect = Ok(out);
-        self
-    }
-    fn err(mut self, needle: &'static str) -> Self {
-        self.expect = Err(needle);
-        self
-    }
+    setters!(expect [u32; 2]);
 }
 
 fn gemm_rows() -> Vec<Gemm> {
@@ -92,46 +87,24 @@ fn gemm_rows() -> Vec<Gemm> {
 
 #[test]
 fn gemm_table() {
-    let rows = gemm_rows();
-    assert!(rows.len() >= 35);
-    for (i, row) in rows.iter().enumerate() {
-        for t in [Float32, Float16] {
-            let mut b = builder();
+    for_rows(&gemm_rows(), 35, &[Float32, Float16], |row, t, ctx| {
+        run_checked("gemm", row.expect.map(|out| desc(t, &out)), ctx, |b| {
             let a = b.input("a", &desc(t, row.a)).unwrap();
             let bb = b.input("b", &desc(t, row.b)).unwrap();
             let c = row.c.map(|s| b.input("c", &desc(t, s)).unwrap());
-            let options =
-                GemmOptions { c, a_transpose: row.a_transpose, b_transpose: row.b_transpose, ..Default::default() };
-            let r = b.gemm(&a, &bb, &options);
-            let ctx = format!("row {i} {t}");
-            match row.expect {
-                Ok(out) => assert_eq!(r.expect(&ctx).descriptor(), &desc(t, &out), "{ctx}"),
-                Err(needle) => {
-                    let e = r.expect_err(&ctx);
-                    assert_eq!(e.kind, ErrorKind::Type, "{ctx}: {e}");
-                    assert!(e.message.contains(needle), "{ctx}: {:?} should contain {needle:?}", e.message);
-                    assert!(e.message.contains("gemm"), "{ctx}");
-                    assert_eq!(b.operation_count(), 0, "{ctx}");
-                }
-            }
-        }
-    }
+            let (a_transpose, b_transpose) = (row.a_transpose, row.b_transpose);
+            b.gemm(&a, &bb, &GemmOptions { c, a_transpose, b_transpose, ..Default::default() })
+        });
+    });
 }
 
 #[test]
 fn gemm_types_builders_attrs() {
-    let allowed = member_limits(OpKind::Gemm, "a").unwrap().data_types;
-    for t in DataType::ALL {
-        let mut b = builder();
+    assert_types_follow_limits(OpKind::Gemm, "a", &[2, 4], |b, t| {
         let a = b.input("a", &desc(t, &[2, 3])).unwrap();
         let bb = b.input("b", &desc(t, &[3, 4])).unwrap();
-        let r = b.gemm(&a, &bb, &GemmOptions::default());
-        if allowed.contains(&t) {
-            assert_eq!(r.unwrap().descriptor(), &desc(t, &[2, 4]), "{t}");
-        } else {
-            assert_type_error(r, "gemm: a data type");
-        }
-    }
+        b.gemm(&a, &bb, &GemmOptions::default())
+    });
     let mut b = builder();
     let a = b.input("a", &desc(Float32, &[2, 3])).unwrap();
     let b16 = b.input("b16", &desc(Float16, &[3, 4])).unwrap();
@@ -240,21 +213,11 @@ fn matmul_rows() -> Vec<MatmulRow> {
 fn matmul_table() {
     for (i, (a_shape, b_shape, expect)) in matmul_rows().into_iter().enumerate() {
         for t in [Float32, Float16] {
-            let mut b = builder();
-            let a = b.input("a", &desc(t, a_shape)).unwrap();
-            let bb = b.input("b", &desc(t, b_shape)).unwrap();
-            let r = b.matmul(&a, &bb, &OperatorOptions::default());
-            let ctx = format!("row {i} {t}");
-            match expect {
-                Ok(out) => assert_eq!(r.expect(&ctx).descriptor(), &desc(t, out), "{ctx}"),
-                Err(needle) => {
-                    let e = r.expect_err(&ctx);
-                    assert_eq!(e.kind, ErrorKind::Type, "{ctx}: {e}");
-                    assert!(e.message.contains(needle), "{ctx}: {:?} should contain {needle:?}", e.message);
-                    assert!(e.message.contains("matmul"), "{ctx}");
-                    assert_eq!(b.operation_count(), 0, "{ctx}");
-                }
-            }
+            run_checked("matmul", expect.map(|out| desc(t, out)), &format!("row {i} {t}"), |b| {
+                let a = b.input("a", &desc(t, a_shape)).unwrap();
+                let bb = b.input("b", &desc(t, b_shape)).unwrap();
+                b.matmul(&a, &bb, &OperatorOptions::default())
+            });
         }
     }
 }

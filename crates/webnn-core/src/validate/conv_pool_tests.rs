@@ -2,11 +2,14 @@
 //!
 //! Pool shapes are written in nchw; every row runs under both layouts.
 
-use super::tests::{built_builder, graph_of, in_shape, Expect};
+use super::tests::{in_shape, Expect};
 use crate::graph::Attrs;
 use crate::limits::member_limits;
 use crate::testing::*;
 use crate::types::{InputOperandLayout as IL, InterpolationMode, RoundingType};
+use crate::validate::test_support::{
+    assert_types_follow_limits, built_builder, for_rows, graph_of, run_checked, setters,
+};
 use crate::{DataType::*, ErrorKind};
 
 // ---------------------------------------------------------------------------------------------
@@ -25,38 +28,10 @@ fn p(input: [u32; 4]) -> Pool {
 }
 
 impl Pool {
-    fn win(mut self, v: &[u32]) -> Self {
-        self.options.window_dimensions = Some(v.to_vec());
-        self
-    }
-    fn pad(mut self, v: &[u32]) -> Self {
-        self.options.padding = Some(v.to_vec());
-        self
-    }
-    fn strides(mut self, v: &[u32]) -> Self {
-        self.options.strides = Some(v.to_vec());
-        self
-    }
-    fn dil(mut self, v: &[u32]) -> Self {
-        self.options.dilations = Some(v.to_vec());
-        self
-    }
-    fn osizes(mut self, v: &[u32]) -> Self {
-        self.options.output_sizes = Some(v.to_vec());
-        self
-    }
-    fn ceil(mut self) -> Self {
-        self.options.output_shape_rounding = RoundingType::Ceil;
-        self
-    }
-    fn ok(mut self, out: [u32; 4]) -> Self {
-        self.expect = Ok(out);
-        self
-    }
-    fn err(mut self, needle: &'static str) -> Self {
-        self.expect = Err(needle);
-        self
-    }
+    setters!(vec u32; win => options.window_dimensions, pad => options.padding, strides => options.strides,
+        dil => options.dilations, osizes => options.output_sizes);
+    setters!(expect [u32; 4]);
+    setters!(flag; ceil => options.output_shape_rounding = RoundingType::Ceil);
 }
 
 fn pool_rows() -> Vec<Pool> {
@@ -161,25 +136,16 @@ fn pool2d_table_every_op_and_layout() {
     for (i, row) in rows.iter().enumerate() {
         for op in [OpKind::AveragePool2d, OpKind::L2Pool2d, OpKind::MaxPool2d] {
             for layout in [IL::Nchw, IL::Nhwc] {
-                let mut b = builder();
-                let x = b.input("x", &desc(Float16, &in_shape(layout, row.input))).unwrap();
-                let options = Pool2dOptions { layout, ..row.options.clone() };
-                let r = match op {
-                    OpKind::AveragePool2d => b.average_pool2d(&x, &options),
-                    OpKind::L2Pool2d => b.l2_pool2d(&x, &options),
-                    _ => b.max_pool2d(&x, &options),
-                };
-                let ctx = format!("row {i} {op} {layout}");
-                match row.expect {
-                    Ok(out) => assert_eq!(r.expect(&ctx).descriptor(), &desc(Float16, &in_shape(layout, out)), "{ctx}"),
-                    Err(needle) => {
-                        let e = r.expect_err(&ctx);
-                        assert_eq!(e.kind, ErrorKind::Type, "{ctx}: {e}");
-                        assert!(e.message.contains(needle), "{ctx}: {:?} should contain {needle:?}", e.message);
-                        assert!(e.message.contains(op.idl_name()), "{ctx}");
-                        assert_eq!(b.operation_count(), 0, "{ctx}");
+                let want = row.expect.map(|out| desc(Float16, &in_shape(layout, out)));
+                run_checked(op.idl_name(), want, &format!("row {i} {op} {layout}"), |b| {
+                    let x = b.input("x", &desc(Float16, &in_shape(layout, row.input))).unwrap();
+                    let options = Pool2dOptions { layout, ..row.options.clone() };
+                    match op {
+                        OpKind::AveragePool2d => b.average_pool2d(&x, &options),
+                        OpKind::L2Pool2d => b.l2_pool2d(&x, &options),
+                        _ => b.max_pool2d(&x, &options),
                     }
-                }
+                });
             }
         }
     }
@@ -188,17 +154,10 @@ fn pool2d_table_every_op_and_layout() {
 #[test]
 fn pool2d_data_types_ranks_label_attrs() {
     for op in [OpKind::AveragePool2d, OpKind::L2Pool2d, OpKind::MaxPool2d] {
-        let allowed = member_limits(op, "input").unwrap().data_types;
-        for t in DataType::ALL {
-            let mut b = builder();
+        assert_types_follow_limits(op, "input", &[1, 2, 3, 3], |b, t| {
             let x = b.input("x", &desc(t, &[1, 2, 4, 4])).unwrap();
-            let r = b.pool2d(op, &x, &Pool2dOptions { window_dimensions: Some(vec![2, 2]), ..Default::default() });
-            if allowed.contains(&t) {
-                assert_eq!(r.unwrap().descriptor(), &desc(t, &[1, 2, 3, 3]), "{op} {t}");
-            } else {
-                assert_type_error(r, &format!("{op}: input data type {t} is not supported"));
-            }
-        }
+            b.pool2d(op, &x, &Pool2dOptions { window_dimensions: Some(vec![2, 2]), ..Default::default() })
+        });
         let mut b = builder();
         for shape in [&[][..], &[4][..], &[2, 4, 4][..], &[1, 1, 2, 4, 4][..]] {
             let x = b.input(&format!("x{}", shape.len()), &desc(Float32, shape)).unwrap();
@@ -271,30 +230,10 @@ fn r(input: [u32; 4]) -> Resample {
 }
 
 impl Resample {
-    fn scales(mut self, v: &[f32]) -> Self {
-        self.options.scales = Some(v.to_vec());
-        self
-    }
-    fn sizes(mut self, v: &[u32]) -> Self {
-        self.options.sizes = Some(v.to_vec());
-        self
-    }
-    fn axes(mut self, v: &[u32]) -> Self {
-        self.options.axes = Some(v.to_vec());
-        self
-    }
-    fn linear(mut self) -> Self {
-        self.options.mode = InterpolationMode::Linear;
-        self
-    }
-    fn ok(mut self, out: [u32; 4]) -> Self {
-        self.expect = Ok(out);
-        self
-    }
-    fn err(mut self, needle: &'static str) -> Self {
-        self.expect = Err(needle);
-        self
-    }
+    setters!(vec f32; scales => options.scales);
+    setters!(vec u32; sizes => options.sizes, axes => options.axes);
+    setters!(expect [u32; 4]);
+    setters!(flag; linear => options.mode = InterpolationMode::Linear);
 }
 
 fn resample_rows() -> Vec<Resample> {
@@ -367,41 +306,20 @@ fn resample_rows() -> Vec<Resample> {
 
 #[test]
 fn resample2d_table() {
-    let rows = resample_rows();
-    assert!(rows.len() >= 55, "{} rows", rows.len());
-    for (i, row) in rows.iter().enumerate() {
-        for t in [Float32, Uint8] {
-            let mut b = builder();
+    for_rows(&resample_rows(), 55, &[Float32, Uint8], |row, t, ctx| {
+        run_checked("resample2d", row.expect.map(|out| desc(t, &out)), ctx, |b| {
             let x = b.input("x", &desc(t, &row.input)).unwrap();
-            let r = b.resample2d(&x, &row.options);
-            let ctx = format!("row {i} {t}");
-            match row.expect {
-                Ok(out) => assert_eq!(r.expect(&ctx).descriptor(), &desc(t, &out), "{ctx}"),
-                Err(needle) => {
-                    let e = r.expect_err(&ctx);
-                    assert_eq!(e.kind, ErrorKind::Type, "{ctx}: {e}");
-                    assert!(e.message.contains(needle), "{ctx}: {:?} should contain {needle:?}", e.message);
-                    assert!(e.message.contains("resample2d"), "{ctx}");
-                    assert_eq!(b.operation_count(), 0, "{ctx}");
-                }
-            }
-        }
-    }
+            b.resample2d(&x, &row.options)
+        });
+    });
 }
 
 #[test]
 fn resample2d_types_ranks_attrs() {
-    let allowed = member_limits(OpKind::Resample2d, "input").unwrap().data_types;
-    for t in DataType::ALL {
-        let mut b = builder();
+    assert_types_follow_limits(OpKind::Resample2d, "input", &[1, 1, 4, 4], |b, t| {
         let x = b.input("x", &desc(t, &[1, 1, 2, 2])).unwrap();
-        let r = b.resample2d(&x, &Resample2dOptions { scales: Some(vec![2.0, 2.0]), ..Default::default() });
-        if allowed.contains(&t) {
-            assert_eq!(r.unwrap().descriptor(), &desc(t, &[1, 1, 4, 4]), "{t}");
-        } else {
-            assert_type_error(r, "resample2d: input data type");
-        }
-    }
+        b.resample2d(&x, &Resample2dOptions { scales: Some(vec![2.0, 2.0]), ..Default::default() })
+    });
     let mut b = builder();
     for shape in [&[2, 2][..], &[1, 2, 2][..], &[1, 1, 1, 2, 2][..]] {
         let x = b.input(&format!("x{}", shape.len()), &desc(Float32, shape)).unwrap();

@@ -5,12 +5,12 @@
 //! (filter); every row runs under every input layout and filter layout with the shapes
 //! permuted accordingly.
 
-use crate::graph::{Attrs, Graph};
-use crate::limits::member_limits;
+use crate::graph::Attrs;
 use crate::testing::*;
 use crate::types::{
     Conv2dFilterOperandLayout as FL, ConvTranspose2dFilterOperandLayout as TL, InputOperandLayout as IL,
 };
+use crate::validate::test_support::{assert_types_follow_limits, built_builder, graph_of, run_checked, setters};
 use crate::{DataType::*, ErrorKind};
 
 pub(super) type Expect = std::result::Result<[u32; 4], &'static str>;
@@ -39,23 +39,12 @@ pub(super) fn tconv_filter_shape(layout: TL, [i, o, h, w]: [u32; 4]) -> Vec<u32>
     }
 }
 
-/// Builds a graph with `out` as its only output and returns it.
-pub(super) fn graph_of(b: &mut GraphBuilder, out: &Operand) -> Graph {
-    b.build(&[("out", out)]).unwrap()
-}
-
-/// A builder that has already built (for InvalidStateError).
-pub(super) fn built_builder() -> (GraphBuilder, Operand) {
-    let mut b = builder();
-    let x = b.input("x", &desc(Float32, &[1, 1, 4, 4])).unwrap();
-    let y = b.identity(&x, &OperatorOptions::default()).unwrap();
-    b.build(&[("y", &y)]).unwrap();
-    (b, x)
-}
-
 // ---------------------------------------------------------------------------------------------
 // conv2d
 // ---------------------------------------------------------------------------------------------
+
+/// An optional list option.
+type List = Option<Vec<u32>>;
 
 #[derive(Clone)]
 struct Conv {
@@ -87,41 +76,40 @@ fn c(input: [u32; 4], filter: [u32; 4]) -> Conv {
 }
 
 impl Conv {
-    fn pad(mut self, v: &[u32]) -> Self {
-        self.padding = Some(v.to_vec());
-        self
+    setters!(vec u32; pad => padding, strides => strides, dil => dilations, opad => output_padding, osizes => output_sizes);
+    setters!(expect [u32; 4]);
+    setters!(set u32; groups => groups);
+    /// The row's (padding, strides, dilations, groups) options.
+    fn window(&self) -> (List, List, List, u32) {
+        (self.padding.clone(), self.strides.clone(), self.dilations.clone(), self.groups)
     }
-    fn strides(mut self, v: &[u32]) -> Self {
-        self.strides = Some(v.to_vec());
-        self
-    }
-    fn dil(mut self, v: &[u32]) -> Self {
-        self.dilations = Some(v.to_vec());
-        self
-    }
-    fn opad(mut self, v: &[u32]) -> Self {
-        self.output_padding = Some(v.to_vec());
-        self
-    }
-    fn osizes(mut self, v: &[u32]) -> Self {
-        self.output_sizes = Some(v.to_vec());
-        self
-    }
-    fn groups(mut self, g: u32) -> Self {
-        self.groups = g;
-        self
-    }
-    fn bias(mut self, n: u32) -> Self {
-        self.bias = Some(n);
-        self
-    }
-    fn ok(mut self, out: [u32; 4]) -> Self {
-        self.expect = Ok(out);
-        self
-    }
-    fn err(mut self, needle: &'static str) -> Self {
-        self.expect = Err(needle);
-        self
+    setters!(some u32; bias => bias);
+}
+
+/// Runs every row (at least `min_rows`) under both input layouts and every filter layout of
+/// `filter_layouts` (`filter_shape` permutes the row's filter shape into one), calling the op
+/// through `call`; `op` is its name in the TypeErrors.
+fn run_conv_table<L: Copy + std::fmt::Display>(
+    rows: &[Conv],
+    min_rows: usize,
+    filter_layouts: &[L],
+    filter_shape: fn(L, [u32; 4]) -> Vec<u32>,
+    op: &str,
+    call: impl Fn(&mut GraphBuilder, &Operand, &Operand, &Conv, IL, L, Option<Operand>) -> Result<Operand>,
+) {
+    assert!(rows.len() >= min_rows, "{} rows", rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        for il in [IL::Nchw, IL::Nhwc] {
+            for &fl in filter_layouts {
+                let want = row.expect.map(|out| desc(Float32, &in_shape(il, out)));
+                run_checked(op, want, &format!("row {i} {il} {fl}"), |b| {
+                    let x = b.input("x", &desc(Float32, &in_shape(il, row.input))).unwrap();
+                    let f = b.input("f", &desc(Float32, &filter_shape(fl, row.filter))).unwrap();
+                    let bias = row.bias.map(|n| b.input("bias", &desc(Float32, &[n])).unwrap());
+                    call(b, &x, &f, row, il, fl, bias)
+                });
+            }
+        }
     }
 }
 
@@ -208,62 +196,27 @@ fn conv2d_rows() -> Vec<Conv> {
     ]
 }
 
-fn conv2d_options(row: &Conv, il: IL, fl: FL, bias: Option<Operand>) -> Conv2dOptions {
-    Conv2dOptions {
-        label: String::new(),
-        padding: row.padding.clone(),
-        strides: row.strides.clone(),
-        dilations: row.dilations.clone(),
-        groups: row.groups,
-        input_layout: il,
-        filter_layout: fl,
-        bias,
-    }
+fn conv2d_options(row: &Conv, input_layout: IL, filter_layout: FL, bias: Option<Operand>) -> Conv2dOptions {
+    let (padding, strides, dilations, groups) = row.window();
+    Conv2dOptions { label: String::new(), padding, strides, dilations, groups, input_layout, filter_layout, bias }
 }
 
 #[test]
 fn conv2d_table_every_layout() {
-    let rows = conv2d_rows();
-    assert!(rows.len() >= 70, "{} rows", rows.len());
-    for (i, row) in rows.iter().enumerate() {
-        for il in [IL::Nchw, IL::Nhwc] {
-            for fl in FL::ALL.iter().copied() {
-                let mut b = builder();
-                let x = b.input("x", &desc(Float32, &in_shape(il, row.input))).unwrap();
-                let f = b.input("f", &desc(Float32, &conv_filter_shape(fl, row.filter))).unwrap();
-                let bias = row.bias.map(|n| b.input("bias", &desc(Float32, &[n])).unwrap());
-                let options = conv2d_options(row, il, fl, bias);
-                let r = b.conv2d(&x, &f, &options);
-                let ctx = format!("row {i} {il} {fl}");
-                match row.expect {
-                    Ok(out) => assert_eq!(r.expect(&ctx).descriptor(), &desc(Float32, &in_shape(il, out)), "{ctx}"),
-                    Err(needle) => {
-                        let e = r.expect_err(&ctx);
-                        assert_eq!(e.kind, ErrorKind::Type, "{ctx}: {e}");
-                        assert!(e.message.contains(needle), "{ctx}: {:?} should contain {needle:?}", e.message);
-                        assert!(e.message.contains("conv2d"), "{ctx}");
-                        assert_eq!(b.operation_count(), 0, "{ctx}: a throwing call adds nothing");
-                    }
-                }
-            }
-        }
-    }
+    run_conv_table(&conv2d_rows(), 70, FL::ALL, conv_filter_shape, "conv2d", |b, x, f, row, il, fl, bias| {
+        b.conv2d(x, f, &conv2d_options(row, il, fl, bias))
+    });
 }
 
 #[test]
 fn conv2d_data_types() {
-    let allowed = member_limits(OpKind::Conv2d, "input").unwrap().data_types;
-    for t in DataType::ALL {
-        let mut b = builder();
+    assert_types_follow_limits(OpKind::Conv2d, "input", &[1, 1, 3, 3], |b, t| {
         let x = b.input("x", &desc(t, &[1, 1, 5, 5])).unwrap();
         let f = b.input("f", &desc(t, &[1, 1, 3, 3])).unwrap();
         let bias = b.input("bias", &desc(t, &[1])).unwrap();
-        let r = b.conv2d(&x, &f, &Conv2dOptions { bias: Some(bias), ..Conv2dOptions::new() });
-        if allowed.contains(&t) {
-            assert_eq!(r.unwrap().descriptor(), &desc(t, &[1, 1, 3, 3]), "{t}");
-        } else {
-            assert_type_error(r, "input data type");
-        }
+        b.conv2d(&x, &f, &Conv2dOptions { bias: Some(bias), ..Conv2dOptions::new() })
+    });
+    for t in DataType::ALL {
         // A filter of another type than the input.
         for u in DataType::ALL.into_iter().filter(|&u| u != t) {
             let mut b = builder();
@@ -479,63 +432,48 @@ fn conv_transpose2d_rows() -> Vec<Conv> {
     ]
 }
 
-fn conv_transpose2d_options(row: &Conv, il: IL, fl: TL, bias: Option<Operand>) -> ConvTranspose2dOptions {
+fn conv_transpose2d_options(
+    row: &Conv,
+    input_layout: IL,
+    filter_layout: TL,
+    bias: Option<Operand>,
+) -> ConvTranspose2dOptions {
+    let (padding, strides, dilations, groups) = row.window();
+    let (output_padding, output_sizes) = (row.output_padding.clone(), row.output_sizes.clone());
+    let label = String::new();
     ConvTranspose2dOptions {
-        label: String::new(),
-        padding: row.padding.clone(),
-        strides: row.strides.clone(),
-        dilations: row.dilations.clone(),
-        output_padding: row.output_padding.clone(),
-        output_sizes: row.output_sizes.clone(),
-        groups: row.groups,
-        input_layout: il,
-        filter_layout: fl,
+        label,
+        padding,
+        strides,
+        dilations,
+        output_padding,
+        output_sizes,
+        groups,
+        input_layout,
+        filter_layout,
         bias,
     }
 }
 
 #[test]
 fn conv_transpose2d_table_every_layout() {
-    let rows = conv_transpose2d_rows();
-    assert!(rows.len() >= 65, "{} rows", rows.len());
-    for (i, row) in rows.iter().enumerate() {
-        for il in [IL::Nchw, IL::Nhwc] {
-            for fl in TL::ALL.iter().copied() {
-                let mut b = builder();
-                let x = b.input("x", &desc(Float32, &in_shape(il, row.input))).unwrap();
-                let f = b.input("f", &desc(Float32, &tconv_filter_shape(fl, row.filter))).unwrap();
-                let bias = row.bias.map(|n| b.input("bias", &desc(Float32, &[n])).unwrap());
-                let r = b.conv_transpose2d(&x, &f, &conv_transpose2d_options(row, il, fl, bias));
-                let ctx = format!("row {i} {il} {fl}");
-                match row.expect {
-                    Ok(out) => assert_eq!(r.expect(&ctx).descriptor(), &desc(Float32, &in_shape(il, out)), "{ctx}"),
-                    Err(needle) => {
-                        let e = r.expect_err(&ctx);
-                        assert_eq!(e.kind, ErrorKind::Type, "{ctx}: {e}");
-                        assert!(e.message.contains(needle), "{ctx}: {:?} should contain {needle:?}", e.message);
-                        assert!(e.message.contains("convTranspose2d"), "{ctx}");
-                        assert_eq!(b.operation_count(), 0, "{ctx}");
-                    }
-                }
-            }
-        }
-    }
+    run_conv_table(
+        &conv_transpose2d_rows(),
+        65,
+        TL::ALL,
+        tconv_filter_shape,
+        "convTranspose2d",
+        |b, x, f, row, il, fl, bias| b.conv_transpose2d(x, f, &conv_transpose2d_options(row, il, fl, bias)),
+    );
 }
 
 #[test]
 fn conv_transpose2d_types_ranks_builders_attrs() {
-    let allowed = member_limits(OpKind::ConvTranspose2d, "input").unwrap().data_types;
-    for t in DataType::ALL {
-        let mut b = builder();
+    assert_types_follow_limits(OpKind::ConvTranspose2d, "input", &[1, 1, 5, 5], |b, t| {
         let x = b.input("x", &desc(t, &[1, 1, 3, 3])).unwrap();
         let f = b.input("f", &desc(t, &[1, 1, 3, 3])).unwrap();
-        let r = b.conv_transpose2d(&x, &f, &ConvTranspose2dOptions::new());
-        if allowed.contains(&t) {
-            assert_eq!(r.unwrap().descriptor(), &desc(t, &[1, 1, 5, 5]), "{t}");
-        } else {
-            assert_type_error(r, "convTranspose2d: input data type");
-        }
-    }
+        b.conv_transpose2d(&x, &f, &ConvTranspose2dOptions::new())
+    });
     let mut b = builder();
     let x = b.input("x", &desc(Float32, &[1, 1, 3, 3])).unwrap();
     let f = b.input("f", &desc(Float32, &[1, 1, 3, 3])).unwrap();

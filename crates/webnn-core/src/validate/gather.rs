@@ -24,16 +24,7 @@ fn check_axis(call: &OpCall, input: &OperandDescriptor, axis: u32) -> Result<usi
 
 /// Fails unless `what`'s rank equals the input's (the table's "same rank as input").
 fn check_same_rank(call: &OpCall, input: &OperandDescriptor, other: &OperandDescriptor, what: &str) -> Result<()> {
-    if other.rank() != input.rank() {
-        return Err(call.error(format_args!(
-            "{what} rank {} (shape {:?}) must equal the input rank {} (shape {:?})",
-            other.rank(),
-            other.shape,
-            input.rank(),
-            input.shape
-        )));
-    }
-    Ok(())
+    super::check_same_rank(call, what, other, "the input", input)
 }
 
 /// The last item of the indices shape (`coordinateSize` of gatherND/scatterND), which must not

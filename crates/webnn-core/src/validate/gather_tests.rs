@@ -5,9 +5,33 @@
 
 use crate::graph::Attrs;
 use crate::testing::*;
+use crate::validate::test_support::run_row;
 use crate::DataType::*;
 
 type Expect<'a> = Result<&'a [u32], &'a str>;
+
+/// Runs the (input shape, indices shape, axis, expect) `rows` of `kind` (gather or
+/// gatherElements) under each (data type, indices data type) pair of `types`.
+fn axis_gather_table(
+    rows: &[(&[u32], &[u32], u32, Expect)],
+    types: &[(DataType, DataType)],
+    kind: OpKind,
+    call: fn(&mut GraphBuilder, &Operand, &Operand, u32) -> Result<Operand>,
+) {
+    for (i, (shape, ishape, axis, expect)) in rows.iter().enumerate() {
+        for &(t, it) in types {
+            let r = run_row(t, *expect, (i, kind, shape, ishape, axis), |b| {
+                let x = b.input("x", &desc(t, shape)).unwrap();
+                let idx = b.input("i", &desc(it, ishape)).unwrap();
+                call(b, &x, &idx, *axis)
+            });
+            if let Some(op) = r {
+                assert_eq!((op.kind, op.attrs), (kind, Attrs::Axis { axis: *axis }));
+                assert_eq!(op.inputs.len(), 2);
+            }
+        }
+    }
+}
 
 #[test]
 fn gather_table() {
@@ -46,20 +70,9 @@ fn gather_table() {
         // output element count
         (&[65536, 2], &[65536], 1, Err("elements")),
     ];
-    for (i, (shape, ishape, axis, expect)) in rows.iter().enumerate() {
-        for (t, it) in [(Float32, Int32), (Int8, Uint32), (Uint64, Int64)] {
-            let mut b = builder();
-            let x = b.input("x", &desc(t, shape)).unwrap();
-            let idx = b.input("i", &desc(it, ishape)).unwrap();
-            let r = b.gather(&x, &idx, &GatherOptions { axis: *axis, ..Default::default() });
-            assert_nothing_added(&b, 0, &r);
-            if let Some(o) = check(r, t, *expect, (i, shape, ishape, axis)) {
-                let op = built_attrs(&mut b, &[&o]);
-                assert_eq!((op.kind, op.attrs), (OpKind::Gather, Attrs::Axis { axis: *axis }));
-                assert_eq!(op.inputs.len(), 2);
-            }
-        }
-    }
+    axis_gather_table(rows, &[(Float32, Int32), (Int8, Uint32), (Uint64, Int64)], OpKind::Gather, |b, x, idx, axis| {
+        b.gather(x, idx, &GatherOptions { axis, ..Default::default() })
+    });
 }
 
 #[test]
@@ -98,19 +111,12 @@ fn gather_elements_table() {
         (&[], &[], 0, Err("input rank 0")),
         (&[5], &[], 0, Err("indices rank 0")),
     ];
-    for (i, (shape, ishape, axis, expect)) in rows.iter().enumerate() {
-        for (t, it) in [(Float16, Int32), (Uint8, Int64), (Int32, Uint32)] {
-            let mut b = builder();
-            let x = b.input("x", &desc(t, shape)).unwrap();
-            let idx = b.input("i", &desc(it, ishape)).unwrap();
-            let r = b.gather_elements(&x, &idx, &GatherOptions { axis: *axis, ..Default::default() });
-            assert_nothing_added(&b, 0, &r);
-            if let Some(o) = check(r, t, *expect, (i, shape, ishape, axis)) {
-                let op = built_attrs(&mut b, &[&o]);
-                assert_eq!((op.kind, op.attrs), (OpKind::GatherElements, Attrs::Axis { axis: *axis }));
-            }
-        }
-    }
+    axis_gather_table(
+        rows,
+        &[(Float16, Int32), (Uint8, Int64), (Int32, Uint32)],
+        OpKind::GatherElements,
+        |b, x, idx, axis| b.gather_elements(x, idx, &GatherOptions { axis, ..Default::default() }),
+    );
 }
 
 #[test]
@@ -150,13 +156,12 @@ fn gather_nd_table() {
     ];
     for (i, (shape, ishape, expect)) in rows.iter().enumerate() {
         for (t, it) in [(Float32, Int64), (Uint32, Int32), (Int64, Uint32)] {
-            let mut b = builder();
-            let x = b.input("x", &desc(t, shape)).unwrap();
-            let idx = b.input("i", &desc(it, ishape)).unwrap();
-            let r = b.gather_nd(&x, &idx, &OperatorOptions::default());
-            assert_nothing_added(&b, 0, &r);
-            if let Some(o) = check(r, t, *expect, (i, shape, ishape)) {
-                let op = built_attrs(&mut b, &[&o]);
+            let r = run_row(t, *expect, (i, shape, ishape), |b| {
+                let x = b.input("x", &desc(t, shape)).unwrap();
+                let idx = b.input("i", &desc(it, ishape)).unwrap();
+                b.gather_nd(&x, &idx, &OperatorOptions::default())
+            });
+            if let Some(op) = r {
                 assert_eq!((op.kind, op.attrs), (OpKind::GatherNd, Attrs::None));
             }
         }
@@ -216,15 +221,14 @@ fn scatter_elements_table() {
     ];
     for (i, (shape, ishape, ushape, axis, err)) in rows.iter().enumerate() {
         for (t, it) in [(Float32, Int32), (Int8, Int64), (Uint64, Uint32)] {
-            let mut b = builder();
-            let x = b.input("x", &desc(t, shape)).unwrap();
-            let idx = b.input("i", &desc(it, ishape)).unwrap();
-            let upd = b.input("u", &desc(t, ushape)).unwrap();
-            let r = b.scatter_elements(&x, &idx, &upd, &ScatterOptions { axis: *axis, ..Default::default() });
-            assert_nothing_added(&b, 0, &r);
             let expect = err.map_or(Ok(*shape), Err);
-            if let Some(o) = check(r, t, expect, (i, shape, ishape, ushape, axis)) {
-                let op = built_attrs(&mut b, &[&o]);
+            let r = run_row(t, expect, (i, shape, ishape, ushape, axis), |b| {
+                let x = b.input("x", &desc(t, shape)).unwrap();
+                let idx = b.input("i", &desc(it, ishape)).unwrap();
+                let upd = b.input("u", &desc(t, ushape)).unwrap();
+                b.scatter_elements(&x, &idx, &upd, &ScatterOptions { axis: *axis, ..Default::default() })
+            });
+            if let Some(op) = r {
                 assert_eq!((op.kind, op.attrs), (OpKind::ScatterElements, Attrs::Axis { axis: *axis }));
                 assert_eq!(op.inputs.len(), 3);
             }
@@ -267,15 +271,14 @@ fn scatter_nd_table() {
     ];
     for (i, (shape, ishape, ushape, err)) in rows.iter().enumerate() {
         for (t, it) in [(Float16, Int64), (Uint8, Int32), (Int32, Uint32)] {
-            let mut b = builder();
-            let x = b.input("x", &desc(t, shape)).unwrap();
-            let idx = b.input("i", &desc(it, ishape)).unwrap();
-            let upd = b.input("u", &desc(t, ushape)).unwrap();
-            let r = b.scatter_nd(&x, &idx, &upd, &OperatorOptions::default());
-            assert_nothing_added(&b, 0, &r);
             let expect = err.map_or(Ok(*shape), Err);
-            if let Some(o) = check(r, t, expect, (i, shape, ishape, ushape)) {
-                let op = built_attrs(&mut b, &[&o]);
+            let r = run_row(t, expect, (i, shape, ishape, ushape), |b| {
+                let x = b.input("x", &desc(t, shape)).unwrap();
+                let idx = b.input("i", &desc(it, ishape)).unwrap();
+                let upd = b.input("u", &desc(t, ushape)).unwrap();
+                b.scatter_nd(&x, &idx, &upd, &OperatorOptions::default())
+            });
+            if let Some(op) = r {
                 assert_eq!((op.kind, op.attrs), (OpKind::ScatterNd, Attrs::None));
             }
         }

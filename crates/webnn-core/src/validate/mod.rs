@@ -11,9 +11,53 @@ pub(crate) mod recurrent;
 pub(crate) mod reduction;
 pub(crate) mod shape;
 
+use crate::builder::OpCall;
+use crate::types::OperandDescriptor;
+
 /// Tests common to the data-movement ops of `shape.rs` and `gather.rs`.
 #[cfg(test)]
 mod movement_tests;
+/// Helpers shared by the validator table tests.
+#[cfg(test)]
+mod test_support;
+
+/// TypeError unless `what`'s rank equals the rank of `reference` (named `reference_name`).
+pub(crate) fn check_same_rank(
+    call: &OpCall,
+    what: &str,
+    desc: &OperandDescriptor,
+    reference_name: &str,
+    reference: &OperandDescriptor,
+) -> crate::error::Result<()> {
+    if desc.rank() != reference.rank() {
+        return Err(call.error(format_args!(
+            "{what} rank {} (shape {:?}) must equal {reference_name} rank {} (shape {:?})",
+            desc.rank(),
+            desc.shape,
+            reference.rank(),
+            reference.shape
+        )));
+    }
+    Ok(())
+}
+
+/// TypeError unless the sizes of the lists `a` and `b` (named `a_name` and `b_name`) both equal
+/// the input rank `rank`.
+pub(crate) fn check_sizes_are_rank(
+    call: &OpCall,
+    a_name: &str,
+    a: usize,
+    b_name: &str,
+    b: usize,
+    rank: usize,
+) -> crate::error::Result<()> {
+    if a != rank || b != rank {
+        return Err(
+            call.error(format_args!("{a_name} size {a} and {b_name} size {b} must both equal the input rank {rank}"))
+        );
+    }
+    Ok(())
+}
 
 /// *unidirectionally broadcast the shapes* (§9.1): `from` broadcast to `to`, or `None`.
 pub fn broadcast_unidirectional(from: &[u32], to: &[u32]) -> Option<Vec<u32>> {

@@ -13,7 +13,15 @@ use std::sync::Arc;
 struct Case {
     op: OpKind,
     slots: Vec<(&'static str, OperandDescriptor)>,
-    call: fn(&mut GraphBuilder, &[Operand], &str) -> Result<Vec<Operand>>,
+    call: CaseCall,
+}
+
+/// A call of a [`Case`]'s op on its slots' operands, with a label.
+type CaseCall = fn(&mut GraphBuilder, &[Operand], &str) -> Result<Vec<Operand>>;
+
+/// A [`Case`] of `op` with its operand `slots` and its `call`.
+fn case(op: OpKind, slots: Vec<(&'static str, OperandDescriptor)>, call: CaseCall) -> Case {
+    Case { op, slots, call }
 }
 
 fn one(r: Result<Operand>) -> Result<Vec<Operand>> {
@@ -29,92 +37,56 @@ fn cases() -> Vec<Case> {
     let f = |s: &[u32]| desc(Float32, s);
     let i = |s: &[u32]| desc(Int32, s);
     vec![
-        Case {
-            op: OpKind::Concat,
-            slots: vec![("inputs", f(&[2, 3])), ("inputs", f(&[2, 3]))],
-            call: |b, x, l| one(b.concat(&[&x[0], &x[1]], 0, &op(l))),
-        },
-        Case {
-            op: OpKind::Expand,
-            slots: vec![("input", f(&[3, 1]))],
-            call: |b, x, l| one(b.expand(&x[0], &[3, 4], &op(l))),
-        },
-        Case {
-            op: OpKind::Pad,
-            slots: vec![("input", f(&[2, 3]))],
-            call: |b, x, l| one(b.pad(&x[0], &[1, 1], &[1, 1], &PadOptions { label: l.into(), ..Default::default() })),
-        },
-        Case {
-            op: OpKind::Reshape,
-            slots: vec![("input", f(&[2, 3]))],
-            call: |b, x, l| one(b.reshape(&x[0], &[6], &op(l))),
-        },
-        Case {
-            op: OpKind::Reverse,
-            slots: vec![("input", f(&[2, 3]))],
-            call: |b, x, l| one(b.reverse(&x[0], &ReverseOptions { label: l.into(), ..Default::default() })),
-        },
-        Case {
-            op: OpKind::Slice,
-            slots: vec![("input", f(&[2, 3]))],
-            call: |b, x, l| {
-                one(b.slice(&x[0], &[0, 1], &[2, 2], &SliceOptions { label: l.into(), ..Default::default() }))
-            },
-        },
-        Case {
-            op: OpKind::Split,
-            slots: vec![("input", f(&[2, 4]))],
-            call: |b, x, l| b.split(&x[0], &Splits::Count(2), &SplitOptions { label: l.into(), ..Default::default() }),
-        },
-        Case {
-            op: OpKind::Tile,
-            slots: vec![("input", f(&[2, 3]))],
-            call: |b, x, l| one(b.tile(&x[0], &[2, 1], &op(l))),
-        },
-        Case {
-            op: OpKind::Transpose,
-            slots: vec![("input", f(&[2, 3]))],
-            call: |b, x, l| one(b.transpose(&x[0], &TransposeOptions { label: l.into(), ..Default::default() })),
-        },
-        Case {
-            op: OpKind::Triangular,
-            slots: vec![("input", f(&[3, 3]))],
-            call: |b, x, l| one(b.triangular(&x[0], &TriangularOptions { label: l.into(), ..Default::default() })),
-        },
-        Case {
-            op: OpKind::Where,
-            slots: vec![("condition", desc(Uint8, &[2, 3])), ("trueValue", f(&[2, 3])), ("falseValue", f(&[3]))],
-            call: |b, x, l| one(b.where_(&x[0], &x[1], &x[2], &op(l))),
-        },
-        Case {
-            op: OpKind::Gather,
-            slots: vec![("input", f(&[4, 3])), ("indices", i(&[2]))],
-            call: |b, x, l| one(b.gather(&x[0], &x[1], &GatherOptions { label: l.into(), ..Default::default() })),
-        },
-        Case {
-            op: OpKind::GatherElements,
-            slots: vec![("input", f(&[4, 3])), ("indices", i(&[2, 3]))],
-            call: |b, x, l| {
-                one(b.gather_elements(&x[0], &x[1], &GatherOptions { label: l.into(), ..Default::default() }))
-            },
-        },
-        Case {
-            op: OpKind::GatherNd,
-            slots: vec![("input", f(&[4, 3])), ("indices", i(&[2, 2]))],
-            call: |b, x, l| one(b.gather_nd(&x[0], &x[1], &op(l))),
-        },
-        Case {
-            op: OpKind::ScatterElements,
-            slots: vec![("input", f(&[4, 3])), ("indices", i(&[2, 3])), ("updates", f(&[2, 3]))],
-            call: |b, x, l| {
+        case(OpKind::Concat, vec![("inputs", f(&[2, 3])), ("inputs", f(&[2, 3]))], |b, x, l| {
+            one(b.concat(&[&x[0], &x[1]], 0, &op(l)))
+        }),
+        case(OpKind::Expand, vec![("input", f(&[3, 1]))], |b, x, l| one(b.expand(&x[0], &[3, 4], &op(l)))),
+        case(OpKind::Pad, vec![("input", f(&[2, 3]))], |b, x, l| {
+            one(b.pad(&x[0], &[1, 1], &[1, 1], &PadOptions { label: l.into(), ..Default::default() }))
+        }),
+        case(OpKind::Reshape, vec![("input", f(&[2, 3]))], |b, x, l| one(b.reshape(&x[0], &[6], &op(l)))),
+        case(OpKind::Reverse, vec![("input", f(&[2, 3]))], |b, x, l| {
+            one(b.reverse(&x[0], &ReverseOptions { label: l.into(), ..Default::default() }))
+        }),
+        case(OpKind::Slice, vec![("input", f(&[2, 3]))], |b, x, l| {
+            one(b.slice(&x[0], &[0, 1], &[2, 2], &SliceOptions { label: l.into(), ..Default::default() }))
+        }),
+        case(OpKind::Split, vec![("input", f(&[2, 4]))], |b, x, l| {
+            b.split(&x[0], &Splits::Count(2), &SplitOptions { label: l.into(), ..Default::default() })
+        }),
+        case(OpKind::Tile, vec![("input", f(&[2, 3]))], |b, x, l| one(b.tile(&x[0], &[2, 1], &op(l)))),
+        case(OpKind::Transpose, vec![("input", f(&[2, 3]))], |b, x, l| {
+            one(b.transpose(&x[0], &TransposeOptions { label: l.into(), ..Default::default() }))
+        }),
+        case(OpKind::Triangular, vec![("input", f(&[3, 3]))], |b, x, l| {
+            one(b.triangular(&x[0], &TriangularOptions { label: l.into(), ..Default::default() }))
+        }),
+        case(
+            OpKind::Where,
+            vec![("condition", desc(Uint8, &[2, 3])), ("trueValue", f(&[2, 3])), ("falseValue", f(&[3]))],
+            |b, x, l| one(b.where_(&x[0], &x[1], &x[2], &op(l))),
+        ),
+        case(OpKind::Gather, vec![("input", f(&[4, 3])), ("indices", i(&[2]))], |b, x, l| {
+            one(b.gather(&x[0], &x[1], &GatherOptions { label: l.into(), ..Default::default() }))
+        }),
+        case(OpKind::GatherElements, vec![("input", f(&[4, 3])), ("indices", i(&[2, 3]))], |b, x, l| {
+            one(b.gather_elements(&x[0], &x[1], &GatherOptions { label: l.into(), ..Default::default() }))
+        }),
+        case(OpKind::GatherNd, vec![("input", f(&[4, 3])), ("indices", i(&[2, 2]))], |b, x, l| {
+            one(b.gather_nd(&x[0], &x[1], &op(l)))
+        }),
+        case(
+            OpKind::ScatterElements,
+            vec![("input", f(&[4, 3])), ("indices", i(&[2, 3])), ("updates", f(&[2, 3]))],
+            |b, x, l| {
                 one(b.scatter_elements(&x[0], &x[1], &x[2], &ScatterOptions { label: l.into(), ..Default::default() }))
             },
-        },
-        Case {
-            op: OpKind::ScatterNd,
-            slots: vec![("input", f(&[4, 3])), ("indices", i(&[2, 1])), ("updates", f(&[2, 3]))],
-            call: |b, x, l| one(b.scatter_nd(&x[0], &x[1], &x[2], &op(l))),
-        },
+        ),
+        case(
+            OpKind::ScatterNd,
+            vec![("input", f(&[4, 3])), ("indices", i(&[2, 1])), ("updates", f(&[2, 3]))],
+            |b, x, l| one(b.scatter_nd(&x[0], &x[1], &x[2], &op(l))),
+        ),
     ]
 }
 
@@ -235,6 +207,15 @@ fn data_types_follow_the_limits_table() {
     }
 }
 
+/// Builds `out` and returns the names of the graph inputs in the slots of its operation (the
+/// graph's only one), in slot order.
+fn slot_input_names(mut b: GraphBuilder, out: &Operand) -> Vec<String> {
+    let g = b.build(&[("out", out)]).unwrap();
+    let op = &g.operations[0];
+    let name = |k| g.inputs.iter().find(|(_, id)| Some(*id) == op.input(k)).unwrap().0.clone();
+    (0..op.inputs.len()).map(name).collect()
+}
+
 #[test]
 fn input_operands_are_recorded_by_slot_in_order() {
     let mut b = builder();
@@ -242,22 +223,14 @@ fn input_operands_are_recorded_by_slot_in_order() {
     let x = b.input("x", &desc(Float32, &[2])).unwrap();
     let y = b.input("y", &desc(Float32, &[2])).unwrap();
     let w = b.where_(&c, &x, &y, &OperatorOptions::default()).unwrap();
-    let g = b.build(&[("w", &w)]).unwrap();
-    let op = &g.operations[0];
-    let names: Vec<&str> =
-        (0..3).map(|k| g.inputs.iter().find(|(_, id)| Some(*id) == op.input(k)).unwrap().0.as_str()).collect();
-    assert_eq!(names, ["c", "x", "y"]);
+    assert_eq!(slot_input_names(b, &w), ["c", "x", "y"]);
 
     let mut b = builder();
     let x = b.input("x", &desc(Float32, &[4, 3])).unwrap();
     let i = b.input("i", &desc(Int64, &[2, 3])).unwrap();
     let u = b.input("u", &desc(Float32, &[2, 3])).unwrap();
     let s = b.scatter_elements(&x, &i, &u, &ScatterOptions::default()).unwrap();
-    let g = b.build(&[("s", &s)]).unwrap();
-    let op = &g.operations[0];
-    let names: Vec<&str> =
-        (0..3).map(|k| g.inputs.iter().find(|(_, id)| Some(*id) == op.input(k)).unwrap().0.as_str()).collect();
-    assert_eq!(names, ["x", "i", "u"]);
+    assert_eq!(slot_input_names(b, &s), ["x", "i", "u"]);
 }
 
 #[test]

@@ -1,44 +1,41 @@
 //! Table tests of batchNormalization, instanceNormalization and layerNormalization.
 
-use crate::graph::{Attrs, Graph};
-use crate::limits::member_limits;
+use crate::graph::Attrs;
 use crate::testing::*;
 use crate::types::InputOperandLayout as IL;
+use crate::validate::test_support::{
+    assert_types_follow_limits, built_builder, for_rows, graph_of, run_checked, setters,
+};
 use crate::{DataType::*, ErrorKind};
 use half::f16;
 
 type Shape = &'static [u32];
 
-fn graph_of(b: &mut GraphBuilder, out: &Operand) -> Graph {
-    b.build(&[("out", out)]).unwrap()
+/// The optional scale and bias inputs of data type `t` and the shapes given.
+fn scale_bias(
+    b: &mut GraphBuilder,
+    t: DataType,
+    scale: Option<Shape>,
+    bias: Option<Shape>,
+) -> (Option<Operand>, Option<Operand>) {
+    let scale = scale.map(|s| b.input("scale", &desc(t, s)).unwrap());
+    (scale, bias.map(|s| b.input("bias", &desc(t, s)).unwrap()))
 }
 
-fn built_builder() -> (GraphBuilder, Operand) {
-    let mut b = builder();
-    let x = b.input("x", &desc(Float32, &[1, 2, 2, 2])).unwrap();
-    let y = b.identity(&x, &OperatorOptions::default()).unwrap();
-    b.build(&[("y", &y)]).unwrap();
-    (b, x)
-}
-
+/// Asserts the TypeErrors of a scale, then a bias, of the data type of `wrong` (not
+/// `input_type`, the input's), then of ones from another builder (`foreign`); `call(scale,
+/// bias)` calls the op with those options.
 #[track_caller]
-fn check(
-    r: Result<Operand>,
-    expect: std::result::Result<&OperandDescriptor, &str>,
-    op: &str,
-    ops_before: usize,
-    b: &GraphBuilder,
-    ctx: &str,
+fn assert_scale_bias_errors(
+    mut call: impl FnMut(Option<Operand>, Option<Operand>) -> Result<Operand>,
+    wrong: &Operand,
+    input_type: DataType,
+    foreign: &Operand,
 ) {
-    match expect {
-        Ok(d) => assert_eq!(r.expect(ctx).descriptor(), d, "{ctx}"),
-        Err(needle) => {
-            let e = r.expect_err(ctx);
-            assert_eq!(e.kind, ErrorKind::Type, "{ctx}: {e}");
-            assert!(e.message.contains(needle), "{ctx}: {:?} should contain {needle:?}", e.message);
-            assert!(e.message.contains(op), "{ctx}: {:?}", e.message);
-            assert_eq!(b.operation_count(), ops_before, "{ctx}: a throwing call adds nothing");
-        }
+    let wrong_type = format!("data type {} must equal input data type {input_type}", wrong.data_type());
+    for (operand, needle) in [(wrong, wrong_type.as_str()), (foreign, "was created by another MLGraphBuilder")] {
+        assert_type_error(call(Some(operand.clone()), None), &format!("scale {needle}"));
+        assert_type_error(call(None, Some(operand.clone())), &format!("bias {needle}"));
     }
 }
 
@@ -61,14 +58,7 @@ fn bn(input: Shape, axis: u32, mean: Shape, variance: Shape) -> Bn {
 }
 
 impl Bn {
-    fn scale(mut self, s: Shape) -> Self {
-        self.scale = Some(s);
-        self
-    }
-    fn bias(mut self, s: Shape) -> Self {
-        self.bias = Some(s);
-        self
-    }
+    setters!(some Shape; scale => scale, bias => bias);
     fn err(mut self, needle: &'static str) -> Self {
         self.expect = Err(needle);
         self
@@ -123,40 +113,27 @@ fn batch_normalization_rows() -> Vec<Bn> {
 
 #[test]
 fn batch_normalization_table() {
-    let rows = batch_normalization_rows();
-    assert!(rows.len() >= 35);
-    for (i, row) in rows.iter().enumerate() {
-        for t in [Float32, Float16] {
-            let mut b = builder();
+    for_rows(&batch_normalization_rows(), 35, &[Float32, Float16], |row, t, ctx| {
+        let want = row.expect.map(|_| desc(t, row.input));
+        run_checked("batchNormalization", want, ctx, |b| {
             let x = b.input("x", &desc(t, row.input)).unwrap();
             let mean = b.input("mean", &desc(t, row.mean)).unwrap();
             let variance = b.input("variance", &desc(t, row.variance)).unwrap();
-            let scale = row.scale.map(|s| b.input("scale", &desc(t, s)).unwrap());
-            let bias = row.bias.map(|s| b.input("bias", &desc(t, s)).unwrap());
+            let (scale, bias) = scale_bias(b, t, row.scale, row.bias);
             let options = BatchNormalizationOptions { axis: row.axis, scale, bias, ..Default::default() };
-            let r = b.batch_normalization(&x, &mean, &variance, &options);
-            let want = desc(t, row.input);
-            let ctx = format!("row {i} {t}");
-            check(r, row.expect.map(|_| &want), "batchNormalization", 0, &b, &ctx);
-        }
-    }
+            b.batch_normalization(&x, &mean, &variance, &options)
+        });
+    });
 }
 
 #[test]
 fn batch_normalization_types_builders_attrs() {
-    let allowed = member_limits(OpKind::BatchNormalization, "input").unwrap().data_types;
-    for t in DataType::ALL {
-        let mut b = builder();
+    assert_types_follow_limits(OpKind::BatchNormalization, "input", &[1, 2, 2, 2], |b, t| {
         let x = b.input("x", &desc(t, &[1, 2, 2, 2])).unwrap();
         let m = b.input("m", &desc(t, &[2])).unwrap();
         let v = b.input("v", &desc(t, &[2])).unwrap();
-        let r = b.batch_normalization(&x, &m, &v, &BatchNormalizationOptions::default());
-        if allowed.contains(&t) {
-            assert_eq!(r.unwrap().descriptor(), &desc(t, &[1, 2, 2, 2]), "{t}");
-        } else {
-            assert_type_error(r, "batchNormalization: input data type");
-        }
-    }
+        b.batch_normalization(&x, &m, &v, &BatchNormalizationOptions::default())
+    });
     let mut b = builder();
     let x = b.input("x", &desc(Float32, &[1, 2, 2, 2])).unwrap();
     let m = b.input("m", &desc(Float32, &[2])).unwrap();
@@ -171,14 +148,6 @@ fn batch_normalization_types_builders_attrs() {
         b.batch_normalization(&x, &m, &h, &o()),
         "variance data type float16 must equal input data type float32",
     );
-    assert_type_error(
-        b.batch_normalization(&x, &m, &m, &BatchNormalizationOptions { scale: Some(h.clone()), ..o() }),
-        "scale data type float16 must equal input data type float32",
-    );
-    assert_type_error(
-        b.batch_normalization(&x, &m, &m, &BatchNormalizationOptions { bias: Some(h.clone()), ..o() }),
-        "bias data type float16",
-    );
     assert_type_error(b.batch_normalization(&x, &i, &m, &o()), "mean data type int32 is not supported");
     assert_type_error(
         b.batch_normalization(&x, &m, &m, &BatchNormalizationOptions { label: "bn".into(), axis: 9, ..o() }),
@@ -188,13 +157,11 @@ fn batch_normalization_types_builders_attrs() {
     let om = other.input("m", &desc(Float32, &[2])).unwrap();
     assert_type_error(b.batch_normalization(&x, &om, &m, &o()), "mean was created by another MLGraphBuilder");
     assert_type_error(b.batch_normalization(&x, &m, &om, &o()), "variance was created by another MLGraphBuilder");
-    assert_type_error(
-        b.batch_normalization(&x, &m, &m, &BatchNormalizationOptions { scale: Some(om.clone()), ..o() }),
-        "scale was created by another MLGraphBuilder",
-    );
-    assert_type_error(
-        b.batch_normalization(&x, &m, &m, &BatchNormalizationOptions { bias: Some(om.clone()), ..o() }),
-        "bias was created by another MLGraphBuilder",
+    assert_scale_bias_errors(
+        |scale, bias| b.batch_normalization(&x, &m, &m, &BatchNormalizationOptions { scale, bias, ..o() }),
+        &h,
+        Float32,
+        &om,
     );
     assert_eq!(b.operation_count(), 0);
     let (mut built, x0) = built_builder();
@@ -255,52 +222,35 @@ fn instance_normalization_rows() -> Vec<InstanceRow> {
 fn instance_normalization_table() {
     for (i, (input, layout, scale, bias, expect)) in instance_normalization_rows().into_iter().enumerate() {
         for t in [Float32, Float16] {
-            let mut b = builder();
-            let x = b.input("x", &desc(t, input)).unwrap();
-            let scale = scale.map(|s| b.input("scale", &desc(t, s)).unwrap());
-            let bias = bias.map(|s| b.input("bias", &desc(t, s)).unwrap());
-            let options = InstanceNormalizationOptions { layout, scale, bias, ..Default::default() };
-            let r = b.instance_normalization(&x, &options);
-            let want = desc(t, input);
-            check(r, expect.map(|_| &want), "instanceNormalization", 0, &b, &format!("row {i} {t}"));
+            run_checked("instanceNormalization", expect.map(|_| desc(t, input)), &format!("row {i} {t}"), |b| {
+                let x = b.input("x", &desc(t, input)).unwrap();
+                let (scale, bias) = scale_bias(b, t, scale, bias);
+                b.instance_normalization(
+                    &x,
+                    &InstanceNormalizationOptions { layout, scale, bias, ..Default::default() },
+                )
+            });
         }
     }
 }
 
 #[test]
 fn instance_normalization_types_builders_attrs() {
-    let allowed = member_limits(OpKind::InstanceNormalization, "input").unwrap().data_types;
-    for t in DataType::ALL {
-        let mut b = builder();
+    assert_types_follow_limits(OpKind::InstanceNormalization, "input", &[1, 2, 2, 2], |b, t| {
         let x = b.input("x", &desc(t, &[1, 2, 2, 2])).unwrap();
-        let r = b.instance_normalization(&x, &InstanceNormalizationOptions::default());
-        if allowed.contains(&t) {
-            assert_eq!(r.unwrap().descriptor(), &desc(t, &[1, 2, 2, 2]), "{t}");
-        } else {
-            assert_type_error(r, "instanceNormalization: input data type");
-        }
-    }
+        b.instance_normalization(&x, &InstanceNormalizationOptions::default())
+    });
     let mut b = builder();
     let x = b.input("x", &desc(Float16, &[1, 2, 2, 2])).unwrap();
     let s32 = b.input("s32", &desc(Float32, &[2])).unwrap();
     let o = InstanceNormalizationOptions::default;
-    assert_type_error(
-        b.instance_normalization(&x, &InstanceNormalizationOptions { scale: Some(s32.clone()), ..o() }),
-        "scale data type float32 must equal input data type float16",
-    );
-    assert_type_error(
-        b.instance_normalization(&x, &InstanceNormalizationOptions { bias: Some(s32.clone()), ..o() }),
-        "bias data type float32 must equal input data type float16",
-    );
     let mut other = builder();
     let os = other.input("s", &desc(Float16, &[2])).unwrap();
-    assert_type_error(
-        b.instance_normalization(&x, &InstanceNormalizationOptions { scale: Some(os.clone()), ..o() }),
-        "scale was created by another MLGraphBuilder",
-    );
-    assert_type_error(
-        b.instance_normalization(&x, &InstanceNormalizationOptions { bias: Some(os), ..o() }),
-        "bias was created by another MLGraphBuilder",
+    assert_scale_bias_errors(
+        |scale, bias| b.instance_normalization(&x, &InstanceNormalizationOptions { scale, bias, ..o() }),
+        &s32,
+        Float16,
+        &os,
     );
     assert_type_error(
         b.instance_normalization(
@@ -348,14 +298,7 @@ fn ln(input: Shape, axes: Option<Shape>) -> Ln {
 }
 
 impl Ln {
-    fn scale(mut self, s: Shape) -> Self {
-        self.scale = Some(s);
-        self
-    }
-    fn bias(mut self, s: Shape) -> Self {
-        self.bias = Some(s);
-        self
-    }
+    setters!(some Shape; scale => scale, bias => bias);
     /// Valid; `axes` are the resolved axes.
     fn ok(mut self, axes: &[u32]) -> Self {
         self.expect = Ok(axes.to_vec());
@@ -416,47 +359,32 @@ fn layer_normalization_rows() -> Vec<Ln> {
 
 #[test]
 fn layer_normalization_table() {
-    let rows = layer_normalization_rows();
-    assert!(rows.len() >= 35);
-    for (i, row) in rows.iter().enumerate() {
-        for t in [Float32, Float16] {
-            let mut b = builder();
+    for_rows(&layer_normalization_rows(), 35, &[Float32, Float16], |row, t, ctx| {
+        let want = row.expect.as_ref().map(|_| desc(t, row.input)).map_err(|e| *e);
+        let (mut b, r) = run_checked("layerNormalization", want, ctx, |b| {
             let x = b.input("x", &desc(t, row.input)).unwrap();
-            let scale = row.scale.map(|s| b.input("scale", &desc(t, s)).unwrap());
-            let bias = row.bias.map(|s| b.input("bias", &desc(t, s)).unwrap());
-            let options =
-                LayerNormalizationOptions { axes: row.axes.map(|a| a.to_vec()), scale, bias, ..Default::default() };
-            let r = b.layer_normalization(&x, &options);
-            let want = desc(t, row.input);
-            let ctx = format!("row {i} {t}");
-            let ok = r.is_ok();
-            check(r.clone(), row.expect.as_ref().map(|_| &want).map_err(|e| *e), "layerNormalization", 0, &b, &ctx);
-            if let (true, Ok(axes)) = (ok, &row.expect) {
-                let g = graph_of(&mut b, &r.unwrap());
-                assert_eq!(
-                    g.operations[0].attrs,
-                    Attrs::LayerNormalization { axes: axes.clone(), epsilon: MLNumber::from(1e-5).cast(t).to_f64() },
-                    "{ctx}"
-                );
-            }
+            let (scale, bias) = scale_bias(b, t, row.scale, row.bias);
+            let axes = row.axes.map(|a| a.to_vec());
+            b.layer_normalization(&x, &LayerNormalizationOptions { axes, scale, bias, ..Default::default() })
+        });
+        if let (Some(out), Ok(axes)) = (r, &row.expect) {
+            let g = graph_of(&mut b, &out);
+            assert_eq!(
+                g.operations[0].attrs,
+                Attrs::LayerNormalization { axes: axes.clone(), epsilon: MLNumber::from(1e-5).cast(t).to_f64() },
+                "{ctx}"
+            );
         }
-    }
+    });
 }
 
 #[test]
 fn layer_normalization_types_builders() {
-    let allowed = member_limits(OpKind::LayerNormalization, "input").unwrap().data_types;
-    for t in DataType::ALL {
-        for shape in [&[][..], &[3][..], &[2, 3, 4][..]] {
-            let mut b = builder();
+    for shape in [&[][..], &[3][..], &[2, 3, 4][..]] {
+        assert_types_follow_limits(OpKind::LayerNormalization, "input", shape, |b, t| {
             let x = b.input("x", &desc(t, shape)).unwrap();
-            let r = b.layer_normalization(&x, &LayerNormalizationOptions::default());
-            if allowed.contains(&t) {
-                assert_eq!(r.unwrap().descriptor(), &desc(t, shape), "{t}");
-            } else {
-                assert_type_error(r, "layerNormalization: input data type");
-            }
-        }
+            b.layer_normalization(&x, &LayerNormalizationOptions::default())
+        });
     }
     let mut b = builder();
     let x = b.input("x", &desc(Float32, &[2, 3])).unwrap();
@@ -464,26 +392,16 @@ fn layer_normalization_types_builders() {
     let si = b.input("si", &desc(Int64, &[3])).unwrap();
     let o = LayerNormalizationOptions::default;
     assert_type_error(
-        b.layer_normalization(&x, &LayerNormalizationOptions { scale: Some(s16.clone()), ..o() }),
-        "scale data type float16 must equal input data type float32",
-    );
-    assert_type_error(
-        b.layer_normalization(&x, &LayerNormalizationOptions { bias: Some(s16.clone()), ..o() }),
-        "bias data type float16 must equal input data type float32",
-    );
-    assert_type_error(
         b.layer_normalization(&x, &LayerNormalizationOptions { bias: Some(si), ..o() }),
         "bias data type int64 is not supported",
     );
     let mut other = builder();
     let os = other.input("s", &desc(Float32, &[3])).unwrap();
-    assert_type_error(
-        b.layer_normalization(&x, &LayerNormalizationOptions { scale: Some(os.clone()), ..o() }),
-        "scale was created by another MLGraphBuilder",
-    );
-    assert_type_error(
-        b.layer_normalization(&x, &LayerNormalizationOptions { bias: Some(os), ..o() }),
-        "bias was created by another MLGraphBuilder",
+    assert_scale_bias_errors(
+        |scale, bias| b.layer_normalization(&x, &LayerNormalizationOptions { scale, bias, ..o() }),
+        &s16,
+        Float32,
+        &os,
     );
     assert_type_error(
         b.layer_normalization(&x, &LayerNormalizationOptions { label: "ln".into(), axes: Some(vec![2]), ..o() }),

@@ -104,6 +104,24 @@ fn sequence_head(
     Ok((nd, batch_size))
 }
 
+/// The outputs of gru (`states` 1) and lstm (2): that many final states
+/// `[numDirections, batchSize, hiddenSize]`, then the sequence
+/// `[steps, numDirections, batchSize, hiddenSize]` when `return_sequence`.
+fn sequence_outputs(
+    args: &RecurrentArgs,
+    nd: u64,
+    batch_size: u32,
+    states: usize,
+    return_sequence: bool,
+) -> Vec<OperandDescriptor> {
+    let (t, nd) = (args.input.data_type, nd as u32);
+    let mut outputs = vec![OperandDescriptor::new(t, [nd, batch_size, args.hidden_size]); states];
+    if return_sequence {
+        outputs.push(OperandDescriptor::new(t, [args.steps, nd, batch_size, args.hidden_size]));
+    }
+    outputs
+}
+
 /// `gru()` (§8.9.25) after the limits check. Outputs: `[output0]`, plus `output1` (the
 /// sequence) when returnSequence.
 pub(crate) fn gru(
@@ -120,12 +138,7 @@ pub(crate) fn gru(
     check_optional(call, "recurrentBias", recurrent_bias, args.input, &[nd, 3 * h])?;
     check_optional(call, "initialHiddenState", initial_hidden_state, args.input, &[nd, batch_size as u64, h])?;
     let activations = activations(call, options.activations.as_deref(), [Sigmoid, Tanh])?;
-    let t = args.input.data_type;
-    let nd = nd as u32;
-    let mut outputs = vec![OperandDescriptor::new(t, [nd, batch_size, args.hidden_size])];
-    if options.return_sequence {
-        outputs.push(OperandDescriptor::new(t, [args.steps, nd, batch_size, args.hidden_size]));
-    }
+    let outputs = sequence_outputs(args, nd, batch_size, 1, options.return_sequence);
     let attrs = Attrs::Gru {
         steps: args.steps,
         hidden_size: args.hidden_size,
@@ -222,13 +235,7 @@ pub(crate) fn lstm(
     check_optional(call, "initialHiddenState", ops.initial_hidden_state, args.input, &state)?;
     check_optional(call, "initialCellState", ops.initial_cell_state, args.input, &state)?;
     let activations = activations(call, options.activations.as_deref(), [Sigmoid, Tanh, Tanh])?;
-    let t = args.input.data_type;
-    let nd = nd as u32;
-    let state = OperandDescriptor::new(t, [nd, batch_size, args.hidden_size]);
-    let mut outputs = vec![state.clone(), state];
-    if options.return_sequence {
-        outputs.push(OperandDescriptor::new(t, [args.steps, nd, batch_size, args.hidden_size]));
-    }
+    let outputs = sequence_outputs(args, nd, batch_size, 2, options.return_sequence);
     let attrs = Attrs::Lstm {
         steps: args.steps,
         hidden_size: args.hidden_size,

@@ -4,20 +4,15 @@ use crate::builder::OpCall;
 use crate::graph::Attrs;
 use crate::limits::member_limits;
 use crate::testing::*;
+use crate::validate::test_support::{assert_allowed_types, AXIS_ROWS};
 use crate::DataType::*;
 
-const REDUCTIONS: [OpKind; 10] = [
-    OpKind::ReduceL1,
-    OpKind::ReduceL2,
-    OpKind::ReduceLogSum,
-    OpKind::ReduceLogSumExp,
-    OpKind::ReduceMax,
-    OpKind::ReduceMean,
-    OpKind::ReduceMin,
-    OpKind::ReduceProduct,
-    OpKind::ReduceSum,
-    OpKind::ReduceSumSquare,
-];
+/// The ten reductions (reduceL1 … reduceSumSquare): the ops whose IDL name starts with "reduce".
+fn reductions() -> Vec<OpKind> {
+    let ops: Vec<OpKind> = OpKind::ALL.iter().copied().filter(|op| op.idl_name().starts_with("reduce")).collect();
+    assert_eq!(ops.len(), 10, "{ops:?}");
+    ops
+}
 
 /// Builds `out` and returns the attributes of the operation that produced it.
 fn attrs_of(mut b: GraphBuilder, out: &Operand) -> Attrs {
@@ -51,24 +46,20 @@ fn reduce_opts(axes: Option<&[u32]>, keep_dimensions: bool) -> ReduceOptions {
 #[test]
 fn reduction_type_lists_follow_the_spec() {
     use OpKind::*;
-    for op in REDUCTIONS {
+    for op in reductions() {
         let want: &[DataType] = match op {
             ReduceL1 | ReduceProduct | ReduceSum | ReduceSumSquare => &[Float32, Float16, Int32, Uint32, Int64, Uint64],
             ReduceL2 | ReduceLogSum | ReduceLogSumExp | ReduceMean => &[Float32, Float16],
             _ => &DataType::ALL,
         };
-        let mut got = member_limits(op, "input").unwrap().data_types.to_vec();
-        let mut want = want.to_vec();
-        got.sort();
-        want.sort();
-        assert_eq!(got, want, "{op}");
+        assert_allowed_types(op, "input", want);
     }
 }
 
 #[test]
 fn reductions_allowed_types() {
     // 10 ops x 8 types x 3 shapes = 240 rows.
-    for op in REDUCTIONS {
+    for op in reductions() {
         let ok = member_limits(op, "input").unwrap().data_types;
         for t in DataType::ALL {
             for (shape, out) in [(&[][..], &[][..]), (&[5][..], &[][..]), (&[2, 3, 4][..], &[][..])] {
@@ -133,7 +124,7 @@ fn reduction_axes_table() {
     ];
     // 30 rows x 10 ops = 300 cases.
     for (shape, axes, keep, want) in rows {
-        for op in REDUCTIONS {
+        for op in reductions() {
             let mut b = builder();
             let x = b.input("x", &desc(Float32, shape)).unwrap();
             let mut o = reduce_opts(axes, keep);
@@ -176,7 +167,7 @@ fn reductions_keep_the_input_type() {
 fn reduce_by_kind() {
     let mut b = builder();
     let x = b.input("x", &desc(Float32, &[2, 3])).unwrap();
-    for op in REDUCTIONS {
+    for op in reductions() {
         let out = b.reduce(op, &x, &reduce_opts(Some(&[1]), false)).unwrap();
         assert_eq!(out.descriptor(), &desc(Float32, &[2]));
     }
@@ -320,7 +311,7 @@ fn arg_min_max_another_builder_and_invalid_state() {
     assert_kind(b.arg_min(&x, 0, &o), ErrorKind::InvalidState);
     assert_kind(b.arg_max(&x, 0, &o), ErrorKind::InvalidState);
     assert_kind(b.cumulative_sum(&x, 0, &CumulativeSumOptions::default()), ErrorKind::InvalidState);
-    for op in REDUCTIONS {
+    for op in reductions() {
         assert_kind(call_reduce(&mut b, op, &x, &ReduceOptions::default()), ErrorKind::InvalidState);
     }
 }
@@ -329,7 +320,7 @@ fn arg_min_max_another_builder_and_invalid_state() {
 fn reductions_reject_operands_of_another_builder() {
     let mut other = builder();
     let y = other.input("y", &desc(Float32, &[3])).unwrap();
-    for op in REDUCTIONS {
+    for op in reductions() {
         let mut b = builder();
         let o = ReduceOptions { label: "red".into(), ..Default::default() };
         assert_type_error(call_reduce(&mut b, op, &y, &o), &format!("[red] {op}: input was created by another"));
@@ -340,28 +331,9 @@ fn reductions_reject_operands_of_another_builder() {
 #[test]
 fn cumulative_sum_types_ranks_and_axes() {
     let ok = member_limits(OpKind::CumulativeSum, "input").unwrap().data_types;
-    let mut want = vec![Float32, Float16, Int32, Uint32, Int64, Uint64];
-    let mut got = ok.to_vec();
-    want.sort();
-    got.sort();
-    assert_eq!(got, want);
-    // (shape, axis, ok)
-    let rows: [(&[u32], u32, bool); 12] = [
-        (&[5], 0, true),
-        (&[5], 1, false),
-        (&[2, 3], 0, true),
-        (&[2, 3], 1, true),
-        (&[2, 3], 2, false),
-        (&[2, 3, 4], 2, true),
-        (&[2, 3, 4], 3, false),
-        (&[2, 3, 4], u32::MAX, false),
-        (&[1, 2, 3, 4, 5, 6, 7, 8], 7, true),
-        (&[1, 2, 3, 4, 5, 6, 7, 8], 8, false),
-        (&[1, 2, 3, 4], 0, true),
-        (&[1, 2, 3, 4], 4, false),
-    ];
-    // 12 rows x 8 types x 4 option combinations = 384 cases.
-    for (shape, axis, axis_ok) in rows {
+    assert_allowed_types(OpKind::CumulativeSum, "input", &[Float32, Float16, Int32, Uint32, Int64, Uint64]);
+    // 16 rows x 8 types x 4 option combinations = 512 cases.
+    for (shape, axis, axis_ok) in AXIS_ROWS {
         for t in DataType::ALL {
             for (exclusive, reversed) in [(false, false), (true, false), (false, true), (true, true)] {
                 let mut b = builder();

@@ -7,7 +7,8 @@
 //! can-build, same-builder and limits-table checks, and returns the output descriptor(s) and the
 //! resolved attributes. Sizes are computed in u64 so that no caller value can overflow.
 
-use super::{broadcast_bidirectional, broadcast_unidirectional};
+use super::conv::check_same_type;
+use super::{broadcast_bidirectional, broadcast_unidirectional, check_same_rank, check_sizes_are_rank};
 use crate::builder::OpCall;
 use crate::error::Result;
 use crate::limits::member_limits;
@@ -68,21 +69,9 @@ pub(crate) fn concat(call: &OpCall, inputs: &[&OperandDescriptor], axis: u32) ->
     let mut desc = first.clone();
     let mut axis_size = first.shape[axis] as u64;
     for (index, input) in inputs.iter().enumerate().skip(1) {
-        if input.data_type != first.data_type {
-            return Err(call.error(format_args!(
-                "inputs[{index}] data type {} must equal inputs[0] data type {}",
-                input.data_type, first.data_type
-            )));
-        }
-        if input.rank() != first.rank() {
-            return Err(call.error(format_args!(
-                "inputs[{index}] rank {} (shape {:?}) must equal inputs[0] rank {} (shape {:?})",
-                input.rank(),
-                input.shape,
-                first.rank(),
-                first.shape
-            )));
-        }
+        let what = format!("inputs[{index}]");
+        check_same_type(call, &what, input, "inputs[0]", first)?;
+        check_same_rank(call, &what, input, "inputs[0]", first)?;
         for (dim, &size) in input.shape.iter().enumerate() {
             if dim != axis && size != first.shape[dim] {
                 return Err(call.error(format_args!(
@@ -133,13 +122,7 @@ pub(crate) fn pad(
 ) -> Result<(OperandDescriptor, Scalar)> {
     // decisions.md D13: either size different from the rank is an error.
     let rank = input.rank();
-    if beginning.len() != rank || ending.len() != rank {
-        return Err(call.error(format_args!(
-            "beginningPadding size {} and endingPadding size {} must both equal the input rank {rank}",
-            beginning.len(),
-            ending.len()
-        )));
-    }
+    check_sizes_are_rank(call, "beginningPadding", beginning.len(), "endingPadding", ending.len(), rank)?;
     let mut out = Vec::with_capacity(rank);
     for (index, &size) in input.shape.iter().enumerate() {
         let (b, e) = (beginning[index], ending[index]);
@@ -221,13 +204,7 @@ pub(crate) fn slice(
     }
     let rank = input.rank();
     // The spec's "not both equal to input's rank": either size different is an error.
-    if starts.len() != rank || sizes.len() != rank {
-        return Err(call.error(format_args!(
-            "starts size {} and sizes size {} must both equal the input rank {rank}",
-            starts.len(),
-            sizes.len()
-        )));
-    }
+    check_sizes_are_rank(call, "starts", starts.len(), "sizes", sizes.len(), rank)?;
     let strides: Vec<u32> = match strides {
         Some(s) => {
             if s.len() != rank {
@@ -378,12 +355,7 @@ pub(crate) fn where_(
     true_value: &OperandDescriptor,
     false_value: &OperandDescriptor,
 ) -> Result<OperandDescriptor> {
-    if false_value.data_type != true_value.data_type {
-        return Err(call.error(format_args!(
-            "falseValue data type {} must equal trueValue data type {}",
-            false_value.data_type, true_value.data_type
-        )));
-    }
+    check_same_type(call, "falseValue", false_value, "trueValue", true_value)?;
     let values = broadcast_bidirectional(&true_value.shape, &false_value.shape).ok_or_else(|| {
         call.error(format_args!(
             "trueValue shape {:?} and falseValue shape {:?} are not broadcastable",

@@ -8,6 +8,7 @@
 use crate::graph::Attrs;
 use crate::testing::*;
 use crate::types::{PaddingMode, Scalar};
+use crate::validate::test_support::run_row;
 use crate::DataType::*;
 
 /// The expected result of a row: the output shape, or a needle of the TypeError message.
@@ -67,14 +68,13 @@ fn concat_table() {
     ];
     for (i, (shapes, axis, expect)) in rows.iter().enumerate() {
         for t in [Float32, Int8] {
-            let mut b = builder();
-            let ops: Vec<Operand> =
-                shapes.iter().enumerate().map(|(k, s)| b.input(&format!("x{k}"), &desc(t, s)).unwrap()).collect();
-            let refs: Vec<&Operand> = ops.iter().collect();
-            let r = b.concat(&refs, *axis, &OperatorOptions::default());
-            assert_nothing_added(&b, 0, &r);
-            if let Some(o) = check(r, t, *expect, (i, shapes, axis)) {
-                let op = built_attrs(&mut b, &[&o]);
+            let r = run_row(t, *expect, (i, shapes, axis), |b| {
+                let ops: Vec<Operand> =
+                    shapes.iter().enumerate().map(|(k, s)| b.input(&format!("x{k}"), &desc(t, s)).unwrap()).collect();
+                let refs: Vec<&Operand> = ops.iter().collect();
+                b.concat(&refs, *axis, &OperatorOptions::default())
+            });
+            if let Some(op) = r {
                 assert_eq!(op.kind, OpKind::Concat);
                 assert_eq!(op.attrs, Attrs::Axis { axis: *axis });
                 assert_eq!(op.inputs.len(), shapes.len(), "one input slot per item");
@@ -108,6 +108,27 @@ fn concat_types_and_counts() {
         b.concat(&too_many, 0, &labeled("c")),
         "[c] concat: inputs size 8193 is not a valid tensor count",
     );
+}
+
+/// Runs the (input shape, new shape, expect) `rows` of the single-input op `kind` (expand or
+/// reshape, with no attributes) under each data type of `types`.
+fn new_shape_table(
+    rows: &[(&[u32], &[u32], Expect)],
+    types: &[DataType],
+    kind: OpKind,
+    call: fn(&mut GraphBuilder, &Operand, &[u32]) -> Result<Operand>,
+) {
+    for (i, (shape, new_shape, expect)) in rows.iter().enumerate() {
+        for &t in types {
+            let r = run_row(t, *expect, (i, kind, shape, new_shape), |b| {
+                let x = b.input("x", &desc(t, shape)).unwrap();
+                call(b, &x, new_shape)
+            });
+            if let Some(op) = r {
+                assert_eq!((op.kind, op.attrs), (kind, Attrs::None));
+            }
+        }
+    }
 }
 
 #[test]
@@ -157,18 +178,9 @@ fn expand_table() {
         (&[1, 1], &[65536, 65536], Err("4294967296 elements")),
         (&[1], &[2, MAXD], Err("elements")),
     ];
-    for (i, (shape, new_shape, expect)) in rows.iter().enumerate() {
-        for t in [Float16, Uint64] {
-            let mut b = builder();
-            let x = b.input("x", &desc(t, shape)).unwrap();
-            let r = b.expand(&x, new_shape, &OperatorOptions::default());
-            assert_nothing_added(&b, 0, &r);
-            if let Some(o) = check(r, t, *expect, (i, shape, new_shape)) {
-                let op = built_attrs(&mut b, &[&o]);
-                assert_eq!((op.kind, op.attrs), (OpKind::Expand, Attrs::None));
-            }
-        }
-    }
+    new_shape_table(rows, &[Float16, Uint64], OpKind::Expand, |b, x, new_shape| {
+        b.expand(x, new_shape, &OperatorOptions::default())
+    });
 }
 
 #[test]
@@ -223,13 +235,12 @@ fn pad_table() {
     ];
     for (i, (shape, begin, end, mode, expect)) in rows.iter().enumerate() {
         for t in [Float32, Int32, Uint8] {
-            let mut b = builder();
-            let x = b.input("x", &desc(t, shape)).unwrap();
-            let options = PadOptions { mode: *mode, ..Default::default() };
-            let r = b.pad(&x, begin, end, &options);
-            assert_nothing_added(&b, 0, &r);
-            if let Some(o) = check(r, t, *expect, (i, shape, begin, end, mode)) {
-                let op = built_attrs(&mut b, &[&o]);
+            let r = run_row(t, *expect, (i, shape, begin, end, mode), |b| {
+                let x = b.input("x", &desc(t, shape)).unwrap();
+                let options = PadOptions { mode: *mode, ..Default::default() };
+                b.pad(&x, begin, end, &options)
+            });
+            if let Some(op) = r {
                 let value = MLNumber::Double(0.0).cast(t);
                 let want = Attrs::Pad { beginning: begin.to_vec(), ending: end.to_vec(), mode: *mode, value };
                 assert_eq!((op.kind, op.attrs), (OpKind::Pad, want));
@@ -312,18 +323,9 @@ fn reshape_table() {
         (&[2, 3], &[2, 3, 2], Err("has 12 elements")),
         (&[1], &[MAXD; 8], Err("more than 2^64 elements")),
     ];
-    for (i, (shape, new_shape, expect)) in rows.iter().enumerate() {
-        for t in [Float32, Int64] {
-            let mut b = builder();
-            let x = b.input("x", &desc(t, shape)).unwrap();
-            let r = b.reshape(&x, new_shape, &OperatorOptions::default());
-            assert_nothing_added(&b, 0, &r);
-            if let Some(o) = check(r, t, *expect, (i, shape, new_shape)) {
-                let op = built_attrs(&mut b, &[&o]);
-                assert_eq!((op.kind, op.attrs), (OpKind::Reshape, Attrs::None));
-            }
-        }
-    }
+    new_shape_table(rows, &[Float32, Int64], OpKind::Reshape, |b, x, new_shape| {
+        b.reshape(x, new_shape, &OperatorOptions::default())
+    });
 }
 
 #[test]
@@ -362,14 +364,13 @@ fn reverse_table() {
     ];
     for (i, (shape, axes, expect)) in rows.iter().enumerate() {
         for t in [Float32, Uint32] {
-            let mut b = builder();
-            let x = b.input("x", &desc(t, shape)).unwrap();
-            let options = ReverseOptions { axes: axes.map(<[u32]>::to_vec), ..Default::default() };
-            let r = b.reverse(&x, &options);
-            assert_nothing_added(&b, 0, &r);
             let shape_expect = expect.map(|_| *shape);
-            if let Some(o) = check(r, t, shape_expect, (i, shape, axes)) {
-                let op = built_attrs(&mut b, &[&o]);
+            let r = run_row(t, shape_expect, (i, shape, axes), |b| {
+                let x = b.input("x", &desc(t, shape)).unwrap();
+                let options = ReverseOptions { axes: axes.map(<[u32]>::to_vec), ..Default::default() };
+                b.reverse(&x, &options)
+            });
+            if let Some(op) = r {
                 assert_eq!(op.kind, OpKind::Reverse);
                 assert_eq!(op.attrs, Attrs::Reverse { axes: expect.unwrap().to_vec() }, "row {i}");
             }
@@ -437,13 +438,12 @@ fn slice_table() {
     ];
     for (i, (shape, starts, sizes, strides, expect)) in rows.iter().enumerate() {
         for t in [Float16, Int8] {
-            let mut b = builder();
-            let x = b.input("x", &desc(t, shape)).unwrap();
-            let options = SliceOptions { strides: strides.map(<[u32]>::to_vec), ..Default::default() };
-            let r = b.slice(&x, starts, sizes, &options);
-            assert_nothing_added(&b, 0, &r);
-            if let Some(o) = check(r, t, *expect, (i, shape, starts, sizes, strides)) {
-                let op = built_attrs(&mut b, &[&o]);
+            let r = run_row(t, *expect, (i, shape, starts, sizes, strides), |b| {
+                let x = b.input("x", &desc(t, shape)).unwrap();
+                let options = SliceOptions { strides: strides.map(<[u32]>::to_vec), ..Default::default() };
+                b.slice(&x, starts, sizes, &options)
+            });
+            if let Some(op) = r {
                 let strides = strides.map_or_else(|| vec![1; shape.len()], <[u32]>::to_vec);
                 let want = Attrs::Slice { starts: starts.to_vec(), sizes: sizes.to_vec(), strides };
                 assert_eq!((op.kind, op.attrs), (OpKind::Slice, want), "row {i}");
@@ -577,12 +577,11 @@ fn tile_table() {
     ];
     for (i, (shape, reps, expect)) in rows.iter().enumerate() {
         for t in [Float32, Int32] {
-            let mut b = builder();
-            let x = b.input("x", &desc(t, shape)).unwrap();
-            let r = b.tile(&x, reps, &OperatorOptions::default());
-            assert_nothing_added(&b, 0, &r);
-            if let Some(o) = check(r, t, *expect, (i, shape, reps)) {
-                let op = built_attrs(&mut b, &[&o]);
+            let r = run_row(t, *expect, (i, shape, reps), |b| {
+                let x = b.input("x", &desc(t, shape)).unwrap();
+                b.tile(&x, reps, &OperatorOptions::default())
+            });
+            if let Some(op) = r {
                 assert_eq!((op.kind, op.attrs), (OpKind::Tile, Attrs::Tile { repetitions: reps.to_vec() }));
             }
         }
@@ -624,13 +623,12 @@ fn transpose_table() {
     ];
     for (i, (shape, perm, expect)) in rows.iter().enumerate() {
         for t in [Float32, Uint64] {
-            let mut b = builder();
-            let x = b.input("x", &desc(t, shape)).unwrap();
-            let options = TransposeOptions { permutation: perm.map(<[u32]>::to_vec), ..Default::default() };
-            let r = b.transpose(&x, &options);
-            assert_nothing_added(&b, 0, &r);
-            if let Some(o) = check(r, t, expect.map(|(s, _)| s), (i, shape, perm)) {
-                let op = built_attrs(&mut b, &[&o]);
+            let r = run_row(t, expect.map(|(s, _)| s), (i, shape, perm), |b| {
+                let x = b.input("x", &desc(t, shape)).unwrap();
+                let options = TransposeOptions { permutation: perm.map(<[u32]>::to_vec), ..Default::default() };
+                b.transpose(&x, &options)
+            });
+            if let Some(op) = r {
                 let permutation = expect.unwrap().1.to_vec();
                 assert_eq!((op.kind, op.attrs), (OpKind::Transpose, Attrs::Transpose { permutation }));
             }
@@ -665,13 +663,12 @@ fn triangular_table() {
     ];
     for (i, (shape, upper, diagonal, expect)) in rows.iter().enumerate() {
         for t in DataType::ALL {
-            let mut b = builder();
-            let x = b.input("x", &desc(t, shape)).unwrap();
-            let options = TriangularOptions { upper: *upper, diagonal: *diagonal, ..Default::default() };
-            let r = b.triangular(&x, &options);
-            assert_nothing_added(&b, 0, &r);
-            if let Some(o) = check(r, t, *expect, (i, shape)) {
-                let op = built_attrs(&mut b, &[&o]);
+            let r = run_row(t, *expect, (i, shape), |b| {
+                let x = b.input("x", &desc(t, shape)).unwrap();
+                let options = TriangularOptions { upper: *upper, diagonal: *diagonal, ..Default::default() };
+                b.triangular(&x, &options)
+            });
+            if let Some(op) = r {
                 let want = Attrs::Triangular { upper: *upper, diagonal: *diagonal };
                 assert_eq!((op.kind, op.attrs), (OpKind::Triangular, want));
             }
@@ -720,14 +717,13 @@ fn where_table() {
     ];
     for (i, (c, tv, fv, expect)) in rows.iter().enumerate() {
         for t in [Float32, Int64, Uint8] {
-            let mut b = builder();
-            let cond = b.input("c", &desc(Uint8, c)).unwrap();
-            let x = b.input("x", &desc(t, tv)).unwrap();
-            let y = b.input("y", &desc(t, fv)).unwrap();
-            let r = b.where_(&cond, &x, &y, &OperatorOptions::default());
-            assert_nothing_added(&b, 0, &r);
-            if let Some(o) = check(r, t, *expect, (i, c, tv, fv)) {
-                let op = built_attrs(&mut b, &[&o]);
+            let r = run_row(t, *expect, (i, c, tv, fv), |b| {
+                let cond = b.input("c", &desc(Uint8, c)).unwrap();
+                let x = b.input("x", &desc(t, tv)).unwrap();
+                let y = b.input("y", &desc(t, fv)).unwrap();
+                b.where_(&cond, &x, &y, &OperatorOptions::default())
+            });
+            if let Some(op) = r {
                 assert_eq!((op.kind, op.attrs), (OpKind::Where, Attrs::None));
                 assert_eq!(op.inputs.len(), 3);
             }

@@ -72,26 +72,20 @@ pub fn attr_s(name: &str, v: &str) -> AttributeProto {
     }
 }
 
+/// An initializer named `name` of `data_type` and `dims`, without data.
+fn tensor(name: &str, dims: &[i64], data_type: i32) -> TensorProto {
+    TensorProto { name: Some(name.into()), dims: dims.to_vec(), data_type: Some(data_type), ..Default::default() }
+}
+
 /// A float initializer (raw_data).
 pub fn f32_tensor(name: &str, dims: &[i64], vals: &[f32]) -> TensorProto {
-    TensorProto {
-        name: Some(name.into()),
-        dims: dims.to_vec(),
-        data_type: Some(dt::FLOAT),
-        raw_data: Some(vals.iter().flat_map(|v| v.to_le_bytes()).collect()),
-        ..Default::default()
-    }
+    let raw_data = Some(vals.iter().flat_map(|v| v.to_le_bytes()).collect());
+    TensorProto { raw_data, ..tensor(name, dims, dt::FLOAT) }
 }
 
 /// An int64 initializer (int64_data).
 pub fn i64_tensor(name: &str, dims: &[i64], vals: &[i64]) -> TensorProto {
-    TensorProto {
-        name: Some(name.into()),
-        dims: dims.to_vec(),
-        data_type: Some(dt::INT64),
-        int64_data: vals.to_vec(),
-        ..Default::default()
-    }
+    TensorProto { int64_data: vals.to_vec(), ..tensor(name, dims, dt::INT64) }
 }
 
 /// A model of one graph at the given opset.
@@ -116,6 +110,18 @@ pub fn model(
         }),
         ..Default::default()
     }
+}
+
+/// An opset-17 model of the one node `n` from the float32 input "x" of shape `x` to the
+/// float32 output "y" of shape `y`, with `inits` as initializers.
+pub fn x_to_y(n: NodeProto, x: &[i64], y: &[i64], inits: Vec<TensorProto>) -> ModelProto {
+    model(17, vec![n], vec![f32_info("x", x)], vec![f32_info("y", y)], inits)
+}
+
+/// An opset-17 model of the one node `n` from the input "x" to the output "y", both of
+/// element type `elem` and the dims given.
+pub fn typed_x_to_y(n: NodeProto, elem: i32, dims: &[Result<i64, &str>]) -> ModelProto {
+    model(17, vec![n], vec![value_info("x", elem, dims)], vec![value_info("y", elem, dims)], vec![])
 }
 
 /// Serialized bytes of a model.

@@ -54,6 +54,27 @@ pub fn assert_err<T: std::fmt::Debug>(r: Result<T>, kind: ErrorKind, needle: &st
 }
 
 /// A graph `out = a + b` over float32 tensors of `shape`.
+/// An `a + b` graph of one context, its input tensors and its output tensor (zeros), with
+/// one dispatch of it already queued: see [`queue_add`].
+pub struct QueuedAdd {
+    pub graph: Graph,
+    pub a: Tensor,
+    pub b: Tensor,
+    pub out: Tensor,
+}
+
+/// Builds `a + b` on `context` over float32 vectors of `a`'s length, makes its tensors from
+/// `a`, `b` and zeros, and queues one dispatch of it.
+pub fn queue_add(context: &Context, a: &[f32], b: &[f32]) -> QueuedAdd {
+    let shape = [a.len() as u32];
+    let graph = add_graph(context, &shape);
+    let a = rw_tensor(context, &shape, a);
+    let b = rw_tensor(context, &shape, b);
+    let out = rw_tensor(context, &shape, &vec![0.0; shape[0] as usize]);
+    context.dispatch(&graph, &[("a", &a), ("b", &b)], &[("out", &out)]).unwrap();
+    QueuedAdd { graph, a, b, out }
+}
+
 pub fn add_graph(context: &Context, shape: &[u32]) -> Graph {
     let mut b = GraphBuilder::new(context).unwrap();
     let x = b.input("a", &desc(DataType::Float32, shape)).unwrap();

@@ -69,6 +69,24 @@ pub(crate) fn elements(shape: &[u32]) -> usize {
     shape.iter().map(|&d| d as usize).product()
 }
 
+/// Random bits of a float format whose sign bit is `sign` and exponent bits are `exponent`
+/// (the value in the low bits), with ±0, subnormals and ±∞ one time in 16 each; never NaN.
+fn random_float_bits(rng: &mut Rng, sign: u64, exponent: u64) -> u64 {
+    let mantissa = sign - 1 - exponent;
+    let b = rng.next_u64() & (sign | (sign - 1));
+    let b = match rng.int(0, 15) {
+        0 => b & sign,
+        1 => b & (sign | mantissa),
+        2 => b & sign | exponent,
+        _ => b,
+    };
+    if b & exponent == exponent {
+        b & (sign | exponent)
+    } else {
+        b
+    }
+}
+
 /// `n` elements of `dt` drawn by `gen`.
 pub(crate) fn generate(rng: &mut Rng, dt: DataType, n: usize, gen: Gen) -> Vec<u8> {
     let mut out = Vec::with_capacity(n * 4);
@@ -116,29 +134,8 @@ pub(crate) fn generate(rng: &mut Rng, dt: DataType, n: usize, gen: Gen) -> Vec<u
                 encode(dt, v, &mut out);
             }
             Gen::Bits => match dt {
-                // Random bits, with ±0, subnormals and ±∞ one time in 16 each; never NaN.
-                Float32 => {
-                    let b = rng.next_u64() as u32;
-                    let b = match rng.int(0, 15) {
-                        0 => b & 0x8000_0000,
-                        1 => b & 0x807f_ffff,
-                        2 => b & 0x8000_0000 | 0x7f80_0000,
-                        _ => b,
-                    };
-                    let b = if b & 0x7f80_0000 == 0x7f80_0000 { b & 0xff80_0000 } else { b };
-                    out.extend(b.to_le_bytes());
-                }
-                Float16 => {
-                    let b = rng.next_u64() as u16;
-                    let b = match rng.int(0, 15) {
-                        0 => b & 0x8000,
-                        1 => b & 0x83ff,
-                        2 => b & 0x8000 | 0x7c00,
-                        _ => b,
-                    };
-                    let b = if b & 0x7c00 == 0x7c00 { b & 0xfc00 } else { b };
-                    out.extend(b.to_le_bytes());
-                }
+                Float32 => out.extend((random_float_bits(rng, 0x8000_0000, 0x7f80_0000) as u32).to_le_bytes()),
+                Float16 => out.extend((random_float_bits(rng, 0x8000, 0x7c00) as u16).to_le_bytes()),
                 _ => {
                     let size = dt.byte_length_of(1);
                     out.extend(&rng.next_u64().to_le_bytes()[..size]);
@@ -486,6 +483,11 @@ pub(crate) fn execute(context: &Context, inputs: &[In], build: Build) -> Result<
         results.push((o.descriptor().clone(), context.read_tensor(t).wait()?));
     }
     Ok(results)
+}
+
+/// Every member of `op`'s limits dictionary (inputs, then outputs) at `dt`.
+pub(crate) fn every_member(op: OpKind, dt: DataType) -> Vec<(&'static str, DataType)> {
+    op.limits_kind().members().map(|m| (m, dt)).collect()
 }
 
 /// `[(member, dt)]` for members sharing one data type.

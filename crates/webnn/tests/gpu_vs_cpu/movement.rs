@@ -307,19 +307,7 @@ fn recurrent() {
     let r = Gen::Range(-0.8, 0.8);
     let (steps, batch, input, hidden) = (3u32, 2u32, 4u32, 5u32);
     for dt in s.types(Gru, "input") {
-        let m = same(
-            &[
-                "input",
-                "weight",
-                "recurrentWeight",
-                "bias",
-                "recurrentBias",
-                "initialHiddenState",
-                "output0",
-                "output1",
-            ],
-            dt,
-        );
+        let m = every_member(Gru, dt);
         for (dirs, direction, reset_after, layout) in [
             (1, RecurrentNetworkDirection::Forward, true, GruWeightLayout::Zrn),
             (2, RecurrentNetworkDirection::Both, false, GruWeightLayout::Rzn),
@@ -349,7 +337,7 @@ fn recurrent() {
         }
     }
     for dt in s.types(GruCell, "input") {
-        let m = same(&["input", "weight", "recurrentWeight", "hiddenState", "bias", "recurrentBias", "output"], dt);
+        let m = every_member(GruCell, dt);
         let ins = vec![
             s.input("x", dt, &[batch, input], r),
             s.input("w", dt, &[3 * hidden, input], r),
@@ -376,22 +364,7 @@ fn recurrent() {
         );
     }
     for dt in s.types(Lstm, "input") {
-        let m = same(
-            &[
-                "input",
-                "weight",
-                "recurrentWeight",
-                "bias",
-                "recurrentBias",
-                "peepholeWeight",
-                "initialHiddenState",
-                "initialCellState",
-                "output0",
-                "output1",
-                "output2",
-            ],
-            dt,
-        );
+        let m = every_member(Lstm, dt);
         for (dirs, direction, layout) in [
             (1, RecurrentNetworkDirection::Backward, LstmWeightLayout::Iofg),
             (2, RecurrentNetworkDirection::Both, LstmWeightLayout::Ifgo),
@@ -424,21 +397,7 @@ fn recurrent() {
         }
     }
     for dt in s.types(LstmCell, "input") {
-        let m = same(
-            &[
-                "input",
-                "weight",
-                "recurrentWeight",
-                "hiddenState",
-                "cellState",
-                "bias",
-                "recurrentBias",
-                "peepholeWeight",
-                "output0",
-                "output1",
-            ],
-            dt,
-        );
+        let m = every_member(LstmCell, dt);
         let ins = vec![
             s.input("x", dt, &[batch, input], r),
             s.input("w", dt, &[4 * hidden, input], r),
