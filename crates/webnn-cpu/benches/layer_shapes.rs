@@ -243,24 +243,14 @@ fn cnn_layers(b: &Bench, nhwc: bool) {
         mm(32.0 * 16.0, 64.0, 1024.0),
         c,
     );
-    b.run(
-        &format!("maxPool 64x112x112 3x3/2 {l}"),
-        OpKind::MaxPool2d,
-        &[Some((&sh(1, 64, 112, 112), false))],
-        pool(3, 1, 2, nhwc),
-        &[&sh(1, 64, 56, 56)],
-        0.0,
-        c,
-    );
-    b.run(
-        &format!("avgPool global 2048x7x7 {l}"),
-        OpKind::AveragePool2d,
-        &[Some((&sh(1, 2048, 7, 7), false))],
-        pool(7, 0, 1, nhwc),
-        &[&sh(1, 2048, 1, 1)],
-        0.0,
-        c,
-    );
+    // (name, op, input [c, h, w], (window, padding, stride), output [c, h, w])
+    for (name, op, [xc, xh, xw], (window, pad, stride), [yc, yh, yw]) in [
+        ("maxPool 64x112x112 3x3/2", OpKind::MaxPool2d, [64, 112, 112], (3, 1, 2), [64, 56, 56]),
+        ("avgPool global 2048x7x7", OpKind::AveragePool2d, [2048, 7, 7], (7, 0, 1), [2048, 1, 1]),
+    ] {
+        let (x, y) = (sh(1, xc, xh, xw), sh(1, yc, yh, yw));
+        b.run(&format!("{name} {l}"), op, &[Some((&x, false))], pool(window, pad, stride, nhwc), &[&y], 0.0, c);
+    }
     b.run(
         &format!("instanceNorm 64x56x56 {l}"),
         OpKind::InstanceNormalization,
