@@ -201,46 +201,24 @@ fn cnn_layers(b: &Bench, nhwc: bool) {
             c,
         );
     };
-    conv_case(
-        format!("conv 64x56x56 3x3 64 {l}"),
-        sh(1, 64, 56, 56),
-        fsh(64, 64, 3, 3),
-        conv(1, 1, 1, nhwc),
-        sh(1, 64, 56, 56),
-        mm(64.0, 576.0, 3136.0),
-    );
-    conv_case(
-        format!("conv 64x56x56 1x1 256 {l}"),
-        sh(1, 64, 56, 56),
-        fsh(256, 64, 1, 1),
-        conv(0, 1, 1, nhwc),
-        sh(1, 256, 56, 56),
-        mm(256.0, 64.0, 3136.0),
-    );
-    conv_case(
-        format!("conv 3x224x224 7x7/2 64 {l}"),
-        sh(1, 3, 224, 224),
-        fsh(64, 3, 7, 7),
-        conv(3, 2, 1, nhwc),
-        sh(1, 64, 112, 112),
-        mm(64.0, 147.0, 12544.0),
-    );
-    conv_case(
-        format!("conv dw 144x56x56 3x3 {l}"),
-        sh(1, 144, 56, 56),
-        fsh(144, 1, 3, 3),
-        conv(1, 1, 144, nhwc),
-        sh(1, 144, 56, 56),
-        2.0 * 144.0 * 9.0 * 3136.0,
-    );
-    conv_case(
-        format!("conv 256x14x14 3x3 256 {l}"),
-        sh(1, 256, 14, 14),
-        fsh(256, 256, 3, 3),
-        conv(1, 1, 1, nhwc),
-        sh(1, 256, 14, 14),
-        mm(256.0, 2304.0, 196.0),
-    );
+    // (name, input [c, h, w], filter [o, i, kh, kw], (padding, stride, groups), output [c, h, w], flops)
+    for (name, [xc, xh, xw], [o, i, kh, kw], (pad, stride, groups), [yc, yh, yw], flops) in [
+        ("conv 64x56x56 3x3 64", [64, 56, 56], [64, 64, 3, 3], (1, 1, 1), [64, 56, 56], mm(64.0, 576.0, 3136.0)),
+        ("conv 64x56x56 1x1 256", [64, 56, 56], [256, 64, 1, 1], (0, 1, 1), [256, 56, 56], mm(256.0, 64.0, 3136.0)),
+        ("conv 3x224x224 7x7/2 64", [3, 224, 224], [64, 3, 7, 7], (3, 2, 1), [64, 112, 112], mm(64.0, 147.0, 12544.0)),
+        (
+            "conv dw 144x56x56 3x3",
+            [144, 56, 56],
+            [144, 1, 3, 3],
+            (1, 1, 144),
+            [144, 56, 56],
+            2.0 * 144.0 * 9.0 * 3136.0,
+        ),
+        ("conv 256x14x14 3x3 256", [256, 14, 14], [256, 256, 3, 3], (1, 1, 1), [256, 14, 14], mm(256.0, 2304.0, 196.0)),
+    ] {
+        let (x, f, y) = (sh(1, xc, xh, xw), fsh(o, i, kh, kw), sh(1, yc, yh, yw));
+        conv_case(format!("{name} {l}"), x, f, conv(pad, stride, groups, nhwc), y, flops);
+    }
     b.run(
         &format!("convT 64x32x32 4x4/2 32 {l}"),
         OpKind::ConvTranspose2d,
@@ -265,24 +243,14 @@ fn cnn_layers(b: &Bench, nhwc: bool) {
         mm(32.0 * 16.0, 64.0, 1024.0),
         c,
     );
-    b.run(
-        &format!("maxPool 64x112x112 3x3/2 {l}"),
-        OpKind::MaxPool2d,
-        &[Some((&sh(1, 64, 112, 112), false))],
-        pool(3, 1, 2, nhwc),
-        &[&sh(1, 64, 56, 56)],
-        0.0,
-        c,
-    );
-    b.run(
-        &format!("avgPool global 2048x7x7 {l}"),
-        OpKind::AveragePool2d,
-        &[Some((&sh(1, 2048, 7, 7), false))],
-        pool(7, 0, 1, nhwc),
-        &[&sh(1, 2048, 1, 1)],
-        0.0,
-        c,
-    );
+    // (name, op, input [c, h, w], (window, padding, stride), output [c, h, w])
+    for (name, op, [xc, xh, xw], (window, pad, stride), [yc, yh, yw]) in [
+        ("maxPool 64x112x112 3x3/2", OpKind::MaxPool2d, [64, 112, 112], (3, 1, 2), [64, 56, 56]),
+        ("avgPool global 2048x7x7", OpKind::AveragePool2d, [2048, 7, 7], (7, 0, 1), [2048, 1, 1]),
+    ] {
+        let (x, y) = (sh(1, xc, xh, xw), sh(1, yc, yh, yw));
+        b.run(&format!("{name} {l}"), op, &[Some((&x, false))], pool(window, pad, stride, nhwc), &[&y], 0.0, c);
+    }
     b.run(
         &format!("instanceNorm 64x56x56 {l}"),
         OpKind::InstanceNormalization,

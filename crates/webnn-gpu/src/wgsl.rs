@@ -81,6 +81,21 @@ pub(crate) fn f32_literal(v: f32) -> String {
     }
 }
 
+/// A literal of the compute type of a scalar already cast to its operand's type; None for
+/// 64-bit values (not executed on the GPU).
+pub(crate) fn scalar_literal(s: &webnn_core::Scalar) -> Option<String> {
+    use webnn_core::Scalar;
+    Some(match *s {
+        Scalar::F32(v) => f32_literal(v),
+        Scalar::F16(v) => f32_literal(v.to_f32()),
+        Scalar::I32(v) => format!("i32({v})"),
+        Scalar::U32(v) => format!("{v}u"),
+        Scalar::I8(v) => format!("i32({v})"),
+        Scalar::U8(v) => format!("{v}u"),
+        _ => return None,
+    })
+}
+
 /// Row-major strides of `shape`.
 pub(crate) fn strides(shape: &[u32]) -> Vec<u64> {
     let mut s = vec![1u64; shape.len()];
@@ -183,6 +198,16 @@ pub(crate) fn invocations(dt: DataType, elements: u64) -> u64 {
     }
 }
 
+/// The head of a compute entry point with one invocation per index: `main` at
+/// [`WORKGROUP`] threads, binding `index` from a [`grid`] of x extent `row` threads and
+/// returning at once from `count` on (the body and the closing brace follow).
+pub(crate) fn indexed_main(index: &str, row: u64, count: u64) -> String {
+    format!(
+        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n\
+         let {index}: u32 = gid.x + gid.y * {row}u;\nif ({index} >= {count}u) {{ return; }}\n"
+    )
+}
+
 /// A per-element module. `body` is the body of `fn element(i: u32) -> T` (T the compute
 /// type of the output, the last binding): statements ending in `return value;`. The
 /// skeleton stores `element(i)` for each of the `elements` outputs; `row` is the x extent
@@ -193,26 +218,19 @@ pub(crate) fn module(bindings: &[Binding], helpers: &str, body: &str, elements: 
     let t = compute_type(out.data_type);
     code.push_str(helpers);
     let _ = write!(code, "\nfn element(i: u32) -> {t} {{\n{body}\n}}\n");
-    let _ = write!(
-        code,
-        "\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n"
-    );
-    let _ = writeln!(code, "let w: u32 = gid.x + gid.y * {row}u;");
+    let words = elements.div_ceil(4);
+    let count = if is_packed(out.data_type) { words } else { elements };
+    let _ = write!(code, "\n{}", indexed_main("w", row, count));
     if is_packed(out.data_type) {
-        let words = elements.div_ceil(4);
         let _ = write!(
             code,
-            "if (w >= {words}u) {{ return; }}\nvar word: u32 = 0u;\n\
+            "var word: u32 = 0u;\n\
              for (var k: u32 = 0u; k < 4u; k++) {{\n    let e = w * 4u + k;\n    \
              if (e < {elements}u) {{ word |= (bitcast<u32>(element(e)) & 0xffu) << (k * 8u); }}\n}}\n{}[w] = word;\n}}\n",
             out.name
         );
     } else {
-        let _ = write!(
-            code,
-            "if (w >= {elements}u) {{ return; }}\n{}\n}}\n",
-            store(out.data_type, &out.name, "w", "element(w)")
-        );
+        let _ = write!(code, "{}\n}}\n", store(out.data_type, &out.name, "w", "element(w)"));
     }
     code
 }

@@ -67,126 +67,46 @@ pub enum Activation {
 /// place that maps an [`Activation`] to its formula, shared by the standalone kernels and the
 /// fused epilogues.
 macro_rules! with_activation_fn {
-    ($act:expr, $f16:expr, |$f:ident, $chunk:ident| $body:expr) => {{
-        #[allow(unused_variables)]
-        let ($chunk, costly) = (CHEAP_CHUNK, COSTLY_CHUNK);
+    ($act:expr, $f16:expr, |$f:ident, $chunk:ident| $body:expr) => {
+        with_activation_fn!(@arms $act, |$f, $chunk| $body;
+            // As `clamp` below: two selects, NaN passes through.
+            Activation::Clamp(lo, hi) => (CHEAP_CHUNK, move |x: f32| {
+                let y = if x < lo { lo } else { x };
+                if y > hi {
+                    hi
+                } else {
+                    y
+                }
+            }),
+            Activation::Elu(a) => (CHEAP_CHUNK, move |x: f32| elu(x, a)),
+            Activation::Gelu => (CHEAP_CHUNK, |x: f32| gelu_f32(x)),
+            Activation::HardSigmoid(a, b) => (CHEAP_CHUNK, move |x: f32| (a * x as f64 + b).clamp(0.0, 1.0) as f32),
+            Activation::HardSwish => (CHEAP_CHUNK, |x: f32| hard_swish(x)),
+            Activation::LeakyRelu(a) => (CHEAP_CHUNK, move |x: f32| if x >= 0.0 { x } else { (a * x as f64) as f32 }),
+            Activation::Linear(a, b) => (CHEAP_CHUNK, move |x: f32| (a * x as f64 + b) as f32),
+            Activation::Relu => (CHEAP_CHUNK, |x: f32| if x < 0.0 { 0.0 } else { x }),
+            Activation::Sigmoid => (CHEAP_CHUNK, |x: f32| sigmoid_f32(x)),
+            Activation::Softplus => (COSTLY_CHUNK, |x: f32| softplus(x)),
+            Activation::Softsign => (CHEAP_CHUNK, |x: f32| softsign(x)),
+            Activation::Square => (CHEAP_CHUNK, |x: f32| x * x),
+            Activation::Swish if $f16 => (COSTLY_CHUNK, |x: f32| x * f16::from_f32(sigmoid_f32(x)).to_f32()),
+            Activation::Swish => (COSTLY_CHUNK, |x: f32| x * sigmoid_f32(x)),
+            Activation::Tanh => (CHEAP_CHUNK, |x: f32| tanh_f32(x)),
+        )
+    };
+    // One match arm per activation: its pattern (and guard), chunk size and closure.
+    (@arms $act:expr, |$f:ident, $chunk:ident| $body:expr;
+        $($p:pat $(if $g:expr)? => ($cost:expr, $($closure:tt)+)),+ $(,)?) => {{
         match $act {
-            Activation::Clamp(lo, hi) => {
+            $($p $(if $g)? => {
+                #[allow(unused_variables)]
+                let $chunk = $cost;
                 let $f = inline_fn(
                     #[inline(always)]
-                    move |x: f32| {
-                        // As `clamp` below: two selects, NaN passes through.
-                        let y = if x < lo { lo } else { x };
-                        if y > hi {
-                            hi
-                        } else {
-                            y
-                        }
-                    },
+                    $($closure)+
                 );
                 $body
-            }
-            Activation::Elu(a) => {
-                let $f = inline_fn(
-                    #[inline(always)]
-                    move |x: f32| elu(x, a),
-                );
-                $body
-            }
-            Activation::Gelu => {
-                let $f = inline_fn(
-                    #[inline(always)]
-                    |x: f32| gelu_f32(x),
-                );
-                $body
-            }
-            Activation::HardSigmoid(a, b) => {
-                let $f = inline_fn(
-                    #[inline(always)]
-                    move |x: f32| (a * x as f64 + b).clamp(0.0, 1.0) as f32,
-                );
-                $body
-            }
-            Activation::HardSwish => {
-                let $f = inline_fn(
-                    #[inline(always)]
-                    |x: f32| hard_swish(x),
-                );
-                $body
-            }
-            Activation::LeakyRelu(a) => {
-                let $f = inline_fn(
-                    #[inline(always)]
-                    move |x: f32| if x >= 0.0 { x } else { (a * x as f64) as f32 },
-                );
-                $body
-            }
-            Activation::Linear(a, b) => {
-                let $f = inline_fn(
-                    #[inline(always)]
-                    move |x: f32| (a * x as f64 + b) as f32,
-                );
-                $body
-            }
-            Activation::Relu => {
-                let $f = inline_fn(
-                    #[inline(always)]
-                    |x: f32| if x < 0.0 { 0.0 } else { x },
-                );
-                $body
-            }
-            Activation::Sigmoid => {
-                let $f = inline_fn(
-                    #[inline(always)]
-                    |x: f32| sigmoid_f32(x),
-                );
-                $body
-            }
-            Activation::Softplus => {
-                let $chunk = costly;
-                let $f = inline_fn(
-                    #[inline(always)]
-                    |x: f32| softplus(x),
-                );
-                $body
-            }
-            Activation::Softsign => {
-                let $f = inline_fn(
-                    #[inline(always)]
-                    |x: f32| softsign(x),
-                );
-                $body
-            }
-            Activation::Square => {
-                let $f = inline_fn(
-                    #[inline(always)]
-                    |x: f32| x * x,
-                );
-                $body
-            }
-            Activation::Swish if $f16 => {
-                let $chunk = costly;
-                let $f = inline_fn(
-                    #[inline(always)]
-                    |x: f32| x * f16::from_f32(sigmoid_f32(x)).to_f32(),
-                );
-                $body
-            }
-            Activation::Swish => {
-                let $chunk = costly;
-                let $f = inline_fn(
-                    #[inline(always)]
-                    |x: f32| x * sigmoid_f32(x),
-                );
-                $body
-            }
-            Activation::Tanh => {
-                let $f = inline_fn(
-                    #[inline(always)]
-                    |x: f32| tanh_f32(x),
-                );
-                $body
-            }
+            })+
         }
     }};
 }

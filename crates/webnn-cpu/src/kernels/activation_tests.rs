@@ -8,16 +8,8 @@ use webnn_core::types::MLNumber;
 use webnn_core::OperandDescriptor;
 
 const FLOATS: [DataType; 2] = [DataType::Float32, DataType::Float16];
-const ALL: [DataType; 8] = [
-    DataType::Float32,
-    DataType::Float16,
-    DataType::Int32,
-    DataType::Uint32,
-    DataType::Int64,
-    DataType::Uint64,
-    DataType::Int8,
-    DataType::Uint8,
-];
+/// Every data type.
+const ALL: [DataType; 8] = DataType::ALL;
 
 /// (op, attrs, reference, ULP tolerance for float32)
 #[allow(clippy::type_complexity)]

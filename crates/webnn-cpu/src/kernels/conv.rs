@@ -103,12 +103,19 @@ pub fn span(n: usize, stride: usize, offset: usize, pad: usize, limit: usize) ->
     (lo.min(hi), hi)
 }
 
-pub(super) fn u(v: u32) -> usize {
-    v as usize
-}
-
-#[allow(clippy::type_complexity)]
-pub(super) fn conv_io(graph: &Graph, op: &Operation) -> Result<(DataType, Vec<usize>, Vec<usize>, Vec<usize>)> {
+/// The data type and geometry of a conv2d or convTranspose2d from its operands' shapes and
+/// attributes; `filter_hw` gives (kh, kw) from the filter's shape in its layout. Fails unless
+/// every operand has rank 4 and the groups divide both channel counts.
+pub(super) fn conv_geom(
+    graph: &Graph,
+    op: &Operation,
+    filter_hw: impl FnOnce(&[usize]) -> (usize, usize),
+) -> Result<(DataType, Geom)> {
+    let (Attrs::Conv2d { padding, strides, dilations, groups, input_layout, .. }
+    | Attrs::ConvTranspose2d { padding, strides, dilations, groups, input_layout, .. }) = op.attrs
+    else {
+        return Err(Error::operation(format!("{}: missing attributes", op.kind)));
+    };
     let (Some(x), Some(f)) = (op.input(0), op.input(1)) else {
         return Err(Error::operation("convolution: missing operand"));
     };
@@ -119,7 +126,18 @@ pub(super) fn conv_io(graph: &Graph, op: &Operation) -> Result<(DataType, Vec<us
         return Err(Error::operation("convolution: operands must have rank 4"));
     }
     let s = |v: &[u32]| v.iter().map(|&d| d as usize).collect::<Vec<_>>();
-    Ok((od.data_type, s(&xd.shape), s(&fd.shape), s(&od.shape)))
+    let (x, f, o) = (s(&xd.shape), s(&fd.shape), s(&od.shape));
+    let nhwc = input_layout == InputOperandLayout::Nhwc;
+    let (n, cin, h, w) = if nhwc { (x[0], x[3], x[1], x[2]) } else { (x[0], x[1], x[2], x[3]) };
+    let (cout, oh, ow) = if nhwc { (o[3], o[1], o[2]) } else { (o[1], o[2], o[3]) };
+    let (kh, kw) = filter_hw(&f);
+    let u = |v: u32| v as usize;
+    let (groups, strides, dilations, padding) = (u(groups), strides.map(u), dilations.map(u), padding.map(u));
+    let g = Geom { n, cin, h, w, cout, oh, ow, kh, kw, groups, strides, dilations, padding, nhwc };
+    if g.groups == 0 || cin % g.groups != 0 || cout % g.groups != 0 {
+        return Err(Error::operation(format!("{}: channels not divisible by groups", op.kind)));
+    }
+    Ok((od.data_type, g))
 }
 
 /// Rejects (instead of indexing out of bounds later) a graph whose filter or bias sizes do
@@ -188,20 +206,12 @@ pub fn pack_conv_filter(layout: Conv2dFilterOperandLayout, g: &Geom, depthwise: 
 }
 
 struct Conv2dKernel {
-    data_type: DataType,
+    operands: ConvOperands,
     g: Geom,
     layout: Conv2dFilterOperandLayout,
     path: ConvPath,
     /// Output pixels per im2col tile.
     tile: usize,
-    weights: Option<Vec<f32>>,
-    bias: Option<Vec<f32>>,
-    in_scratch: Scratch,
-    out_scratch: Scratch,
-    filter_scratch: Scratch,
-    weight_scratch: Scratch,
-    bias_scratch: Scratch,
-    col_scratch: Scratch,
     /// Applied to each output tile (float32 only; empty unless the compile passes fused one).
     epilogue: Epilogue,
     /// The constant filter packed for the GEMM (GEMM paths; None if it could not be allocated).
@@ -217,38 +227,16 @@ pub fn lower_conv2d(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
 
 /// Lowers conv2d followed by a fused epilogue.
 pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> Result<Box<dyn Kernel>> {
-    let Attrs::Conv2d { padding, strides, dilations, groups, input_layout, filter_layout } = op.attrs else {
+    let Attrs::Conv2d { filter_layout, .. } = op.attrs else {
         return Err(Error::operation("conv2d: missing attributes"));
     };
-    let (data_type, x, f, o) = conv_io(graph, op)?;
-    let nhwc = input_layout == InputOperandLayout::Nhwc;
-    let (n, cin, h, w) = if nhwc { (x[0], x[3], x[1], x[2]) } else { (x[0], x[1], x[2], x[3]) };
-    let (cout, oh, ow) = if nhwc { (o[3], o[1], o[2]) } else { (o[1], o[2], o[3]) };
-    let (kh, kw) = match filter_layout {
+    let (data_type, g) = conv_geom(graph, op, |f| match filter_layout {
         Conv2dFilterOperandLayout::Oihw => (f[2], f[3]),
         Conv2dFilterOperandLayout::Hwio => (f[0], f[1]),
         Conv2dFilterOperandLayout::Ohwi | Conv2dFilterOperandLayout::Ihwo => (f[1], f[2]),
-    };
-    let g = Geom {
-        n,
-        cin,
-        h,
-        w,
-        cout,
-        oh,
-        ow,
-        kh,
-        kw,
-        groups: u(groups),
-        strides: [u(strides[0]), u(strides[1])],
-        dilations: [u(dilations[0]), u(dilations[1])],
-        padding: padding.map(u),
-        nhwc,
-    }
-    .along_width();
-    if g.groups == 0 || cin % g.groups != 0 || cout % g.groups != 0 {
-        return Err(Error::operation("conv2d: channels not divisible by groups"));
-    }
+    })?;
+    let (cin, cout, kh, kw, oh, ow) = (g.cin, g.cout, g.kh, g.kw, g.oh, g.ow);
+    let g = g.along_width();
     let path = if g.groups == cin && g.groups == cout && (depthwise_blocked::fits(&g) || depthwise::plane_fits(&g)) {
         ConvPath::Depthwise
     } else if kh == 1 && kw == 1 && g.strides == [1, 1] && g.padding == [0; 4] {
@@ -284,19 +272,11 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
     // still marks it as constant (so `run` does not repack the operand).
     let weights = if packed.is_some() || winograd.is_some() { Some(Vec::new()) } else { weights };
     Ok(Box::new(Conv2dKernel {
-        data_type,
+        operands: ConvOperands::new(data_type, weights, bias),
         g,
         layout: filter_layout,
         path,
         tile,
-        weights,
-        bias,
-        in_scratch: Scratch::default(),
-        out_scratch: Scratch::default(),
-        filter_scratch: Scratch::default(),
-        weight_scratch: Scratch::default(),
-        bias_scratch: Scratch::default(),
-        col_scratch: Scratch::default(),
         epilogue,
         packed,
         winograd,
@@ -664,17 +644,72 @@ impl Conv2dKernel {
                 depthwise::depthwise(g, x, wts, out, ep)
             }
             #[cfg(target_arch = "x86_64")]
-            ConvPath::FewChannels => super::conv_few_channels::conv(g, x, wts, bias, &self.col_scratch, out, ep),
+            ConvPath::FewChannels => {
+                super::conv_few_channels::conv(g, x, wts, bias, &self.operands.col_scratch, out, ep)
+            }
             ConvPath::Winograd => match &self.winograd {
                 Some(f) => winograd::conv(g, x, f, bias, out, ep),
                 None => Err(Error::unknown("conv2d: the Winograd filter is missing")),
             },
             _ => {
                 // The filter packed at build serves only when it is the operand being used.
-                let packed = if self.weights.is_some() { self.packed.as_ref() } else { None };
-                conv_gemm(g, self.path, self.tile, x, wts, packed, bias, &self.col_scratch, out, ep)
+                let packed = if self.operands.weights.is_some() { self.packed.as_ref() } else { None };
+                conv_gemm(g, self.path, self.tile, x, wts, packed, bias, &self.operands.col_scratch, out, ep)
             }
         }
+    }
+}
+
+/// What conv2d and convTranspose2d run with alike: the output's data type, the filter (packed)
+/// and bias widened at build when they are constants, and the scratch of everything else.
+pub(super) struct ConvOperands {
+    data_type: DataType,
+    /// The constant filter, packed (empty when only a kernel's own packing of it is used).
+    pub(super) weights: Option<Vec<f32>>,
+    bias: Option<Vec<f32>>,
+    in_scratch: Scratch,
+    out_scratch: Scratch,
+    filter_scratch: Scratch,
+    weight_scratch: Scratch,
+    bias_scratch: Scratch,
+    /// The kernel's column (or padded plane) buffer.
+    pub(super) col_scratch: Scratch,
+}
+
+impl ConvOperands {
+    /// Operands of `data_type` with the constant filter (packed) and bias, if any.
+    pub(super) fn new(data_type: DataType, weights: Option<Vec<f32>>, bias: Option<Vec<f32>>) -> ConvOperands {
+        ConvOperands {
+            data_type,
+            weights,
+            bias,
+            in_scratch: Scratch::default(),
+            out_scratch: Scratch::default(),
+            filter_scratch: Scratch::default(),
+            weight_scratch: Scratch::default(),
+            bias_scratch: Scratch::default(),
+            col_scratch: Scratch::default(),
+        }
+    }
+
+    /// Runs `compute(x, weights, bias, out)` in f32 on the input, filter and bias operands of
+    /// `inputs` ([`with_weights`], `pack` packing a non-constant filter) into `outputs[0]`
+    /// ([`with_f32_io`]); nothing without input or filter.
+    pub(super) fn run(
+        &self,
+        inputs: &[Option<In<'_>>],
+        outputs: &mut [Out<'_>],
+        pack: impl Fn(&[f32], &mut [f32]),
+        compute: impl FnOnce(&[f32], &[f32], Option<&[f32]>, &mut [f32]) -> webnn_core::Result<()>,
+    ) -> webnn_core::Result<()> {
+        let (Some(x), Some(filter)) = (inputs[0], inputs[1]) else { return Ok(()) };
+        let bias = inputs.get(2).copied().flatten();
+        let scratches = [&self.filter_scratch, &self.weight_scratch, &self.bias_scratch];
+        with_weights(self.data_type, filter, bias, &self.weights, &self.bias, scratches, pack, |wts, b| {
+            with_f32_io(self.data_type, x, &mut outputs[0], &self.in_scratch, &self.out_scratch, |xs, os| {
+                compute(xs, wts, b, os)
+            })
+        })
     }
 }
 
@@ -738,23 +773,13 @@ pub(super) fn with_f32_io(
 
 impl Kernel for Conv2dKernel {
     fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
-        let (Some(x), Some(filter)) = (inputs[0], inputs[1]) else { return Ok(()) };
-        let bias = inputs.get(2).copied().flatten();
         let depthwise = self.path == ConvPath::Depthwise;
         let ep = self.epilogue.bind(inputs);
-        with_weights(
-            self.data_type,
-            filter,
-            bias,
-            &self.weights,
-            &self.bias,
-            [&self.filter_scratch, &self.weight_scratch, &self.bias_scratch],
+        self.operands.run(
+            inputs,
+            outputs,
             |raw, dst| pack_conv_filter(self.layout, &self.g, depthwise, raw, dst),
-            |wts, b| {
-                with_f32_io(self.data_type, x, &mut outputs[0], &self.in_scratch, &self.out_scratch, |xs, os| {
-                    self.compute(xs, wts, b, os, &ep)
-                })
-            },
+            |xs, wts, b, os| self.compute(xs, wts, b, os, &ep),
         )
     }
 }

@@ -68,6 +68,7 @@ pub fn conv(
         let image = &mut out[n * g.cout * oplane..][..g.cout * oplane];
         crate::par::chunks(image, block * oplane, |b, planes_out| {
             let co0 = b * block;
+            let (wts, bias) = (&wts[co0 * taps.len()..], bias.map(|b| &b[co0..]));
             // Rows in groups of 8, the epilogue applied to each plane's 8 finished rows at once.
             for oh0 in (0..g.oh).step_by(8) {
                 let rows = (g.oh - oh0).min(8);
@@ -77,29 +78,9 @@ pub fn conv(
                     // `oh` of the block's planes (`block` divides cout).
                     unsafe {
                         if block == 16 {
-                            row::<16>(
-                                padded,
-                                layout.pitch,
-                                &taps,
-                                &wts[co0 * taps.len()..],
-                                bias.map(|b| &b[co0..]),
-                                planes_out,
-                                oh,
-                                g.ow,
-                                oplane,
-                            )
+                            row::<16>(padded, layout.pitch, &taps, wts, bias, planes_out, oh, g.ow, oplane)
                         } else {
-                            row::<8>(
-                                padded,
-                                layout.pitch,
-                                &taps,
-                                &wts[co0 * taps.len()..],
-                                bias.map(|b| &b[co0..]),
-                                planes_out,
-                                oh,
-                                g.ow,
-                                oplane,
-                            )
+                            row::<8>(padded, layout.pitch, &taps, wts, bias, planes_out, oh, g.ow, oplane)
                         }
                     }
                 }

@@ -46,6 +46,100 @@ pub(crate) struct Case {
     pub(crate) groups: usize,
 }
 
+/// Two values, along the height and the width.
+type Hw = [usize; 2];
+
+impl Case {
+    /// A case from the input shape `x` = `[n, cin, h, w]`, the filter's `f` = `[cout, kh, kw]`,
+    /// the strides `s`, dilations `d`, padding `p` = `[beginH, endH, beginW, endW]` and groups.
+    pub(crate) const fn new(x: [usize; 4], f: [usize; 3], s: Hw, d: Hw, p: [usize; 4], groups: usize) -> Case {
+        let ([n, cin, h, w], [cout, kh, kw]) = (x, f);
+        Case { n, cin, h, w, cout, kh, kw, strides: s, dilations: d, padding: p, groups }
+    }
+
+    /// The padding, strides, dilations and groups as attribute values.
+    pub(crate) fn attr_values(&self) -> ([u32; 4], [u32; 2], [u32; 2], u32) {
+        let u = |v: usize| v as u32;
+        (self.padding.map(u), self.strides.map(u), self.dilations.map(u), u(self.groups))
+    }
+}
+
+/// The operands and the nchw reference output of one conv2d or convTranspose2d case, checked
+/// by [`ConvRun::check`] in both input layouts and every filter layout.
+pub(crate) struct ConvRun {
+    pub(crate) dt: DataType,
+    pub(crate) x: Vec<f32>,
+    pub(crate) xs: [usize; 4],
+    /// The filter in the layout of the identity permutation (oihw, or iohw for convTranspose2d).
+    pub(crate) f: Vec<f32>,
+    pub(crate) fs: [usize; 4],
+    pub(crate) bias: Option<Vec<f32>>,
+    pub(crate) want: Vec<f32>,
+    pub(crate) os: [usize; 4],
+    pub(crate) tol: f32,
+}
+
+impl ConvRun {
+    /// Pseudo-random input (seed), filter (seed + 1) and bias (seed + 2, if `with_bias`) of
+    /// shapes `xs`, `fs` and `[bias_len]`, rounded to f16 for float16; `reference(x, f, bias)`
+    /// gives the nchw output and its shape.
+    pub(crate) fn new<R>(
+        dt: DataType,
+        [xs, fs]: [[usize; 4]; 2],
+        (bias_len, with_bias): (usize, bool),
+        seed: u32,
+        reference: R,
+    ) -> ConvRun
+    where
+        R: FnOnce(&[f32], &[f32], Option<&[f32]>) -> (Vec<f32>, [usize; 4]),
+    {
+        let round = |v: Vec<f32>| if dt == DataType::Float16 { via_f16(&v) } else { v };
+        let x = round(pseudo(xs.iter().product(), seed));
+        let f = round(pseudo(fs.iter().product(), seed + 1));
+        let b = round(pseudo(bias_len, seed + 2));
+        let bias = with_bias.then_some(b);
+        let (want, os) = reference(&x, &f, bias.as_deref());
+        let tol = if dt == DataType::Float16 { 4e-3 } else { 1e-5 };
+        ConvRun { dt, x, xs, f, fs, bias, want, os, tol }
+    }
+
+    /// Runs `kind` on nchw and nhwc inputs with the filter in each of `filter_layouts` (its
+    /// layout and the permutation of the identity layout that gives it), filter and bias graph
+    /// constants if `constant`; asserts the output is the reference's within the tolerance.
+    pub(crate) fn check<L: Copy + std::fmt::Debug>(
+        &self,
+        kind: OpKind,
+        constant: bool,
+        filter_layouts: &[(L, [usize; 4])],
+        attrs: impl Fn(InputOperandLayout, L) -> Attrs,
+        what: &str,
+    ) {
+        let dt = self.dt;
+        for nhwc in [false, true] {
+            let nhwc_of = |v: &[f32], s| if nhwc { permute(v, s, [0, 2, 3, 1]) } else { (v.to_vec(), s) };
+            let (xd, xsh) = nhwc_of(&self.x, self.xs);
+            let (wd, osh) = nhwc_of(&self.want, self.os);
+            let layout = if nhwc { InputOperandLayout::Nhwc } else { InputOperandLayout::Nchw };
+            for &(fl, perm) in filter_layouts {
+                let (fd, fsh) = permute(&self.f, self.fs, perm);
+                let bsh = [self.os[1] as u32];
+                let got = run_float(
+                    kind,
+                    dt,
+                    &[
+                        Some((&u32s(xsh), &xd, false)),
+                        Some((&u32s(fsh), &fd, constant)),
+                        self.bias.as_ref().map(|b| (&bsh[..], &b[..], constant)),
+                    ],
+                    attrs(layout, fl),
+                    &u32s(osh),
+                );
+                assert_close(&got, &wd, self.tol, &format!("{what} {dt:?} nhwc={nhwc} {fl:?} const={constant}"));
+            }
+        }
+    }
+}
+
 fn conv_out_size(c: &Case) -> (usize, usize) {
     let eff = |k: usize, d: usize| (k - 1) * d + 1;
     let oh = (c.h + c.padding[0] + c.padding[1] - eff(c.kh, c.dilations[0])) / c.strides[0] + 1;
@@ -86,752 +180,108 @@ fn conv_ref(c: &Case, x: &[f32], f: &[f32], bias: Option<&[f32]>) -> Vec<f32> {
     out
 }
 
+/// `Case::new(input [n, cin, h, w], filter [cout, kh, kw], strides, dilations, padding, groups)`.
 const CASES: &[Case] = &[
-    Case {
-        n: 1,
-        cin: 1,
-        h: 5,
-        w: 5,
-        cout: 1,
-        kh: 3,
-        kw: 3,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [0; 4],
-        groups: 1,
-    },
-    Case {
-        n: 2,
-        cin: 3,
-        h: 7,
-        w: 6,
-        cout: 4,
-        kh: 3,
-        kw: 2,
-        strides: [2, 1],
-        dilations: [1, 1],
-        padding: [1, 0, 2, 1],
-        groups: 1,
-    },
-    Case {
-        n: 1,
-        cin: 4,
-        h: 9,
-        w: 8,
-        cout: 6,
-        kh: 3,
-        kw: 3,
-        strides: [1, 2],
-        dilations: [2, 1],
-        padding: [2, 2, 1, 0],
-        groups: 2,
-    },
-    Case {
-        n: 2,
-        cin: 5,
-        h: 4,
-        w: 6,
-        cout: 7,
-        kh: 1,
-        kw: 1,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [0; 4],
-        groups: 1,
-    },
-    Case {
-        n: 1,
-        cin: 6,
-        h: 5,
-        w: 5,
-        cout: 4,
-        kh: 1,
-        kw: 1,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [0; 4],
-        groups: 2,
-    },
-    Case {
-        n: 1,
-        cin: 3,
-        h: 5,
-        w: 5,
-        cout: 3,
-        kh: 1,
-        kw: 1,
-        strides: [2, 2],
-        dilations: [1, 1],
-        padding: [1, 1, 1, 1],
-        groups: 1,
-    },
+    Case::new([1, 1, 5, 5], [1, 3, 3], [1, 1], [1, 1], [0; 4], 1),
+    Case::new([2, 3, 7, 6], [4, 3, 2], [2, 1], [1, 1], [1, 0, 2, 1], 1),
+    Case::new([1, 4, 9, 8], [6, 3, 3], [1, 2], [2, 1], [2, 2, 1, 0], 2),
+    Case::new([2, 5, 4, 6], [7, 1, 1], [1, 1], [1, 1], [0; 4], 1),
+    Case::new([1, 6, 5, 5], [4, 1, 1], [1, 1], [1, 1], [0; 4], 2),
+    Case::new([1, 3, 5, 5], [3, 1, 1], [2, 2], [1, 1], [1, 1, 1, 1], 1),
     // pointwise nchw in two column tiles per image and group (cog 64: 512-pixel tiles)
-    Case {
-        n: 2,
-        cin: 8,
-        h: 30,
-        w: 30,
-        cout: 128,
-        kh: 1,
-        kw: 1,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [0; 4],
-        groups: 2,
-    },
+    Case::new([2, 8, 30, 30], [128, 1, 1], [1, 1], [1, 1], [0; 4], 2),
     // depthwise
-    Case {
-        n: 2,
-        cin: 5,
-        h: 8,
-        w: 7,
-        cout: 5,
-        kh: 3,
-        kw: 3,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [1, 1, 1, 1],
-        groups: 5,
-    },
-    Case {
-        n: 1,
-        cin: 4,
-        h: 9,
-        w: 9,
-        cout: 4,
-        kh: 3,
-        kw: 2,
-        strides: [2, 3],
-        dilations: [1, 2],
-        padding: [0, 1, 2, 0],
-        groups: 4,
-    },
-    Case {
-        n: 1,
-        cin: 70,
-        h: 4,
-        w: 4,
-        cout: 70,
-        kh: 3,
-        kw: 3,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [1, 1, 1, 1],
-        groups: 70,
-    },
+    Case::new([2, 5, 8, 7], [5, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 5),
+    Case::new([1, 4, 9, 9], [4, 3, 2], [2, 3], [1, 2], [0, 1, 2, 0], 4),
+    Case::new([1, 70, 4, 4], [70, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 70),
     // depthwise: the 9-tap 3×3 pass at strides 1 and 2 (with dilation), 5×5 stride 2, 7×7
-    Case {
-        n: 1,
-        cin: 3,
-        h: 13,
-        w: 21,
-        cout: 3,
-        kh: 3,
-        kw: 3,
-        strides: [2, 2],
-        dilations: [1, 1],
-        padding: [1, 1, 1, 1],
-        groups: 3,
-    },
-    Case {
-        n: 1,
-        cin: 2,
-        h: 12,
-        w: 20,
-        cout: 2,
-        kh: 3,
-        kw: 3,
-        strides: [1, 1],
-        dilations: [2, 2],
-        padding: [2, 2, 2, 2],
-        groups: 2,
-    },
-    Case {
-        n: 1,
-        cin: 2,
-        h: 11,
-        w: 19,
-        cout: 2,
-        kh: 3,
-        kw: 3,
-        strides: [1, 2],
-        dilations: [1, 3],
-        padding: [0, 1, 3, 2],
-        groups: 2,
-    },
-    Case {
-        n: 1,
-        cin: 2,
-        h: 12,
-        w: 23,
-        cout: 2,
-        kh: 5,
-        kw: 5,
-        strides: [2, 2],
-        dilations: [1, 1],
-        padding: [2, 2, 2, 2],
-        groups: 2,
-    },
-    Case {
-        n: 1,
-        cin: 2,
-        h: 10,
-        w: 17,
-        cout: 2,
-        kh: 7,
-        kw: 7,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [3, 3, 3, 3],
-        groups: 2,
-    },
+    Case::new([1, 3, 13, 21], [3, 3, 3], [2, 2], [1, 1], [1, 1, 1, 1], 3),
+    Case::new([1, 2, 12, 20], [2, 3, 3], [1, 1], [2, 2], [2, 2, 2, 2], 2),
+    Case::new([1, 2, 11, 19], [2, 3, 3], [1, 2], [1, 3], [0, 1, 3, 2], 2),
+    Case::new([1, 2, 12, 23], [2, 5, 5], [2, 2], [1, 1], [2, 2, 2, 2], 2),
+    Case::new([1, 2, 10, 17], [2, 7, 7], [1, 1], [1, 1], [3, 3, 3, 3], 2),
     // one pixel wide with a one-wide window: run along the width (`Geom::along_width`), with
     // right padding and a width stride that never reach the input; with left padding it is not
-    Case {
-        n: 2,
-        cin: 5,
-        h: 19,
-        w: 1,
-        cout: 6,
-        kh: 5,
-        kw: 1,
-        strides: [2, 2],
-        dilations: [2, 3],
-        padding: [3, 1, 0, 1],
-        groups: 1,
-    },
-    Case {
-        n: 1,
-        cin: 4,
-        h: 17,
-        w: 1,
-        cout: 4,
-        kh: 3,
-        kw: 1,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [1, 1, 0, 0],
-        groups: 4,
-    },
-    Case {
-        n: 1,
-        cin: 3,
-        h: 9,
-        w: 1,
-        cout: 5,
-        kh: 1,
-        kw: 1,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [0; 4],
-        groups: 1,
-    },
-    Case {
-        n: 1,
-        cin: 3,
-        h: 9,
-        w: 1,
-        cout: 2,
-        kh: 3,
-        kw: 1,
-        strides: [1, 2],
-        dilations: [1, 1],
-        padding: [0, 0, 1, 0],
-        groups: 1,
-    },
+    Case::new([2, 5, 19, 1], [6, 5, 1], [2, 2], [2, 3], [3, 1, 0, 1], 1),
+    Case::new([1, 4, 17, 1], [4, 3, 1], [1, 1], [1, 1], [1, 1, 0, 0], 4),
+    Case::new([1, 3, 9, 1], [5, 1, 1], [1, 1], [1, 1], [0; 4], 1),
+    Case::new([1, 3, 9, 1], [2, 3, 1], [1, 2], [1, 1], [0, 0, 1, 0], 1),
     // fewer than BY_PIXEL_MAX output pixels: im2col filled pixel by pixel, with padding on
     // every side, dilation and strides; 1-D (along the width) with a long strided window
-    Case {
-        n: 2,
-        cin: 5,
-        h: 3,
-        w: 4,
-        cout: 9,
-        kh: 3,
-        kw: 3,
-        strides: [1, 2],
-        dilations: [1, 2],
-        padding: [1, 2, 2, 1],
-        groups: 1,
-    },
-    Case {
-        n: 1,
-        cin: 6,
-        h: 4,
-        w: 1,
-        cout: 10,
-        kh: 3,
-        kw: 1,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [1, 1, 0, 0],
-        groups: 1,
-    },
-    Case {
-        n: 1,
-        cin: 1,
-        h: 40,
-        w: 1,
-        cout: 5,
-        kh: 16,
-        kw: 1,
-        strides: [8, 1],
-        dilations: [1, 1],
-        padding: [0; 4],
-        groups: 1,
-    },
-    Case {
-        n: 1,
-        cin: 4,
-        h: 5,
-        w: 5,
-        cout: 6,
-        kh: 2,
-        kw: 3,
-        strides: [2, 2],
-        dilations: [1, 1],
-        padding: [0, 1, 1, 1],
-        groups: 2,
-    },
+    Case::new([2, 5, 3, 4], [9, 3, 3], [1, 2], [1, 2], [1, 2, 2, 1], 1),
+    Case::new([1, 6, 4, 1], [10, 3, 1], [1, 1], [1, 1], [1, 1, 0, 0], 1),
+    Case::new([1, 1, 40, 1], [5, 16, 1], [8, 1], [1, 1], [0; 4], 1),
+    Case::new([1, 4, 5, 5], [6, 2, 3], [2, 2], [1, 1], [0, 1, 1, 1], 2),
     // depthwise planes above depthwise_blocked's 10×10 limit: the plane kernel (3×3 at strides
     // 1 and 2, 5×5 stride 2, 7×7, dilated), with 17 channels (a partial block of 16 below it)
-    Case {
-        n: 1,
-        cin: 2,
-        h: 30,
-        w: 31,
-        cout: 2,
-        kh: 3,
-        kw: 3,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [1, 1, 1, 1],
-        groups: 2,
-    },
-    Case {
-        n: 1,
-        cin: 2,
-        h: 61,
-        w: 63,
-        cout: 2,
-        kh: 3,
-        kw: 3,
-        strides: [2, 2],
-        dilations: [1, 1],
-        padding: [1, 1, 1, 1],
-        groups: 2,
-    },
-    Case {
-        n: 1,
-        cin: 2,
-        h: 62,
-        w: 60,
-        cout: 2,
-        kh: 5,
-        kw: 5,
-        strides: [2, 2],
-        dilations: [1, 1],
-        padding: [2, 2, 2, 2],
-        groups: 2,
-    },
-    Case {
-        n: 1,
-        cin: 2,
-        h: 30,
-        w: 31,
-        cout: 2,
-        kh: 7,
-        kw: 7,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [3, 3, 3, 3],
-        groups: 2,
-    },
-    Case {
-        n: 1,
-        cin: 2,
-        h: 34,
-        w: 33,
-        cout: 2,
-        kh: 3,
-        kw: 3,
-        strides: [1, 1],
-        dilations: [2, 2],
-        padding: [1, 1, 1, 1],
-        groups: 2,
-    },
+    Case::new([1, 2, 30, 31], [2, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 2),
+    Case::new([1, 2, 61, 63], [2, 3, 3], [2, 2], [1, 1], [1, 1, 1, 1], 2),
+    Case::new([1, 2, 62, 60], [2, 5, 5], [2, 2], [1, 1], [2, 2, 2, 2], 2),
+    Case::new([1, 2, 30, 31], [2, 7, 7], [1, 1], [1, 1], [3, 3, 3, 3], 2),
+    Case::new([1, 2, 34, 33], [2, 3, 3], [1, 1], [2, 2], [1, 1, 1, 1], 2),
     // depthwise_blocked: 17 and 33 channels (partial blocks), batch 2, strides, dilation,
     // asymmetric padding, a 4-wide window (not 3/5/7), 1×1 outputs
-    Case {
-        n: 2,
-        cin: 17,
-        h: 9,
-        w: 8,
-        cout: 17,
-        kh: 3,
-        kw: 3,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [1, 1, 1, 1],
-        groups: 17,
-    },
-    Case {
-        n: 1,
-        cin: 33,
-        h: 14,
-        w: 13,
-        cout: 33,
-        kh: 5,
-        kw: 4,
-        strides: [2, 2],
-        dilations: [1, 2],
-        padding: [2, 1, 0, 3],
-        groups: 33,
-    },
-    Case {
-        n: 1,
-        cin: 16,
-        h: 3,
-        w: 3,
-        cout: 16,
-        kh: 3,
-        kw: 3,
-        strides: [2, 2],
-        dilations: [1, 1],
-        padding: [0; 4],
-        groups: 16,
-    },
+    Case::new([2, 17, 9, 8], [17, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 17),
+    Case::new([1, 33, 14, 13], [33, 5, 4], [2, 2], [1, 2], [2, 1, 0, 3], 33),
+    Case::new([1, 16, 3, 3], [16, 3, 3], [2, 2], [1, 1], [0; 4], 16),
     // depthwise planes of the streamed AVX-512 kernel (3×3 and 5×5, strides 1 and 2): strips
     // of 1, 2 and 4 column vectors with masked tails (outputs 14, 37, 75 and 65 wide), rows
     // fewer than the window, asymmetric padding, no padding, batch 2
-    Case {
-        n: 2,
-        cin: 3,
-        h: 14,
-        w: 14,
-        cout: 3,
-        kh: 5,
-        kw: 5,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [2, 2, 2, 2],
-        groups: 3,
-    },
-    Case {
-        n: 1,
-        cin: 2,
-        h: 40,
-        w: 37,
-        cout: 2,
-        kh: 5,
-        kw: 5,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [1, 3, 2, 2],
-        groups: 2,
-    },
-    Case {
-        n: 1,
-        cin: 2,
-        h: 9,
-        w: 75,
-        cout: 2,
-        kh: 3,
-        kw: 3,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [1, 1, 1, 1],
-        groups: 2,
-    },
-    Case {
-        n: 1,
-        cin: 2,
-        h: 7,
-        w: 7,
-        cout: 2,
-        kh: 3,
-        kw: 3,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [0; 4],
-        groups: 2,
-    },
-    Case {
-        n: 1,
-        cin: 2,
-        h: 1,
-        w: 40,
-        cout: 2,
-        kh: 3,
-        kw: 3,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [1, 1, 1, 1],
-        groups: 2,
-    },
-    Case {
-        n: 1,
-        cin: 2,
-        h: 11,
-        w: 130,
-        cout: 2,
-        kh: 3,
-        kw: 3,
-        strides: [2, 2],
-        dilations: [1, 1],
-        padding: [1, 1, 1, 1],
-        groups: 2,
-    },
-    Case {
-        n: 2,
-        cin: 3,
-        h: 29,
-        w: 27,
-        cout: 3,
-        kh: 5,
-        kw: 5,
-        strides: [2, 2],
-        dilations: [1, 1],
-        padding: [2, 1, 1, 2],
-        groups: 3,
-    },
-    Case {
-        n: 1,
-        cin: 20,
-        h: 7,
-        w: 7,
-        cout: 20,
-        kh: 5,
-        kw: 5,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [2, 2, 2, 2],
-        groups: 20,
-    },
+    Case::new([2, 3, 14, 14], [3, 5, 5], [1, 1], [1, 1], [2, 2, 2, 2], 3),
+    Case::new([1, 2, 40, 37], [2, 5, 5], [1, 1], [1, 1], [1, 3, 2, 2], 2),
+    Case::new([1, 2, 9, 75], [2, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 2),
+    Case::new([1, 2, 7, 7], [2, 3, 3], [1, 1], [1, 1], [0; 4], 2),
+    Case::new([1, 2, 1, 40], [2, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 2),
+    Case::new([1, 2, 11, 130], [2, 3, 3], [2, 2], [1, 1], [1, 1, 1, 1], 2),
+    Case::new([2, 3, 29, 27], [3, 5, 5], [2, 2], [1, 1], [2, 1, 1, 2], 3),
+    Case::new([1, 20, 7, 7], [20, 5, 5], [1, 1], [1, 1], [2, 2, 2, 2], 20),
     // few input channels, direct (conv_few_channels, AVX-512): blocks of 16 and 8 output
     // channels, strides, dilation, asymmetric padding, output rows of 1, 2 and 4+ vectors
-    Case {
-        n: 2,
-        cin: 3,
-        h: 23,
-        w: 21,
-        cout: 32,
-        kh: 3,
-        kw: 3,
-        strides: [2, 2],
-        dilations: [1, 1],
-        padding: [1, 1, 1, 1],
-        groups: 1,
-    },
-    Case {
-        n: 1,
-        cin: 1,
-        h: 17,
-        w: 40,
-        cout: 8,
-        kh: 5,
-        kw: 5,
-        strides: [1, 1],
-        dilations: [2, 2],
-        padding: [4, 4, 4, 4],
-        groups: 1,
-    },
-    Case {
-        n: 1,
-        cin: 4,
-        h: 12,
-        w: 75,
-        cout: 16,
-        kh: 3,
-        kw: 3,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [0, 2, 1, 0],
-        groups: 1,
-    },
-    Case {
-        n: 1,
-        cin: 2,
-        h: 9,
-        w: 31,
-        cout: 24,
-        kh: 3,
-        kw: 2,
-        strides: [1, 2],
-        dilations: [1, 1],
-        padding: [1, 0, 0, 1],
-        groups: 1,
-    },
+    Case::new([2, 3, 23, 21], [32, 3, 3], [2, 2], [1, 1], [1, 1, 1, 1], 1),
+    Case::new([1, 1, 17, 40], [8, 5, 5], [1, 1], [2, 2], [4, 4, 4, 4], 1),
+    Case::new([1, 4, 12, 75], [16, 3, 3], [1, 1], [1, 1], [0, 2, 1, 0], 1),
+    Case::new([1, 2, 9, 31], [24, 3, 2], [1, 2], [1, 1], [1, 0, 0, 1], 1),
     // depthwise with a channel multiplier (general path)
-    Case {
-        n: 1,
-        cin: 3,
-        h: 6,
-        w: 6,
-        cout: 6,
-        kh: 3,
-        kw: 3,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [1, 1, 1, 1],
-        groups: 3,
-    },
+    Case::new([1, 3, 6, 6], [6, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 3),
     // depthwise with strides and padding of up to 2^32-1 around a 1x1 output (found by fuzz
     // target builder_ops: the padded plane was sized by them, 86 GB, and the process aborted)
-    Case {
-        n: 1,
-        cin: 2,
-        h: 5,
-        w: 5,
-        cout: 2,
-        kh: 3,
-        kw: 3,
-        strides: [u32::MAX as usize; 2],
-        dilations: [1, 1],
-        padding: [0; 4],
-        groups: 2,
-    },
-    Case {
-        n: 1,
-        cin: 2,
-        h: 5,
-        w: 4,
-        cout: 2,
-        kh: 3,
-        kw: 2,
-        strides: [u32::MAX as usize; 2],
-        dilations: [1, 1],
-        padding: [1, 4_000_000_000, 1, 4_000_000_000],
-        groups: 2,
-    },
+    Case::new([1, 2, 5, 5], [2, 3, 3], [u32::MAX as usize; 2], [1, 1], [0; 4], 2),
+    Case::new([1, 2, 5, 4], [2, 3, 2], [u32::MAX as usize; 2], [1, 1], [1, 4_000_000_000, 1, 4_000_000_000], 2),
     // depthwise_blocked with left padding past every window (found by fuzz target
     // onnx_import: the block's row offset of the padding ran past the block, a panic)
-    Case {
-        n: 1,
-        cin: 1,
-        h: 7,
-        w: 5,
-        cout: 1,
-        kh: 3,
-        kw: 3,
-        strides: [2, 18],
-        dilations: [1, 1],
-        padding: [0, 0, 8, 0],
-        groups: 1,
-    },
-    Case {
-        n: 1,
-        cin: 17,
-        h: 7,
-        w: 5,
-        cout: 17,
-        kh: 3,
-        kw: 3,
-        strides: [2, 18],
-        dilations: [1, 1],
-        padding: [1, 0, 8, 1],
-        groups: 17,
-    },
+    Case::new([1, 1, 7, 5], [1, 3, 3], [2, 18], [1, 1], [0, 0, 8, 0], 1),
+    Case::new([1, 17, 7, 5], [17, 3, 3], [2, 18], [1, 1], [1, 0, 8, 1], 17),
     // strides far beyond the input with right padding past it (found by fuzz target
     // onnx_import: the GEMM path sliced past its column buffer)
-    Case {
-        n: 51,
-        cin: 1,
-        h: 7,
-        w: 37,
-        cout: 33,
-        kh: 3,
-        kw: 3,
-        strides: [79, 18],
-        dilations: [1, 1],
-        padding: [0, 0, 0, 112],
-        groups: 1,
-    },
+    Case::new([51, 1, 7, 37], [33, 3, 3], [79, 18], [1, 1], [0, 0, 0, 112], 1),
     // window larger than the input, covered by padding
-    Case {
-        n: 1,
-        cin: 2,
-        h: 2,
-        w: 3,
-        cout: 3,
-        kh: 4,
-        kw: 5,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [2, 1, 2, 2],
-        groups: 1,
-    },
-    Case {
-        n: 1,
-        cin: 2,
-        h: 2,
-        w: 3,
-        cout: 2,
-        kh: 4,
-        kw: 5,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [2, 1, 2, 2],
-        groups: 2,
-    },
+    Case::new([1, 2, 2, 3], [3, 4, 5], [1, 1], [1, 1], [2, 1, 2, 2], 1),
+    Case::new([1, 2, 2, 3], [2, 4, 5], [1, 1], [1, 1], [2, 1, 2, 2], 2),
 ];
 
 fn conv_attrs(c: &Case, input_layout: InputOperandLayout, filter_layout: Conv2dFilterOperandLayout) -> Attrs {
-    Attrs::Conv2d {
-        padding: c.padding.map(|v| v as u32),
-        strides: c.strides.map(|v| v as u32),
-        dilations: c.dilations.map(|v| v as u32),
-        groups: c.groups as u32,
-        input_layout,
-        filter_layout,
-    }
+    let (padding, strides, dilations, groups) = c.attr_values();
+    Attrs::Conv2d { padding, strides, dilations, groups, input_layout, filter_layout }
 }
 
 fn run_conv_case(c: &Case, dt: DataType, with_bias: bool, constant: bool, seed: u32) {
     let (oh, ow) = conv_out_size(c);
-    let cig = c.cin / c.groups;
-    let round = |v: Vec<f32>| if dt == DataType::Float16 { via_f16(&v) } else { v };
-    let x = round(pseudo(c.n * c.cin * c.h * c.w, seed));
-    let f = round(pseudo(c.cout * cig * c.kh * c.kw, seed + 1));
-    let b = round(pseudo(c.cout, seed + 2));
-    let want = conv_ref(c, &x, &f, with_bias.then_some(&b[..]));
     let xs = [c.n, c.cin, c.h, c.w];
-    let fs = [c.cout, cig, c.kh, c.kw];
-    let os = [c.n, c.cout, oh, ow];
-    let tol = if dt == DataType::Float16 { 4e-3 } else { 1e-5 };
-    for nhwc in [false, true] {
-        let (xd, xsh) = if nhwc { permute(&x, xs, [0, 2, 3, 1]) } else { (x.clone(), xs) };
-        let (wd, osh) = if nhwc { permute(&want, os, [0, 2, 3, 1]) } else { (want.clone(), os) };
-        let layout = if nhwc { InputOperandLayout::Nhwc } else { InputOperandLayout::Nchw };
-        for (fl, perm) in [
+    let fs = [c.cout, c.cin / c.groups, c.kh, c.kw];
+    let run =
+        ConvRun::new(dt, [xs, fs], (c.cout, with_bias), seed, |x, f, b| (conv_ref(c, x, f, b), [c.n, c.cout, oh, ow]));
+    run.check(
+        OpKind::Conv2d,
+        constant,
+        &[
             (Conv2dFilterOperandLayout::Oihw, [0, 1, 2, 3]),
             (Conv2dFilterOperandLayout::Hwio, [2, 3, 1, 0]),
             (Conv2dFilterOperandLayout::Ohwi, [0, 2, 3, 1]),
             (Conv2dFilterOperandLayout::Ihwo, [1, 2, 3, 0]),
-        ] {
-            let (fd, fsh) = permute(&f, fs, perm);
-            let xsh32 = u32s(xsh);
-            let fsh32 = u32s(fsh);
-            let bsh = [c.cout as u32];
-            let got = run_float(
-                OpKind::Conv2d,
-                dt,
-                &[
-                    Some((&xsh32, &xd, false)),
-                    Some((&fsh32, &fd, constant)),
-                    with_bias.then_some((&bsh[..], &b[..], constant)),
-                ],
-                conv_attrs(c, layout, fl),
-                &u32s(osh),
-            );
-            assert_close(
-                &got,
-                &wd,
-                tol,
-                &format!("conv2d {c:?} {dt:?} nhwc={nhwc} {fl:?} bias={with_bias} const={constant}"),
-            );
-        }
-    }
+        ],
+        |layout, fl| conv_attrs(c, layout, fl),
+        &format!("conv2d {c:?} bias={with_bias}"),
+    );
 }
 
 #[test]
@@ -852,38 +302,16 @@ fn conv2d_float16_matches_reference() {
 #[test]
 fn conv2d_im2col_tiles_match_reference() {
     // kdim · pixels exceeds the im2col budget: several tiles per image.
-    let c = Case {
-        n: 1,
-        cin: 64,
-        h: 62,
-        w: 62,
-        cout: 8,
-        kh: 3,
-        kw: 3,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [1, 1, 1, 1],
-        groups: 1,
-    };
+    let c = Case::new([1, 64, 62, 62], [8, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 1);
     let (oh, ow) = conv_out_size(&c);
     assert!(c.cin * 9 * oh * ow > super::COL_BUDGET);
-    let x = pseudo(c.n * c.cin * c.h * c.w, 1);
-    let f = pseudo(c.cout * c.cin * 9, 2);
-    let want = conv_ref(&c, &x, &f, None);
-    for nhwc in [false, true] {
-        let (xd, xsh) = if nhwc { permute(&x, [1, 64, 62, 62], [0, 2, 3, 1]) } else { (x.clone(), [1, 64, 62, 62]) };
-        let (wd, osh) =
-            if nhwc { permute(&want, [1, 8, oh, ow], [0, 2, 3, 1]) } else { (want.clone(), [1, 8, oh, ow]) };
-        let layout = if nhwc { InputOperandLayout::Nhwc } else { InputOperandLayout::Nchw };
-        let got = run_float(
-            OpKind::Conv2d,
-            DataType::Float32,
-            &[Some((&u32s(xsh), &xd, false)), Some((&[8, 64, 3, 3], &f, true)), None],
-            conv_attrs(&c, layout, Conv2dFilterOperandLayout::Oihw),
-            &u32s(osh),
-        );
-        assert_close(&got, &wd, 1e-4, "tiled conv");
-    }
+    let reference = |x: &[f32], f: &[f32], _: Option<&[f32]>| (conv_ref(&c, x, f, None), [1, 8, oh, ow]);
+    let run = ConvRun {
+        tol: 1e-4,
+        ..ConvRun::new(DataType::Float32, [[1, 64, 62, 62], [8, 64, 3, 3]], (8, false), 1, reference)
+    };
+    let oihw = [(Conv2dFilterOperandLayout::Oihw, [0, 1, 2, 3])];
+    run.check(OpKind::Conv2d, true, &oihw, |layout, fl| conv_attrs(&c, layout, fl), "tiled conv");
 }
 
 #[test]
@@ -915,19 +343,7 @@ fn depthwise_padding_stays_zero_when_one_thread_changes_geometry() {
     // The plane kernel zeroes its padded plane only when the geometry changes: on one thread,
     // a conv without padding fills the whole 18×18 plane with input, then one with padding 1
     // on a 16×16 input (the same 18×18 plane) must see zeros in its border.
-    let a = Case {
-        n: 1,
-        cin: 2,
-        h: 18,
-        w: 18,
-        cout: 2,
-        kh: 3,
-        kw: 3,
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [0; 4],
-        groups: 2,
-    };
+    let a = Case::new([1, 2, 18, 18], [2, 3, 3], [1, 1], [1, 1], [0; 4], 2);
     let b = Case { h: 16, w: 16, padding: [1; 4], ..a };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     pool.install(|| {

@@ -4,14 +4,14 @@
 //! no input reaches hold the bias). The geometry and the float I/O are conv2d's (`conv.rs`).
 
 use super::constants::constant_f32;
-use super::conv::{check_sizes, conv_io, fill_bias, span, u, with_f32_io, with_weights, Geom};
+use super::conv::{check_sizes, conv_geom, fill_bias, span, ConvOperands, Geom};
 use super::scratch::{try_zeroed, Scratch};
 use super::sgemm::{sgemm, Mat};
 use super::simd::simd;
 use super::{In, Kernel, Out};
 use webnn_core::graph::{Attrs, Operation};
-use webnn_core::types::{ConvTranspose2dFilterOperandLayout, InputOperandLayout};
-use webnn_core::{DataType, Error, Graph, Result};
+use webnn_core::types::ConvTranspose2dFilterOperandLayout;
+use webnn_core::{Error, Graph, Result};
 
 /// Index of filter element (group-input channel `i` as a global input channel, group-output
 /// channel `o`, `h`, `w`) in a convTranspose2d filter of `layout`.
@@ -52,52 +52,22 @@ pub fn pack_convt_filter(layout: ConvTranspose2dFilterOperandLayout, g: &Geom, s
 }
 
 struct ConvTranspose2dKernel {
-    data_type: DataType,
+    operands: ConvOperands,
     g: Geom,
     layout: ConvTranspose2dFilterOperandLayout,
-    weights: Option<Vec<f32>>,
-    bias: Option<Vec<f32>>,
-    in_scratch: Scratch,
-    out_scratch: Scratch,
-    filter_scratch: Scratch,
-    weight_scratch: Scratch,
-    bias_scratch: Scratch,
-    col_scratch: Scratch,
 }
 
 /// Lowers convTranspose2d.
 pub fn lower_conv_transpose2d(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
-    let Attrs::ConvTranspose2d { padding, strides, dilations, groups, input_layout, filter_layout } = op.attrs else {
+    let Attrs::ConvTranspose2d { filter_layout, .. } = op.attrs else {
         return Err(Error::operation("convTranspose2d: missing attributes"));
     };
-    let (data_type, x, f, o) = conv_io(graph, op)?;
-    let nhwc = input_layout == InputOperandLayout::Nhwc;
-    let (n, cin, h, w) = if nhwc { (x[0], x[3], x[1], x[2]) } else { (x[0], x[1], x[2], x[3]) };
-    let (cout, oh, ow) = if nhwc { (o[3], o[1], o[2]) } else { (o[1], o[2], o[3]) };
-    let (kh, kw) = match filter_layout {
+    let (data_type, g) = conv_geom(graph, op, |f| match filter_layout {
         ConvTranspose2dFilterOperandLayout::Iohw => (f[2], f[3]),
         ConvTranspose2dFilterOperandLayout::Hwoi => (f[0], f[1]),
         ConvTranspose2dFilterOperandLayout::Ohwi => (f[1], f[2]),
-    };
-    let g = Geom {
-        n,
-        cin,
-        h,
-        w,
-        cout,
-        oh,
-        ow,
-        kh,
-        kw,
-        groups: u(groups),
-        strides: [u(strides[0]), u(strides[1])],
-        dilations: [u(dilations[0]), u(dilations[1])],
-        padding: padding.map(u),
-        nhwc,
-    };
-    if g.groups == 0 || cin % g.groups != 0 || cout % g.groups != 0 {
-        return Err(Error::operation("convTranspose2d: channels not divisible by groups"));
-    }
+    })?;
+    let (cin, cout) = (g.cin, g.cout);
     check_sizes(graph, op, cin * g.cog() * g.kk(), cout)?;
     let weights = op.input(1).and_then(|id| constant_f32(graph, id)).and_then(|raw| {
         let mut packed = try_zeroed(raw.len())?;
@@ -106,17 +76,9 @@ pub fn lower_conv_transpose2d(op: &Operation, graph: &Graph) -> Result<Box<dyn K
     });
     let bias = op.input(2).and_then(|id| constant_f32(graph, id));
     Ok(Box::new(ConvTranspose2dKernel {
-        data_type,
+        operands: ConvOperands::new(data_type, weights, bias),
         g,
         layout: filter_layout,
-        weights,
-        bias,
-        in_scratch: Scratch::default(),
-        out_scratch: Scratch::default(),
-        filter_scratch: Scratch::default(),
-        weight_scratch: Scratch::default(),
-        bias_scratch: Scratch::default(),
-        col_scratch: Scratch::default(),
     }))
 }
 
@@ -240,21 +202,11 @@ fn col2im_row(g: &Geom, col: &[f32], w_spans: &[(usize, usize)], oh: usize, orow
 
 impl Kernel for ConvTranspose2dKernel {
     fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
-        let (Some(x), Some(filter)) = (inputs[0], inputs[1]) else { return Ok(()) };
-        let bias = inputs.get(2).copied().flatten();
-        with_weights(
-            self.data_type,
-            filter,
-            bias,
-            &self.weights,
-            &self.bias,
-            [&self.filter_scratch, &self.weight_scratch, &self.bias_scratch],
+        self.operands.run(
+            inputs,
+            outputs,
             |raw, dst| pack_convt_filter(self.layout, &self.g, raw, dst),
-            |wts, b| {
-                with_f32_io(self.data_type, x, &mut outputs[0], &self.in_scratch, &self.out_scratch, |xs, os| {
-                    conv_transpose(&self.g, xs, wts, b, &self.col_scratch, os)
-                })
-            },
+            |xs, wts, b, os| conv_transpose(&self.g, xs, wts, b, &self.operands.col_scratch, os),
         )
     }
 }

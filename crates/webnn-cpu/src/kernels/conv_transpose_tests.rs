@@ -1,10 +1,9 @@
 //! convTranspose2d against a naive nchw reference, every filter layout, f32 and f16, constant
-//! and non-constant filters. The case table type and the permutation helpers are conv2d's.
+//! and non-constant filters. The case type and its runner in every layout are conv2d's.
 
 use super::*;
-use crate::kernels::conv::tests::{permute, u32s, Case};
-use crate::testing::constant_operands::{assert_close, pseudo, run_float, via_f16};
-use webnn_core::OpKind;
+use crate::kernels::conv::tests::{Case, ConvRun};
+use webnn_core::{DataType, OpKind};
 
 /// Naive grouped convTranspose2d, nchw input, iohw filter, output size given.
 fn convt_ref(c: &Case, oh: usize, ow: usize, x: &[f32], f: &[f32], bias: Option<&[f32]>) -> Vec<f32> {
@@ -45,149 +44,33 @@ fn run_convt_case(c: &Case, extra: [usize; 2], dt: DataType, with_bias: bool, co
     let calc = |i: usize, s: usize, k: usize, d: usize, pb: usize, pe: usize| (i - 1) * s + (k - 1) * d + 1 - pb - pe;
     let oh = calc(c.h, c.strides[0], c.kh, c.dilations[0], c.padding[0], c.padding[1]) + extra[0];
     let ow = calc(c.w, c.strides[1], c.kw, c.dilations[1], c.padding[2], c.padding[3]) + extra[1];
-    let (cig, cog) = (c.cin / c.groups, c.cout / c.groups);
-    let _ = cig;
-    let round = |v: Vec<f32>| if dt == DataType::Float16 { via_f16(&v) } else { v };
-    let x = round(pseudo(c.n * c.cin * c.h * c.w, seed));
-    let f = round(pseudo(c.cin * cog * c.kh * c.kw, seed + 1));
-    let b = round(pseudo(c.cout, seed + 2));
-    let want = convt_ref(c, oh, ow, &x, &f, with_bias.then_some(&b[..]));
     let xs = [c.n, c.cin, c.h, c.w];
-    let fs = [c.cin, cog, c.kh, c.kw];
-    let os = [c.n, c.cout, oh, ow];
-    let tol = if dt == DataType::Float16 { 4e-3 } else { 1e-5 };
-    for nhwc in [false, true] {
-        let (xd, xsh) = if nhwc { permute(&x, xs, [0, 2, 3, 1]) } else { (x.clone(), xs) };
-        let (wd, osh) = if nhwc { permute(&want, os, [0, 2, 3, 1]) } else { (want.clone(), os) };
-        let layout = if nhwc { InputOperandLayout::Nhwc } else { InputOperandLayout::Nchw };
-        for (fl, perm) in [
+    let fs = [c.cin, c.cout / c.groups, c.kh, c.kw];
+    let reference = |x: &[f32], f: &[f32], b: Option<&[f32]>| (convt_ref(c, oh, ow, x, f, b), [c.n, c.cout, oh, ow]);
+    ConvRun::new(dt, [xs, fs], (c.cout, with_bias), seed, reference).check(
+        OpKind::ConvTranspose2d,
+        constant,
+        &[
             (ConvTranspose2dFilterOperandLayout::Iohw, [0, 1, 2, 3]),
             (ConvTranspose2dFilterOperandLayout::Hwoi, [2, 3, 1, 0]),
             (ConvTranspose2dFilterOperandLayout::Ohwi, [1, 2, 3, 0]),
-        ] {
-            let (fd, fsh) = permute(&f, fs, perm);
-            let bsh = [c.cout as u32];
-            let attrs = Attrs::ConvTranspose2d {
-                padding: c.padding.map(|v| v as u32),
-                strides: c.strides.map(|v| v as u32),
-                dilations: c.dilations.map(|v| v as u32),
-                groups: c.groups as u32,
-                input_layout: layout,
-                filter_layout: fl,
-            };
-            let got = run_float(
-                OpKind::ConvTranspose2d,
-                dt,
-                &[
-                    Some((&u32s(xsh), &xd, false)),
-                    Some((&u32s(fsh), &fd, constant)),
-                    with_bias.then_some((&bsh[..], &b[..], constant)),
-                ],
-                attrs,
-                &u32s(osh),
-            );
-            assert_close(&got, &wd, tol, &format!("convTranspose2d {c:?} +{extra:?} {dt:?} nhwc={nhwc} {fl:?}"));
-        }
-    }
+        ],
+        |input_layout, filter_layout| {
+            let (padding, strides, dilations, groups) = c.attr_values();
+            Attrs::ConvTranspose2d { padding, strides, dilations, groups, input_layout, filter_layout }
+        },
+        &format!("convTranspose2d {c:?} +{extra:?} bias={with_bias}"),
+    );
 }
 
+/// Each case and its output padding `[h, w]` (the output size beyond the smallest).
 const T_CASES: &[(Case, [usize; 2])] = &[
-    (
-        Case {
-            n: 1,
-            cin: 1,
-            h: 3,
-            w: 3,
-            cout: 1,
-            kh: 3,
-            kw: 3,
-            strides: [1, 1],
-            dilations: [1, 1],
-            padding: [0; 4],
-            groups: 1,
-        },
-        [0, 0],
-    ),
-    (
-        Case {
-            n: 2,
-            cin: 3,
-            h: 4,
-            w: 5,
-            cout: 2,
-            kh: 3,
-            kw: 2,
-            strides: [2, 3],
-            dilations: [1, 1],
-            padding: [1, 0, 0, 1],
-            groups: 1,
-        },
-        [1, 2],
-    ),
-    (
-        Case {
-            n: 1,
-            cin: 4,
-            h: 3,
-            w: 4,
-            cout: 6,
-            kh: 2,
-            kw: 3,
-            strides: [2, 2],
-            dilations: [2, 1],
-            padding: [0, 1, 1, 1],
-            groups: 2,
-        },
-        [1, 0],
-    ),
-    (
-        Case {
-            n: 1,
-            cin: 3,
-            h: 5,
-            w: 5,
-            cout: 3,
-            kh: 3,
-            kw: 3,
-            strides: [1, 1],
-            dilations: [1, 1],
-            padding: [1, 1, 1, 1],
-            groups: 3,
-        },
-        [0, 0],
-    ),
-    (
-        Case {
-            n: 1,
-            cin: 2,
-            h: 2,
-            w: 2,
-            cout: 4,
-            kh: 1,
-            kw: 1,
-            strides: [3, 2],
-            dilations: [1, 1],
-            padding: [0; 4],
-            groups: 1,
-        },
-        [2, 1],
-    ),
-    (
-        Case {
-            n: 1,
-            cin: 8,
-            h: 6,
-            w: 6,
-            cout: 4,
-            kh: 4,
-            kw: 4,
-            strides: [2, 2],
-            dilations: [1, 1],
-            padding: [1, 1, 1, 1],
-            groups: 1,
-        },
-        [0, 0],
-    ),
+    (Case::new([1, 1, 3, 3], [1, 3, 3], [1, 1], [1, 1], [0; 4], 1), [0, 0]),
+    (Case::new([2, 3, 4, 5], [2, 3, 2], [2, 3], [1, 1], [1, 0, 0, 1], 1), [1, 2]),
+    (Case::new([1, 4, 3, 4], [6, 2, 3], [2, 2], [2, 1], [0, 1, 1, 1], 2), [1, 0]),
+    (Case::new([1, 3, 5, 5], [3, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 3), [0, 0]),
+    (Case::new([1, 2, 2, 2], [4, 1, 1], [3, 2], [1, 1], [0; 4], 1), [2, 1]),
+    (Case::new([1, 8, 6, 6], [4, 4, 4], [2, 2], [1, 1], [1, 1, 1, 1], 1), [0, 0]),
 ];
 
 #[test]

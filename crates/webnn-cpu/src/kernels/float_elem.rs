@@ -1,16 +1,27 @@
-//! f32/f16 element conversion: [`FloatElem`] (float16 is computed in f32 and rounded once when
-//! written), and float operands widened to f32.
+//! f32/f16 element conversion: [`FloatElem`] (float16 is computed in f32, or f64 where a kernel
+//! accumulates in f64, and rounded once when written), and float operands widened to f32.
 
 use super::scratch::try_zeroed;
 use half::f16;
 use webnn_core::DataType;
 
-/// A float element type computed in f32 (f32 itself, or f16 rounded once on store).
-pub trait FloatElem: bytemuck::Pod + Send + Sync + 'static {
+/// A float element type computed in f32 or f64 (f32 itself, or f16 rounded once on store).
+pub trait FloatElem: bytemuck::Pod + PartialOrd + Send + Sync + 'static {
     /// Widens to f32.
     fn to_f32(self) -> f32;
     /// Rounds from f32 (round to nearest even).
     fn from_f32(v: f32) -> Self;
+    /// Widens to f64 (exact, as is the widening to f32).
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self.to_f32() as f64
+    }
+    /// Rounds once from f64 (round to nearest even).
+    fn from_f64(v: f64) -> Self;
+    /// The slice itself when the type is f32.
+    fn as_f32(_: &[Self]) -> Option<&[f32]> {
+        None
+    }
     /// Converts a slice to f32 (`dst.len() == src.len()`).
     fn slice_to_f32(src: &[Self], dst: &mut [f32]);
     /// Rounds a slice from f32 (`dst.len() == src.len()`).
@@ -25,6 +36,13 @@ impl FloatElem for f32 {
     #[inline(always)]
     fn from_f32(v: f32) -> f32 {
         v
+    }
+    #[inline(always)]
+    fn from_f64(v: f64) -> f32 {
+        v as f32
+    }
+    fn as_f32(s: &[f32]) -> Option<&[f32]> {
+        Some(s)
     }
     fn slice_to_f32(src: &[f32], dst: &mut [f32]) {
         dst.copy_from_slice(src);
@@ -42,6 +60,10 @@ impl FloatElem for f16 {
     #[inline(always)]
     fn from_f32(v: f32) -> f16 {
         f16::from_f32(v)
+    }
+    #[inline(always)]
+    fn from_f64(v: f64) -> f16 {
+        f16::from_f64(v)
     }
     fn slice_to_f32(src: &[f16], dst: &mut [f32]) {
         use half::slice::HalfFloatSliceExt;

@@ -3,6 +3,7 @@
 //! [0, N) is clamped to [0, N−1] (decisions.md D10): no index value reads out of bounds.
 
 use super::strided::par_rows;
+use super::util::input_desc;
 use super::{In, Kernel, Out};
 use webnn_core::graph::{Attrs, Operation};
 use webnn_core::{DataType, Error, Graph, OpKind, Result};
@@ -64,12 +65,6 @@ pub fn resolve<I: IndexValue>(v: I, n: usize) -> usize {
     v.clamp(0, n - 1) as usize
 }
 
-fn desc_of(op: &Operation, graph: &Graph, slot: usize) -> Result<webnn_core::OperandDescriptor> {
-    op.input(slot)
-        .map(|id| graph.descriptor(id).clone())
-        .ok_or_else(|| Error::operation(format!("{}: missing operand {slot}", op.kind)))
-}
-
 /// The shape `[outer, n, inner]` around `axis`.
 fn around(shape: &[u32], axis: usize) -> (usize, usize, usize) {
     let p = |s: &[u32]| s.iter().map(|&d| d as usize).product::<usize>();
@@ -98,8 +93,8 @@ struct GatherKernel {
 
 /// Lowers gather, gatherElements and gatherND.
 pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
-    let input = desc_of(op, graph, 0)?;
-    let indices = desc_of(op, graph, 1)?;
+    let input = input_desc(op, graph, 0)?;
+    let indices = input_desc(op, graph, 1)?;
     let elem = input.data_type.byte_size();
     let index_type = indices.data_type;
     let out_count = graph.descriptor(op.outputs[0]).element_count();

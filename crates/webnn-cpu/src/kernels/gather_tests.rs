@@ -64,6 +64,32 @@ fn resolve_wraps_and_clamps() {
     assert_eq!(resolve(0u32, 1), 0);
 }
 
+/// Checks `kind` for every data type on operands of `shapes` whose slot 1 holds the index
+/// `values` of type `it`: the one output, of `out_shape`, takes its elements from `map`.
+fn check_indexed(
+    kind: OpKind,
+    shapes: &[Vec<usize>],
+    (values, it): (&[i64], DataType),
+    attrs: Attrs,
+    out_shape: &[usize],
+    map: &[Src],
+) {
+    let (d, b) = index_operand(values, &shapes[1], it);
+    let (out_shape, map) = (out_shape.to_vec(), map.to_vec());
+    for dt in ALL_TYPES {
+        let fixed = [(1, d.clone(), b.clone())];
+        check_maps(
+            kind,
+            dt,
+            shapes,
+            &fixed,
+            attrs.clone(),
+            std::slice::from_ref(&out_shape),
+            std::slice::from_ref(&map),
+        );
+    }
+}
+
 #[test]
 fn gather_along_every_axis() {
     let cases: Vec<(Vec<usize>, Vec<usize>, usize)> = vec![
@@ -91,19 +117,8 @@ fn gather_along_every_axis() {
                     Src::In(0, ravel(&j, &shape))
                 })
                 .collect::<Vec<_>>();
-            let (d, b) = index_operand(&vals, &ishape, it);
-            for dt in ALL_TYPES {
-                let attrs = Attrs::Axis { axis: axis as u32 };
-                check_maps(
-                    OpKind::Gather,
-                    dt,
-                    &[shape.clone(), ishape.clone()],
-                    &[(1, d.clone(), b.clone())],
-                    attrs,
-                    std::slice::from_ref(&out),
-                    std::slice::from_ref(&map),
-                );
-            }
+            let attrs = Attrs::Axis { axis: axis as u32 };
+            check_indexed(OpKind::Gather, &[shape.clone(), ishape.clone()], (&vals, it), attrs, &out, &map);
         }
     }
 }
@@ -131,19 +146,8 @@ fn gather_elements_along_every_axis() {
                     Src::In(0, ravel(&i, &shape))
                 })
                 .collect::<Vec<_>>();
-            let (d, b) = index_operand(&vals, &ishape, it);
-            for dt in ALL_TYPES {
-                let attrs = Attrs::Axis { axis: axis as u32 };
-                check_maps(
-                    OpKind::GatherElements,
-                    dt,
-                    &[shape.clone(), ishape.clone()],
-                    &[(1, d.clone(), b.clone())],
-                    attrs,
-                    &[ishape.clone()],
-                    std::slice::from_ref(&map),
-                );
-            }
+            let attrs = Attrs::Axis { axis: axis as u32 };
+            check_indexed(OpKind::GatherElements, &[shape.clone(), ishape.clone()], (&vals, it), attrs, &ishape, &map);
         }
     }
 }
@@ -177,18 +181,7 @@ fn gather_nd_with_every_coordinate_size() {
                     map.push(Src::In(0, ravel(&j, &shape)));
                 }
             }
-            let (d, b) = index_operand(&vals, &ishape, it);
-            for dt in ALL_TYPES {
-                check_maps(
-                    OpKind::GatherNd,
-                    dt,
-                    &[shape.clone(), ishape.clone()],
-                    &[(1, d.clone(), b.clone())],
-                    Attrs::None,
-                    std::slice::from_ref(&out),
-                    std::slice::from_ref(&map),
-                );
-            }
+            check_indexed(OpKind::GatherNd, &[shape.clone(), ishape.clone()], (&vals, it), Attrs::None, &out, &map);
         }
     }
 }
@@ -217,20 +210,9 @@ fn scatter_elements_last_write_wins() {
                 i[axis] = fix(v, shape[axis]);
                 map[ravel(&i, &shape)] = Src::In(2, f);
             }
-            let (d, b) = index_operand(&vals, &ishape, it);
-            for dt in ALL_TYPES {
-                let attrs = Attrs::Axis { axis: axis as u32 };
-                let shapes = [shape.clone(), ishape.clone(), ishape.clone()];
-                check_maps(
-                    OpKind::ScatterElements,
-                    dt,
-                    &shapes,
-                    &[(1, d.clone(), b.clone())],
-                    attrs,
-                    std::slice::from_ref(&shape),
-                    std::slice::from_ref(&map),
-                );
-            }
+            let shapes = [shape.clone(), ishape.clone(), ishape.clone()];
+            let attrs = Attrs::Axis { axis: axis as u32 };
+            check_indexed(OpKind::ScatterElements, &shapes, (&vals, it), attrs, &shape, &map);
         }
     }
 }
@@ -263,19 +245,8 @@ fn scatter_nd_last_write_wins() {
                     map[ravel(&j, &shape)] = Src::In(2, t * slice + r);
                 }
             }
-            let (d, b) = index_operand(&vals, &ishape, it);
-            for dt in ALL_TYPES {
-                let shapes = [shape.clone(), ishape.clone(), ushape.clone()];
-                check_maps(
-                    OpKind::ScatterNd,
-                    dt,
-                    &shapes,
-                    &[(1, d.clone(), b.clone())],
-                    Attrs::None,
-                    std::slice::from_ref(&shape),
-                    std::slice::from_ref(&map),
-                );
-            }
+            let shapes = [shape.clone(), ishape.clone(), ushape.clone()];
+            check_indexed(OpKind::ScatterNd, &shapes, (&vals, it), Attrs::None, &shape, &map);
         }
     }
 }

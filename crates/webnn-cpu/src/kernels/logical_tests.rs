@@ -8,16 +8,8 @@ use webnn_core::graph::Attrs;
 use webnn_core::testing::Rng;
 use webnn_core::OperandDescriptor;
 
-const ALL: [DataType; 8] = [
-    DataType::Float32,
-    DataType::Float16,
-    DataType::Int32,
-    DataType::Uint32,
-    DataType::Int64,
-    DataType::Uint64,
-    DataType::Int8,
-    DataType::Uint8,
-];
+/// Every data type.
+const ALL: [DataType; 8] = DataType::ALL;
 
 /// numpy broadcast of `shapes` (right-aligned).
 fn broadcast_shape(shapes: &[&[u32]]) -> Vec<u32> {
@@ -139,26 +131,16 @@ fn comparisons_with_nan_zero_and_extremes() {
         assert_eq!(run(OpKind::LesserOrEqual), [0, 0, 0, 1, 1, 1], "{dt:?}");
     }
     // 64-bit integers compare exactly (beyond f64 precision).
-    let a = [u64::MAX, u64::MAX - 1, 0];
-    let b = [u64::MAX - 1, u64::MAX, 0];
-    let d = OperandDescriptor::new(DataType::Uint64, vec![3]);
-    let out = run_op(
-        OpKind::Greater,
-        &[Some((d.clone(), bytes_of(&a))), Some((d, bytes_of(&b)))],
-        Attrs::None,
-        &[OperandDescriptor::new(DataType::Uint8, vec![3])],
-    );
-    assert_eq!(out[0], [1, 0, 0]);
-    let a = [i64::MIN, i64::MAX];
-    let b = [i64::MIN + 1, i64::MAX - 1];
-    let d = OperandDescriptor::new(DataType::Int64, vec![2]);
-    let out = run_op(
-        OpKind::Lesser,
-        &[Some((d.clone(), bytes_of(&a))), Some((d, bytes_of(&b)))],
-        Attrs::None,
-        &[OperandDescriptor::new(DataType::Uint8, vec![2])],
-    );
-    assert_eq!(out[0], [1, 0]);
+    fn compare<T: bytemuck::Pod>(kind: OpKind, dt: DataType, a: &[T], b: &[T]) -> Vec<u8> {
+        let d = OperandDescriptor::new(dt, vec![a.len() as u32]);
+        let out = OperandDescriptor::new(DataType::Uint8, vec![a.len() as u32]);
+        run_op(kind, &[Some((d.clone(), bytes_of(a))), Some((d, bytes_of(b)))], Attrs::None, &[out]).remove(0)
+    }
+    let greater =
+        compare(OpKind::Greater, DataType::Uint64, &[u64::MAX, u64::MAX - 1, 0], &[u64::MAX - 1, u64::MAX, 0]);
+    assert_eq!(greater, [1, 0, 0]);
+    let lesser = compare(OpKind::Lesser, DataType::Int64, &[i64::MIN, i64::MAX], &[i64::MIN + 1, i64::MAX - 1]);
+    assert_eq!(lesser, [1, 0]);
 }
 
 #[test]

@@ -30,13 +30,10 @@ struct MatmulKernel {
     batches: Vec<(usize, usize)>,
     /// All output matrices share one `b`: run one GEMM of `batch·m` rows.
     fold: Option<usize>,
-    a_const: Option<Vec<f32>>,
-    b_const: Option<Vec<f32>>,
+    /// Constant float16 operands widened, and the float16 scratch.
+    widened: Widened,
     /// A float32 constant `b` shared by every output matrix, packed once for the GEMM.
     b_packed: Option<PackedRhs>,
-    a_scratch: Scratch,
-    b_scratch: Scratch,
-    out_scratch: Scratch,
     /// Applied to each output matrix (float32 only; empty unless the compile passes fused one).
     epilogue: Epilogue,
 }
@@ -94,16 +91,15 @@ pub fn lower_matmul_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
         n,
         batches,
         fold,
-        a_const: if out.data_type == DataType::Float16 { constant_f32(graph, a_id) } else { None },
-        b_const: if out.data_type == DataType::Float16 { constant_f32(graph, b_id) } else { None },
+        widened: Widened::new(
+            if out.data_type == DataType::Float16 { constant_f32(graph, a_id) } else { None },
+            if out.data_type == DataType::Float16 { constant_f32(graph, b_id) } else { None },
+        ),
         b_packed: if out.data_type == DataType::Float32 && fold.is_some() {
             constant_f32(graph, b_id).and_then(|b| PackedRhs::new(k, n, Mat::rows(&b, n)))
         } else {
             None
         },
-        a_scratch: Scratch::default(),
-        b_scratch: Scratch::default(),
-        out_scratch: Scratch::default(),
         epilogue,
     }))
 }
@@ -151,33 +147,61 @@ impl MatmulKernel {
     }
 }
 
+/// The constant operands `a` and `b` of matmul or gemm widened to f32 at build (if they are
+/// constants and widened), and the scratch of their float16 path.
+struct Widened {
+    a_const: Option<Vec<f32>>,
+    b_const: Option<Vec<f32>>,
+    a_scratch: Scratch,
+    b_scratch: Scratch,
+    out_scratch: Scratch,
+}
+
+impl Widened {
+    fn new(a_const: Option<Vec<f32>>, b_const: Option<Vec<f32>>) -> Widened {
+        let (a_scratch, b_scratch, out_scratch) = Default::default();
+        Widened { a_const, b_const, a_scratch, b_scratch, out_scratch }
+    }
+
+    /// Runs `compute(a, b, out)` in f32 for float16 operands (the constants where there are,
+    /// the others widened into scratch) and rounds its output once into `out`.
+    fn run_f16(
+        &self,
+        a: In<'_>,
+        b: In<'_>,
+        out: &mut Out<'_>,
+        compute: impl FnOnce(&[f32], &[f32], &mut [f32]) -> webnn_core::Result<()>,
+    ) -> webnn_core::Result<()> {
+        let mut sa = self.a_scratch.get(if self.a_const.is_some() { 0 } else { a.desc.len() })?;
+        let mut sb = self.b_scratch.get(if self.b_const.is_some() { 0 } else { b.desc.len() })?;
+        let a32 = f16_as_f32(&self.a_const, a, &mut sa);
+        let b32 = f16_as_f32(&self.b_const, b, &mut sb);
+        let mut o32 = self.out_scratch.get(out.desc.len())?;
+        compute(a32, b32, &mut o32)?;
+        f16::slice_from_f32(&o32, out.slice_mut());
+        Ok(())
+    }
+}
+
+/// The f32 values of a float16 operand: its constant (widened at build) if it has one, else
+/// the operand widened into `scratch` (of its length).
+fn f16_as_f32<'a>(constant: &'a Option<Vec<f32>>, x: In<'_>, scratch: &'a mut [f32]) -> &'a [f32] {
+    match constant {
+        Some(c) => c,
+        None => {
+            f16::slice_to_f32(x.slice(), scratch);
+            scratch
+        }
+    }
+}
+
 impl Kernel for MatmulKernel {
     fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> webnn_core::Result<()> {
         let (Some(a), Some(b)) = (inputs[0], inputs[1]) else { return Ok(()) };
         let ep = self.epilogue.bind(inputs);
         let out = &mut outputs[0];
         match self.data_type {
-            DataType::Float16 => {
-                let mut sa = self.a_scratch.get(if self.a_const.is_some() { 0 } else { a.desc.len() })?;
-                let mut sb = self.b_scratch.get(if self.b_const.is_some() { 0 } else { b.desc.len() })?;
-                let a32: &[f32] = match &self.a_const {
-                    Some(c) => c,
-                    None => {
-                        f16::slice_to_f32(a.slice(), &mut sa);
-                        &sa
-                    }
-                };
-                let b32: &[f32] = match &self.b_const {
-                    Some(c) => c,
-                    None => {
-                        f16::slice_to_f32(b.slice(), &mut sb);
-                        &sb
-                    }
-                };
-                let mut o32 = self.out_scratch.get(out.desc.len())?;
-                self.compute(a32, b32, &mut o32, &ep)?;
-                f16::slice_from_f32(&o32, out.slice_mut());
-            }
+            DataType::Float16 => self.widened.run_f16(a, b, out, |a32, b32, o32| self.compute(a32, b32, o32, &ep))?,
             _ => self.compute(a.slice(), b.slice(), out.slice_mut(), &ep)?,
         }
         Ok(())
@@ -194,14 +218,11 @@ struct GemmKernel {
     /// A' = (a or aᵀ) as (row stride, column stride) over a's elements.
     a_view: (usize, usize),
     b_view: (usize, usize),
-    /// Constant `a`/`b` widened to f32; `b` transposed to row-major k×n.
-    a_const: Option<Vec<f32>>,
-    b_const: Option<Vec<f32>>,
+    /// Constant `a`/`b` widened to f32 (`b` transposed to row-major k×n), and the float16
+    /// scratch.
+    widened: Widened,
     /// Strides of `c` broadcast to [m, n]; None when c is absent or beta is 0.
     c_strides: Option<(usize, usize)>,
-    a_scratch: Scratch,
-    b_scratch: Scratch,
-    out_scratch: Scratch,
     /// Applied to the output (float32 only; empty unless the compile passes fused one).
     epilogue: Epilogue,
 }
@@ -268,12 +289,8 @@ pub fn lower_gemm_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> Res
         beta: beta as f32,
         a_view,
         b_view: if b_const.is_some() { (n, 1) } else { b_view },
-        a_const,
-        b_const,
+        widened: Widened::new(a_const, b_const),
         c_strides,
-        a_scratch: Scratch::default(),
-        b_scratch: Scratch::default(),
-        out_scratch: Scratch::default(),
         epilogue,
     }))
 }
@@ -304,29 +321,12 @@ impl Kernel for GemmKernel {
         let c = inputs.get(2).copied().flatten();
         let out = &mut outputs[0];
         match self.data_type {
-            DataType::Float16 => {
-                let mut sa = self.a_scratch.get(if self.a_const.is_some() { 0 } else { a.desc.len() })?;
-                let mut sb = self.b_scratch.get(if self.b_const.is_some() { 0 } else { b.desc.len() })?;
-                let a32: &[f32] = match &self.a_const {
-                    Some(v) => v,
-                    None => {
-                        f16::slice_to_f32(a.slice(), &mut sa);
-                        &sa
-                    }
-                };
-                let b32: &[f32] = match &self.b_const {
-                    Some(v) => v,
-                    None => {
-                        f16::slice_to_f32(b.slice(), &mut sb);
-                        &sb
-                    }
-                };
-                let mut o32 = self.out_scratch.get(out.desc.len())?;
-                self.compute::<f16>(a32, b32, c.map(|c| c.slice::<f16>()), &mut o32);
-                f16::slice_from_f32(&o32, out.slice_mut());
-            }
+            DataType::Float16 => self.widened.run_f16(a, b, out, |a32, b32, o32| {
+                self.compute::<f16>(a32, b32, c.map(|c| c.slice::<f16>()), o32);
+                Ok(())
+            })?,
             _ => {
-                let b32: &[f32] = match &self.b_const {
+                let b32: &[f32] = match &self.widened.b_const {
                     Some(v) => v,
                     None => b.slice(),
                 };

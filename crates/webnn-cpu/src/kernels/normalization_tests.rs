@@ -52,6 +52,22 @@ fn layer_ref(
     out
 }
 
+/// The optional scale and bias of a normalization and whether they are graph constants.
+type Params<'a> = (Option<&'a [f32]>, Option<&'a [f32]>, bool);
+
+/// Runs `kind` on `x` (of `shape`; the output has it too) with the scale and bias present in
+/// `params` (of `pshape`), operands 1 and 2.
+fn run_scaled(
+    kind: OpKind,
+    dt: DataType,
+    (shape, x): (&[u32], &[f32]),
+    (pshape, (scale, bias, constant)): (&[u32], Params<'_>),
+    attrs: Attrs,
+) -> Vec<f32> {
+    let operands = [Some((shape, x, false)), scale.map(|s| (pshape, s, constant)), bias.map(|b| (pshape, b, constant))];
+    run_float(kind, dt, &operands, attrs, shape)
+}
+
 #[test]
 fn layer_normalization_matches_reference_for_any_axes() {
     let cases: &[(&[usize], &[usize])] = &[
@@ -83,17 +99,8 @@ fn layer_normalization_matches_reference_for_any_axes() {
                 let eps = 1e-3;
                 let want = layer_ref(&x, shape, axes, with_scale.then_some(&s[..]), with_bias.then_some(&b[..]), eps);
                 let attrs = Attrs::LayerNormalization { axes: axes.iter().map(|&a| a as u32).collect(), epsilon: eps };
-                let got = run_float(
-                    OpKind::LayerNormalization,
-                    dt,
-                    &[
-                        Some((&xshape, &x, false)),
-                        with_scale.then_some((&pshape[..], &s[..], constant)),
-                        with_bias.then_some((&pshape[..], &b[..], constant)),
-                    ],
-                    attrs,
-                    &xshape,
-                );
+                let params = (with_scale.then_some(&s[..]), with_bias.then_some(&b[..]), constant);
+                let got = run_scaled(OpKind::LayerNormalization, dt, (&xshape, &x), (&pshape, params), attrs);
                 let tol = if dt == DataType::Float16 { 4e-3 } else { 2e-5 };
                 assert_close(
                     &got,
@@ -204,17 +211,9 @@ fn instance_normalization_matches_reference_for_both_layouts() {
                     let shape32 = shape.map(|d| d as u32);
                     let cshape = [c as u32];
                     let layout = if nhwc { InputOperandLayout::Nhwc } else { InputOperandLayout::Nchw };
-                    let got = run_float(
-                        OpKind::InstanceNormalization,
-                        dt,
-                        &[
-                            Some((&shape32, &xd, false)),
-                            with_scale.then_some((&cshape[..], &s[..], constant)),
-                            with_bias.then_some((&cshape[..], &b[..], constant)),
-                        ],
-                        Attrs::InstanceNormalization { epsilon: eps, layout },
-                        &shape32,
-                    );
+                    let params = (with_scale.then_some(&s[..]), with_bias.then_some(&b[..]), constant);
+                    let attrs = Attrs::InstanceNormalization { epsilon: eps, layout };
+                    let got = run_scaled(OpKind::InstanceNormalization, dt, (&shape32, &xd), (&cshape, params), attrs);
                     let tol = if dt == DataType::Float16 { 4e-3 } else { 2e-5 };
                     assert_close(&got, &want, tol, &format!("instanceNorm {:?} {dt:?} nhwc={nhwc}", [n, c, h, w]));
                 }

@@ -34,34 +34,18 @@ pub trait Reducer<T>: Sync {
     fn finish(acc: Self::Acc, count: usize) -> T;
 }
 
+/// A sum in f32 over float elements: of the elements themselves (`SQUARES` false, the mean
+/// of the real elements when finished) or of their squares (`SQUARES` true, finished with a
+/// square root). `SQUARES` is a constant: each kernel is compiled with its own arithmetic.
+pub struct SumR<const SQUARES: bool>;
 /// Mean of the real elements (float types).
-pub struct AvgR;
+pub type AvgR = SumR<false>;
 /// sqrt of the sum of squares (float types).
-pub struct L2R;
+pub type L2R = SumR<true>;
 /// Maximum (any type).
 pub struct MaxR;
 
-impl<T: FloatElem> Reducer<T> for AvgR {
-    type Acc = f32;
-    #[inline(always)]
-    fn init() -> f32 {
-        0.0
-    }
-    #[inline(always)]
-    fn add(acc: f32, x: T) -> f32 {
-        acc + x.to_f32()
-    }
-    #[inline(always)]
-    fn combine(a: f32, b: f32) -> f32 {
-        a + b
-    }
-    #[inline(always)]
-    fn finish(acc: f32, count: usize) -> T {
-        T::from_f32(if count == 0 { 0.0 } else { acc / count as f32 })
-    }
-}
-
-impl<T: FloatElem> Reducer<T> for L2R {
+impl<T: FloatElem, const SQUARES: bool> Reducer<T> for SumR<SQUARES> {
     type Acc = f32;
     #[inline(always)]
     fn init() -> f32 {
@@ -70,15 +54,23 @@ impl<T: FloatElem> Reducer<T> for L2R {
     #[inline(always)]
     fn add(acc: f32, x: T) -> f32 {
         let v = x.to_f32();
-        acc + v * v
+        if SQUARES {
+            acc + v * v
+        } else {
+            acc + v
+        }
     }
     #[inline(always)]
     fn combine(a: f32, b: f32) -> f32 {
         a + b
     }
     #[inline(always)]
-    fn finish(acc: f32, _count: usize) -> T {
-        T::from_f32(acc.sqrt())
+    fn finish(acc: f32, count: usize) -> T {
+        if SQUARES {
+            T::from_f32(acc.sqrt())
+        } else {
+            T::from_f32(if count == 0 { 0.0 } else { acc / count as f32 })
+        }
     }
 }
 

@@ -19,6 +19,18 @@ struct P {
     padding: [usize; 4],
 }
 
+/// Two values, along the height and the width.
+type Hw = [usize; 2];
+
+impl P {
+    /// A case from the input shape `x` = `[n, c, h, w]`, the output's `o` = `[oh, ow]`, the
+    /// window, strides `s`, dilations `d` and padding `p` = `[beginH, endH, beginW, endW]`.
+    const fn new(x: [usize; 4], o: Hw, window: Hw, s: Hw, d: Hw, p: [usize; 4]) -> P {
+        let ([n, c, h, w], [oh, ow]) = (x, o);
+        P { n, c, h, w, oh, ow, window, strides: s, dilations: d, padding: p }
+    }
+}
+
 /// Naive nchw pooling: kind 0 average (real elements only, decisions.md D15), 1 L2, 2 max.
 fn pool_ref(p: &P, kind: u8, x: &[f64]) -> Vec<f64> {
     let mut out = Vec::new();
@@ -66,86 +78,21 @@ fn to_nhwc<T: Copy>(v: &[T], n: usize, c: usize, h: usize, w: usize) -> Vec<T> {
     out
 }
 
+/// `P::new(input [n, c, h, w], output [oh, ow], window, strides, dilations, padding)`.
 const CASES: &[P] = &[
-    P { n: 1, c: 2, h: 5, w: 5, oh: 1, ow: 1, window: [5, 5], strides: [1, 1], dilations: [1, 1], padding: [0; 4] },
-    P { n: 2, c: 3, h: 6, w: 7, oh: 4, ow: 5, window: [3, 3], strides: [1, 1], dilations: [1, 1], padding: [0; 4] },
+    P::new([1, 2, 5, 5], [1, 1], [5, 5], [1, 1], [1, 1], [0; 4]),
+    P::new([2, 3, 6, 7], [4, 5], [3, 3], [1, 1], [1, 1], [0; 4]),
     // ceil rounding: the last windows run past the padded input
-    P {
-        n: 1,
-        c: 2,
-        h: 5,
-        w: 5,
-        oh: 3,
-        ow: 3,
-        window: [3, 3],
-        strides: [2, 2],
-        dilations: [1, 1],
-        padding: [1, 0, 0, 1],
-    },
-    P { n: 1, c: 3, h: 4, w: 4, oh: 2, ow: 2, window: [3, 3], strides: [2, 2], dilations: [1, 1], padding: [0; 4] },
-    P {
-        n: 1,
-        c: 2,
-        h: 9,
-        w: 8,
-        oh: 3,
-        ow: 4,
-        window: [3, 2],
-        strides: [2, 2],
-        dilations: [2, 3],
-        padding: [1, 1, 2, 0],
-    },
-    P {
-        n: 2,
-        c: 70,
-        h: 4,
-        w: 5,
-        oh: 2,
-        ow: 3,
-        window: [2, 2],
-        strides: [2, 2],
-        dilations: [1, 1],
-        padding: [0, 0, 0, 1],
-    },
+    P::new([1, 2, 5, 5], [3, 3], [3, 3], [2, 2], [1, 1], [1, 0, 0, 1]),
+    P::new([1, 3, 4, 4], [2, 2], [3, 3], [2, 2], [1, 1], [0; 4]),
+    P::new([1, 2, 9, 8], [3, 4], [3, 2], [2, 2], [2, 3], [1, 1, 2, 0]),
+    P::new([2, 70, 4, 5], [2, 3], [2, 2], [2, 2], [1, 1], [0, 0, 0, 1]),
     // padding larger than the window: windows with no real element
-    P {
-        n: 1,
-        c: 1,
-        h: 2,
-        w: 2,
-        oh: 4,
-        ow: 4,
-        window: [1, 1],
-        strides: [1, 1],
-        dilations: [1, 1],
-        padding: [1, 1, 1, 1],
-    },
+    P::new([1, 1, 2, 2], [4, 4], [1, 1], [1, 1], [1, 1], [1, 1, 1, 1]),
     // a window wider than the input (the padding makes room; found by fuzz target onnx_import:
     // the nchw plane sliced its row buffer past its end)
-    P {
-        n: 1,
-        c: 1,
-        h: 5,
-        w: 5,
-        oh: 3,
-        ow: 3,
-        window: [3, 7],
-        strides: [2, 2],
-        dilations: [1, 1],
-        padding: [1, 1, 3, 3],
-    },
-    P {
-        n: 1,
-        c: 2,
-        h: 4,
-        w: 3,
-        oh: 3,
-        ow: 2,
-        window: [2, 3],
-        strides: [1, 1],
-        dilations: [1, 2],
-        padding: [0, 0, 2, 1],
-    },
+    P::new([1, 1, 5, 5], [3, 3], [3, 7], [2, 2], [1, 1], [1, 1, 3, 3]),
+    P::new([1, 2, 4, 3], [3, 2], [2, 3], [1, 1], [1, 2], [0, 0, 2, 1]),
 ];
 
 fn attrs(p: &P, nhwc: bool) -> Attrs {
@@ -229,8 +176,7 @@ fn max_pool_every_integer_type() {
 #[test]
 fn max_pool_propagates_nan() {
     let x = [1.0f32, f32::NAN, 3.0, 2.0];
-    let p =
-        P { n: 1, c: 1, h: 2, w: 2, oh: 1, ow: 1, window: [2, 2], strides: [1, 1], dilations: [1, 1], padding: [0; 4] };
+    let p = P::new([1, 1, 2, 2], [1, 1], [2, 2], [1, 1], [1, 1], [0; 4]);
     let got = run_float(
         OpKind::MaxPool2d,
         DataType::Float32,

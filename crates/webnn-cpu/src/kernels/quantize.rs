@@ -9,41 +9,13 @@
 //! - dequantize: `(x − zeroPoint) · scale`, the difference exact in i64, the product in f32,
 //!   rounded once to float16 for float16 scales.
 
+use super::float_elem::FloatElem;
 use super::strided::par_rows;
+use super::util::input_descs;
 use super::{In, Kernel, Out};
 use half::f16;
 use webnn_core::graph::Operation;
 use webnn_core::{DataType, Error, Graph, OpKind, Result};
-
-/// float32 or float16 (input of quantize, scale, output of dequantize).
-pub trait QFloat: bytemuck::Pod + Send + Sync {
-    /// Widens to f32.
-    fn to_f32(self) -> f32;
-    /// Rounds from f32 (nearest even).
-    fn from_f32(v: f32) -> Self;
-}
-
-impl QFloat for f32 {
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        self
-    }
-    #[inline(always)]
-    fn from_f32(v: f32) -> f32 {
-        v
-    }
-}
-
-impl QFloat for f16 {
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        f16::to_f32(self)
-    }
-    #[inline(always)]
-    fn from_f32(v: f32) -> f16 {
-        f16::from_f32(v)
-    }
-}
 
 /// uint8, int8, uint32, int32 (quantized values and zero points).
 pub trait QInt: bytemuck::Pod + Send + Sync {
@@ -83,52 +55,28 @@ pub fn round_half_even(v: f32) -> f32 {
 
 /// quantizeLinear of one element (decisions.md D7).
 #[inline(always)]
-pub fn quantize_one<F: QFloat, Q: QInt>(x: F, scale: F, zero_point: Q) -> Q {
+pub fn quantize_one<F: FloatElem, Q: QInt>(x: F, scale: F, zero_point: Q) -> Q {
     Q::add_saturate(round_half_even(x.to_f32() / scale.to_f32()), zero_point)
 }
 
 /// dequantizeLinear of one element.
 #[inline(always)]
-pub fn dequantize_one<Q: QInt, F: QFloat>(x: Q, scale: F, zero_point: Q) -> F {
+pub fn dequantize_one<Q: QInt, F: FloatElem>(x: Q, scale: F, zero_point: Q) -> F {
     F::from_f32((x.to_i64() - zero_point.to_i64()) as f32 * scale.to_f32())
 }
 
+/// Runs `$body` with `$F` bound to f16 for float16, f32 otherwise.
 macro_rules! with_qfloat {
-    ($dt:expr, $F:ident => $body:expr) => {{
-        match $dt {
-            DataType::Float16 => {
-                type $F = f16;
-                $body
-            }
-            _ => {
-                type $F = f32;
-                $body
-            }
-        }
-    }};
+    ($dt:expr, $F:ident => $body:expr) => {
+        $crate::match_type!($dt, $F => $body; DataType::Float16 => f16, _ => f32)
+    };
 }
 
+/// Runs `$body` with `$Q` bound to u8, i8, u32, or i32 (any other type).
 macro_rules! with_qint {
-    ($dt:expr, $Q:ident => $body:expr) => {{
-        match $dt {
-            DataType::Uint8 => {
-                type $Q = u8;
-                $body
-            }
-            DataType::Int8 => {
-                type $Q = i8;
-                $body
-            }
-            DataType::Uint32 => {
-                type $Q = u32;
-                $body
-            }
-            _ => {
-                type $Q = i32;
-                $body
-            }
-        }
-    }};
+    ($dt:expr, $Q:ident => $body:expr) => {
+        $crate::match_type!($dt, $Q => $body; DataType::Uint8 => u8, DataType::Int8 => i8, DataType::Uint32 => u32, _ => i32)
+    };
 }
 
 /// The blockwise broadcast, merged: input dims `x`, block sizes `b` (x / scale dim) and the
@@ -229,12 +177,7 @@ struct QuantizeKernel {
 
 /// Lowers quantizeLinear and dequantizeLinear.
 pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
-    let get = |slot: usize| {
-        op.input(slot)
-            .map(|id| graph.descriptor(id).clone())
-            .ok_or_else(|| Error::operation(format!("{}: missing operand {slot}", op.kind)))
-    };
-    let (input, scale, zero_point) = (get(0)?, get(1)?, get(2)?);
+    let [input, scale, zero_point] = input_descs(op, graph)?;
     let blockwise = scale.shape.len() == input.shape.len()
         && zero_point.shape == scale.shape
         && input.shape.iter().zip(&scale.shape).all(|(&x, &s)| s > 0 && x % s == 0)
@@ -251,7 +194,7 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
 }
 
 impl QuantizeKernel {
-    fn go<A: bytemuck::Pod + Send + Sync, F: QFloat, Q: QInt, B: bytemuck::Pod + Send + Sync>(
+    fn go<A: bytemuck::Pod + Send + Sync, F: FloatElem, Q: QInt, B: bytemuck::Pod + Send + Sync>(
         &self,
         x: &[A],
         scale: &[F],

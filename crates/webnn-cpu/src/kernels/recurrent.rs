@@ -22,6 +22,7 @@ pub mod linalg;
 #[cfg(test)]
 mod tests;
 
+use super::float_elem::FloatElem;
 use super::{In, Kernel, Out};
 use half::f16;
 use linalg::{gate_products, project, PAR_THRESHOLD};
@@ -31,44 +32,6 @@ use webnn_core::{
     Attrs, DataType, Error, Graph, GruWeightLayout, LstmWeightLayout, OpKind, OperandId, RecurrentNetworkActivation,
     RecurrentNetworkDirection, Result,
 };
-
-/// A float element type the kernel reads and writes (computation is always f32).
-pub trait Elem: bytemuck::Pod + Send + Sync {
-    /// To f32 (exact).
-    fn to_f32(self) -> f32;
-    /// From f32, rounding to nearest even.
-    fn from_f32(v: f32) -> Self;
-    /// The slice itself when the type is f32.
-    fn as_f32(s: &[Self]) -> Option<&[f32]>;
-}
-
-impl Elem for f32 {
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        self
-    }
-    #[inline(always)]
-    fn from_f32(v: f32) -> f32 {
-        v
-    }
-    fn as_f32(s: &[f32]) -> Option<&[f32]> {
-        Some(s)
-    }
-}
-
-impl Elem for f16 {
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        f16::to_f32(self)
-    }
-    #[inline(always)]
-    fn from_f32(v: f32) -> f16 {
-        f16::from_f32(v)
-    }
-    fn as_f32(_: &[f16]) -> Option<&[f32]> {
-        None
-    }
-}
 
 /// `MLRecurrentNetworkActivation` as applied by the kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -330,18 +293,13 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
 
     // Packed weight layout, per direction.
     let mut pack = PackLayout::default();
-    let mut off = 0usize;
-    let mut take = |n: usize| -> Result<usize> {
-        let at = off;
-        off = off.checked_add(n).ok_or_else(|| Error::not_supported("recurrent network too large"))?;
-        Ok(at)
-    };
-    pack.w = take(elems(&[gh, input_size])?)?;
-    pack.r = take(elems(&[gh, hidden])?)?;
-    pack.xbias = take(gh)?;
-    pack.rbias_n = take(if matches!(cell, CellKind::Gru { reset_after: true }) { hidden } else { 0 })?;
-    pack.peep = take(if weight_ids[4].is_some() { 3 * hidden } else { 0 })?;
-    pack.stride = off;
+    let mut area = Areas::default();
+    pack.w = area.take(elems(&[gh, input_size])?)?;
+    pack.r = area.take(elems(&[gh, hidden])?)?;
+    pack.xbias = area.take(gh)?;
+    pack.rbias_n = area.take(if matches!(cell, CellKind::Gru { reset_after: true }) { hidden } else { 0 })?;
+    pack.peep = area.take(if weight_ids[4].is_some() { 3 * hidden } else { 0 })?;
+    pack.stride = area.end;
 
     let mut kernel = RecurrentKernel {
         cell,
@@ -410,19 +368,14 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
 
     // Scratch per direction.
     let mut scr = ScratchLayout::default();
-    let mut off = 0usize;
-    let mut take = |n: usize| -> Result<usize> {
-        let at = off;
-        off = off.checked_add(n).ok_or_else(|| Error::not_supported("recurrent network too large"))?;
-        Ok(at)
-    };
+    let mut area = Areas::default();
     let bh = elems(&[batch, hidden])?;
-    scr.xw = take(elems(&[steps, batch, gh])?)?;
-    scr.gates = take(elems(&[gh, batch])?)?;
-    scr.h = take(bh)?;
-    scr.aux = take(bh)?;
-    scr.seq = take(if kernel.return_sequence { elems(&[steps, bh])? } else { 0 })?;
-    scr.stride = off;
+    scr.xw = area.take(elems(&[steps, batch, gh])?)?;
+    scr.gates = area.take(elems(&[gh, batch])?)?;
+    scr.h = area.take(bh)?;
+    scr.aux = area.take(bh)?;
+    scr.seq = area.take(if kernel.return_sequence { elems(&[steps, bh])? } else { 0 })?;
+    scr.stride = area.end;
     kernel.scr = scr;
     let total = elems(&[scr.stride, dirs])?
         .checked_add(kernel.pack_area)
@@ -435,10 +388,26 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     Ok(Box::new(kernel))
 }
 
+/// Consecutive areas of a buffer, laid out one after the other.
+#[derive(Default)]
+struct Areas {
+    /// The end of the last area.
+    end: usize,
+}
+
+impl Areas {
+    /// The offset of the next `n` elements.
+    fn take(&mut self, n: usize) -> Result<usize> {
+        let at = self.end;
+        self.end = self.end.checked_add(n).ok_or_else(|| Error::not_supported("recurrent network too large"))?;
+        Ok(at)
+    }
+}
+
 /// Little-endian bytes of a float32/float16 constant as f32 values.
 impl RecurrentKernel {
     /// Packs the weights of every direction into `out` (see [`PackLayout`]).
-    fn pack_weights<T: Elem>(
+    fn pack_weights<T: FloatElem>(
         &self,
         w: &[T],
         r: &[T],
@@ -482,7 +451,7 @@ impl RecurrentKernel {
         }
     }
 
-    fn run_typed<T: Elem>(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
+    fn run_typed<T: FloatElem>(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) {
         let slot = |s: usize| inputs.get(s).copied().flatten().map(|i| i.slice::<T>());
         let (Some(x), Some(w), Some(r)) =
             (slot(self.slots.input), slot(self.slots.weight), slot(self.slots.recurrent_weight))
@@ -550,7 +519,7 @@ impl RecurrentKernel {
 
     /// Runs every step of direction `dir`; leaves the final hidden (and cell) state and the
     /// sequence in `area`.
-    fn run_direction<T: Elem>(
+    fn run_direction<T: FloatElem>(
         &self,
         dir: usize,
         x: &[f32],

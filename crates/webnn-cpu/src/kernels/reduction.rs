@@ -19,42 +19,13 @@
 //! several independent accumulators, otherwise blocks of up to 64 columns are accumulated in
 //! stack arrays (no allocation). Other layouts use a generic odometer walk.
 
+use super::float_elem::FloatElem;
 use super::unary::{with_int_type, IntElem, CHEAP_CHUNK};
 use super::{In, Kernel, Out};
 use half::f16;
 use smallvec::SmallVec;
 use webnn_core::graph::{Attrs, Operation};
 use webnn_core::{DataType, Error, Graph, OpKind, Result};
-
-/// A float element computed in f64.
-pub trait FloatElem: Copy + Send + Sync + bytemuck::Pod + PartialOrd {
-    /// Widens exactly.
-    fn to_f64(self) -> f64;
-    /// Rounds once to nearest even.
-    fn from_f64(x: f64) -> Self;
-}
-
-impl FloatElem for f32 {
-    #[inline(always)]
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-    #[inline(always)]
-    fn from_f64(x: f64) -> Self {
-        x as f32
-    }
-}
-
-impl FloatElem for f16 {
-    #[inline(always)]
-    fn to_f64(self) -> f64 {
-        f16::to_f64(self)
-    }
-    #[inline(always)]
-    fn from_f64(x: f64) -> Self {
-        f16::from_f64(x)
-    }
-}
 
 /// A reduction: an accumulator, how to add one element or merge two accumulators, and how to
 /// produce the result from the accumulator and the element count.

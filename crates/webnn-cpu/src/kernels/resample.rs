@@ -64,49 +64,28 @@ pub trait Interp: Copy + Send + Sync + bytemuck::Pod {
     fn from_f32(v: f32) -> Self;
 }
 
-impl Interp for f32 {
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        self
-    }
-    #[inline(always)]
-    fn from_f32(v: f32) -> f32 {
-        v
-    }
+/// Interp for each type from its conversions to and from f32.
+macro_rules! interp {
+    ($($t:ty: |$x:ident| $to:expr, |$v:ident| $from:expr;)+) => {$(
+        impl Interp for $t {
+            #[inline(always)]
+            fn to_f32(self) -> f32 {
+                let $x = self;
+                $to
+            }
+            #[inline(always)]
+            fn from_f32($v: f32) -> $t {
+                $from
+            }
+        }
+    )+};
 }
-
-impl Interp for f16 {
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        f16::to_f32(self)
-    }
-    #[inline(always)]
-    fn from_f32(v: f32) -> f16 {
-        f16::from_f32(v)
-    }
-}
-
-impl Interp for i8 {
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        self as f32
-    }
-    #[inline(always)]
-    fn from_f32(v: f32) -> i8 {
-        // `as` saturates (NaN → 0) (decisions.md D17).
-        v.round_ties_even() as i8
-    }
-}
-
-impl Interp for u8 {
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        self as f32
-    }
-    #[inline(always)]
-    fn from_f32(v: f32) -> u8 {
-        v.round_ties_even() as u8
-    }
+// 8-bit integers round half to even and saturate (`as` saturates, NaN → 0; decisions.md D17).
+interp! {
+    f32: |x| x, |v| v;
+    f16: |x| x.to_f32(), |v| f16::from_f32(v);
+    i8: |x| x as f32, |v| v.round_ties_even() as i8;
+    u8: |x| x as f32, |v| v.round_ties_even() as u8;
 }
 
 struct ResampleKernel {

@@ -5,6 +5,7 @@
 
 use super::gather::{resolve, IndexValue};
 use super::strided::par_memcpy;
+use super::util::input_descs;
 use super::{In, Kernel, Out};
 use webnn_core::graph::{Attrs, Operation};
 use webnn_core::{DataType, Error, Graph, OpKind, Result};
@@ -25,12 +26,7 @@ struct ScatterKernel {
 
 /// Lowers scatterElements and scatterND.
 pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
-    let get = |slot: usize| {
-        op.input(slot)
-            .map(|id| graph.descriptor(id).clone())
-            .ok_or_else(|| Error::operation(format!("{}: missing operand {slot}", op.kind)))
-    };
-    let (input, indices, updates) = (get(0)?, get(1)?, get(2)?);
+    let [input, indices, updates] = input_descs(op, graph)?;
     let mismatch = || Error::operation(format!("{}: attributes do not match the operand shapes", op.kind));
     if graph.descriptor(op.outputs[0]).shape != input.shape {
         return Err(mismatch());

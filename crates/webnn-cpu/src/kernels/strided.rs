@@ -27,26 +27,9 @@ const BLOCK: usize = 64;
 /// (1, 2, 4 or 8): the type data-movement kernels copy.
 #[macro_export]
 macro_rules! with_elem {
-    ($size:expr, $T:ident => $body:expr) => {{
-        match $size {
-            1 => {
-                type $T = u8;
-                $body
-            }
-            2 => {
-                type $T = u16;
-                $body
-            }
-            4 => {
-                type $T = u32;
-                $body
-            }
-            _ => {
-                type $T = u64;
-                $body
-            }
-        }
-    }};
+    ($size:expr, $T:ident => $body:expr) => {
+        $crate::match_type!($size, $T => $body; 1 => u8, 2 => u16, 4 => u32, _ => u64)
+    };
 }
 
 /// A prepared affine copy (see the module documentation).
@@ -362,36 +345,15 @@ pub trait Elem: bytemuck::Pod + Send + Sync {
     }
 }
 
-impl Elem for u8 {
-    #[inline(always)]
-    fn micro_tile(out: &mut [u8], o: usize, os: usize, inp: &[u8], i: isize, is: isize) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            micro_tile_u8_sse2(out, o, os, inp, i, is)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            micro_tile_portable(out, o, os, inp, i, is)
-        }
-    }
-}
-
 /// The u8 micro-tile as one 8 × 8 SSE2 byte transpose (SSE2 is part of x86_64).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub fn micro_tile_u8_sse2(out: &mut [u8], o: usize, os: usize, inp: &[u8], i: isize, is: isize) {
     use std::arch::x86_64::*;
-    let src: [&[u8; MICRO]; MICRO] = std::array::from_fn(|b| {
-        let s = (i + b as isize * is) as usize;
-        <&[u8; MICRO]>::try_from(&inp[s..s + MICRO]).expect("8 elements")
-    });
-    let dst: [usize; MICRO] = std::array::from_fn(|a| o + a * os);
-    for &d in &dst {
-        // Bounds check of every output run before the stores below.
-        let _ = &out[d..d + MICRO];
-    }
+    let src = input_runs(inp, i, is);
+    let dst = output_runs(out, o, os);
     // SAFETY: every load reads the 8 bytes of a checked 8-element array; every store writes 8
-    // bytes at out[d..d + 8], checked just above; SSE2 is always available on x86_64; the
+    // bytes at out[d..d + 8], checked by `output_runs`; SSE2 is always available on x86_64; the
     // 64-bit loads/stores have no alignment requirement.
     unsafe {
         let a: [__m128i; MICRO] = std::array::from_fn(|b| _mm_loadl_epi64(src[b].as_ptr() as *const __m128i));
@@ -418,32 +380,46 @@ pub fn micro_tile_u8_sse2(out: &mut [u8], o: usize, os: usize, inp: &[u8], i: is
 }
 impl Elem for u64 {}
 
-impl Elem for u32 {
-    #[inline(always)]
-    fn micro_tile(out: &mut [u32], o: usize, os: usize, inp: &[u32], i: isize, is: isize) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            micro_tile_u32_sse2(out, o, os, inp, i, is)
+/// Elem for the types with an SSE2 micro-tile on x86_64 (the portable one elsewhere).
+macro_rules! sse2_elem {
+    ($($t:ty => $sse2:ident),+) => {$(
+        impl Elem for $t {
+            #[inline(always)]
+            fn micro_tile(out: &mut [$t], o: usize, os: usize, inp: &[$t], i: isize, is: isize) {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    $sse2(out, o, os, inp, i, is)
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                {
+                    micro_tile_portable(out, o, os, inp, i, is)
+                }
+            }
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            micro_tile_portable(out, o, os, inp, i, is)
-        }
-    }
+    )+};
+}
+sse2_elem!(u8 => micro_tile_u8_sse2, u16 => micro_tile_u16_sse2, u32 => micro_tile_u32_sse2);
+
+/// The 8 input runs of a micro-tile, bounds-checked: run b is `inp[i + b·is..][..8]`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn input_runs<T>(inp: &[T], i: isize, is: isize) -> [&[T; MICRO]; MICRO] {
+    std::array::from_fn(|b| {
+        let s = (i + b as isize * is) as usize;
+        <&[T; MICRO]>::try_from(&inp[s..s + MICRO]).expect("8 elements")
+    })
 }
 
-impl Elem for u16 {
-    #[inline(always)]
-    fn micro_tile(out: &mut [u16], o: usize, os: usize, inp: &[u16], i: isize, is: isize) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            micro_tile_u16_sse2(out, o, os, inp, i, is)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            micro_tile_portable(out, o, os, inp, i, is)
-        }
+/// The starts `o + a·os` of the 8 output runs of a micro-tile, each run bounds-checked
+/// against `out` (before the unchecked stores of the SSE2 tiles).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn output_runs<T>(out: &[T], o: usize, os: usize) -> [usize; MICRO] {
+    let dst: [usize; MICRO] = std::array::from_fn(|a| o + a * os);
+    for &d in &dst {
+        let _ = &out[d..d + MICRO];
     }
+    dst
 }
 
 /// The u16 micro-tile as one 8 × 8 SSE2 transpose (SSE2 is part of x86_64).
@@ -451,17 +427,10 @@ impl Elem for u16 {
 #[inline(always)]
 pub fn micro_tile_u16_sse2(out: &mut [u16], o: usize, os: usize, inp: &[u16], i: isize, is: isize) {
     use std::arch::x86_64::*;
-    let src: [&[u16; MICRO]; MICRO] = std::array::from_fn(|b| {
-        let s = (i + b as isize * is) as usize;
-        <&[u16; MICRO]>::try_from(&inp[s..s + MICRO]).expect("8 elements")
-    });
-    let dst: [usize; MICRO] = std::array::from_fn(|a| o + a * os);
-    for &d in &dst {
-        // Bounds check of every output run before the stores below.
-        let _ = &out[d..d + MICRO];
-    }
+    let src = input_runs(inp, i, is);
+    let dst = output_runs(out, o, os);
     // SAFETY: every load reads the 8 u16 (16 bytes) of a checked 8-element array; every store
-    // writes 16 bytes at out[d..d + 8], checked just above; SSE2 is always available on
+    // writes 16 bytes at out[d..d + 8], checked by `output_runs`; SSE2 is always available on
     // x86_64; unaligned loads/stores are used.
     unsafe {
         let a: [__m128i; MICRO] = std::array::from_fn(|b| _mm_loadu_si128(src[b].as_ptr() as *const __m128i));
@@ -520,10 +489,7 @@ pub fn micro_tile_portable<T: Elem>(out: &mut [T], o: usize, os: usize, inp: &[T
 pub fn micro_tile_u32_sse2(out: &mut [u32], o: usize, os: usize, inp: &[u32], i: isize, is: isize) {
     use std::arch::x86_64::*;
     // Bounds-checked views of the 8 input runs and the 8 output runs.
-    let src: [&[u32; MICRO]; MICRO] = std::array::from_fn(|b| {
-        let s = (i + b as isize * is) as usize;
-        <&[u32; MICRO]>::try_from(&inp[s..s + MICRO]).expect("8 elements")
-    });
+    let src = input_runs(inp, i, is);
     let mut rows = [[0u32; MICRO]; MICRO];
     for h in 0..2 {
         for q in 0..2 {

@@ -174,36 +174,16 @@ int_elem!(
 
 /// Runs `$body` with `$T` bound to the integer element type of `$dt`; floats do nothing.
 macro_rules! with_int_type {
-    ($dt:expr, $T:ident => $body:expr) => {{
-        use webnn_core::DataType as __Dt;
-        match $dt {
-            __Dt::Int32 => {
-                type $T = i32;
-                $body
-            }
-            __Dt::Uint32 => {
-                type $T = u32;
-                $body
-            }
-            __Dt::Int64 => {
-                type $T = i64;
-                $body
-            }
-            __Dt::Uint64 => {
-                type $T = u64;
-                $body
-            }
-            __Dt::Int8 => {
-                type $T = i8;
-                $body
-            }
-            __Dt::Uint8 => {
-                type $T = u8;
-                $body
-            }
-            __Dt::Float32 | __Dt::Float16 => {}
-        }
-    }};
+    ($dt:expr, $T:ident => $body:expr) => {
+        $crate::match_type!($dt, $T => $body;
+            webnn_core::DataType::Int32 => i32,
+            webnn_core::DataType::Uint32 => u32,
+            webnn_core::DataType::Int64 => i64,
+            webnn_core::DataType::Uint64 => u64,
+            webnn_core::DataType::Int8 => i8,
+            webnn_core::DataType::Uint8 => u8;
+            webnn_core::DataType::Float32 | webnn_core::DataType::Float16 => {})
+    };
 }
 pub(crate) use with_int_type;
 

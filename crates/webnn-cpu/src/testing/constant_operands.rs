@@ -2,6 +2,7 @@
 //! whose operands may be graph constants (so the lowering-time packing paths are exercised).
 //! The WPT vectors of these ops run through the public builder in webnn-conformance's tests.
 
+use crate::memory::AlignedBuf;
 use crate::plan::{CompiledPlan, Plan};
 use std::sync::Arc;
 use webnn_core::backend::CompiledGraph;
@@ -12,45 +13,41 @@ use webnn_core::{DataType, Graph, OpKind, OperandDescriptor, OperandId};
 /// One operand of [`run_op_const`]: descriptor, bytes, and whether it is a graph constant.
 pub type Operand = (OperandDescriptor, Vec<u8>, bool);
 
-/// Runs one operation like `testing::run_op`, but operands flagged constant become graph
-/// constants.
-pub fn run_op_const(
+/// A graph of one operation: operands flagged constant become graph constants, the others
+/// graph inputs `in{slot}` (their bytes returned, aligned, in input order); outputs `out{i}`.
+pub fn one_op_graph(
     kind: OpKind,
     inputs: &[Option<Operand>],
     attrs: Attrs,
     outputs: &[OperandDescriptor],
-) -> Vec<Vec<u8>> {
+) -> (Graph, Vec<AlignedBuf>) {
     let mut graph = Graph::default();
     let mut slots = Vec::new();
     let mut data = Vec::new();
     for (i, input) in inputs.iter().enumerate() {
-        match input {
-            Some((desc, bytes, constant)) => {
-                let id = OperandId(graph.operands.len() as u32);
-                if *constant {
-                    graph.operands.push(OperandNode {
-                        descriptor: desc.clone(),
-                        source: OperandSource::Constant(graph.constants.len()),
-                    });
-                    graph.constants.push(Constant {
-                        operand: id,
-                        bytes: webnn_core::SharedBytes::try_copy_from(bytes).unwrap(),
-                        tensor_destroyed: None,
-                    });
-                } else {
-                    let name = format!("in{i}");
-                    graph
-                        .operands
-                        .push(OperandNode { descriptor: desc.clone(), source: OperandSource::Input(name.clone()) });
-                    graph.inputs.push((name, id));
-                    let mut aligned = crate::memory::AlignedBuf::zeroed(bytes.len());
-                    aligned.as_bytes_mut().copy_from_slice(bytes);
-                    data.push(aligned);
-                }
-                slots.push(Some(id));
-            }
-            None => slots.push(None),
+        let Some((desc, bytes, constant)) = input else {
+            slots.push(None);
+            continue;
+        };
+        let id = OperandId(graph.operands.len() as u32);
+        if *constant {
+            graph
+                .operands
+                .push(OperandNode { descriptor: desc.clone(), source: OperandSource::Constant(graph.constants.len()) });
+            graph.constants.push(Constant {
+                operand: id,
+                bytes: webnn_core::SharedBytes::try_copy_from(bytes).unwrap(),
+                tensor_destroyed: None,
+            });
+        } else {
+            let name = format!("in{i}");
+            graph.operands.push(OperandNode { descriptor: desc.clone(), source: OperandSource::Input(name.clone()) });
+            graph.inputs.push((name, id));
+            let mut aligned = AlignedBuf::zeroed(bytes.len());
+            aligned.as_bytes_mut().copy_from_slice(bytes);
+            data.push(aligned);
         }
+        slots.push(Some(id));
     }
     let mut out_ids = Vec::new();
     for (i, desc) in outputs.iter().enumerate() {
@@ -62,17 +59,46 @@ pub fn run_op_const(
         out_ids.push(id);
     }
     graph.operations.push(Operation { kind, inputs: slots, outputs: out_ids, attrs, label: String::new() });
-    let plan = Plan::compile(&graph).expect("compile");
-    let pool = Arc::new(crate::pool::build_pool(Some(2)).expect("pool"));
-    let compiled = CompiledPlan::new(plan, pool);
-    let mut out_bufs: Vec<crate::memory::AlignedBuf> =
-        outputs.iter().map(|d| crate::memory::AlignedBuf::zeroed(d.byte_length() as usize)).collect();
-    {
-        let ins: Vec<&[u8]> = data.iter().map(|d| d.as_bytes()).collect();
-        let mut outs: Vec<&mut [u8]> = out_bufs.iter_mut().map(|b| b.as_bytes_mut()).collect();
-        compiled.execute(&ins, &mut outs).expect("execute");
+    (graph, data)
+}
+
+/// One operation compiled into a plan on two threads, with its input bytes and output
+/// buffers: run it with [`OneOp::run`] (as often as a test likes; the outputs are reused).
+pub struct OneOp {
+    compiled: CompiledPlan,
+    data: Vec<AlignedBuf>,
+    out_bufs: Vec<AlignedBuf>,
+}
+
+impl OneOp {
+    /// Compiles the graph of [`one_op_graph`] with zeroed outputs; panics if it does not compile.
+    pub fn new(kind: OpKind, inputs: &[Option<Operand>], attrs: Attrs, outputs: &[OperandDescriptor]) -> Self {
+        let (graph, data) = one_op_graph(kind, inputs, attrs, outputs);
+        let plan = Plan::compile(&graph).expect("compile");
+        let pool = Arc::new(crate::pool::build_pool(Some(2)).expect("pool"));
+        let out_bufs = outputs.iter().map(|d| AlignedBuf::zeroed(d.byte_length() as usize)).collect();
+        OneOp { compiled: CompiledPlan::new(plan, pool), data, out_bufs }
     }
-    out_bufs.iter().map(|b| b.as_bytes().to_vec()).collect()
+
+    /// Executes the plan into the output buffers (as the last run left them); returns their
+    /// bytes.
+    pub fn run(&mut self) -> Vec<Vec<u8>> {
+        let ins: Vec<&[u8]> = self.data.iter().map(|d| d.as_bytes()).collect();
+        let mut outs: Vec<&mut [u8]> = self.out_bufs.iter_mut().map(|b| b.as_bytes_mut()).collect();
+        self.compiled.execute(&ins, &mut outs).expect("execute");
+        self.out_bufs.iter().map(|b| b.as_bytes().to_vec()).collect()
+    }
+}
+
+/// Runs one operation like `testing::run_op`, but operands flagged constant become graph
+/// constants.
+pub fn run_op_const(
+    kind: OpKind,
+    inputs: &[Option<Operand>],
+    attrs: Attrs,
+    outputs: &[OperandDescriptor],
+) -> Vec<Vec<u8>> {
+    OneOp::new(kind, inputs, attrs, outputs).run()
 }
 
 /// Deterministic pseudo-random values in [-1, 1) (xorshift), for kernel tests.
@@ -149,27 +175,8 @@ pub fn compile_op(
     attrs: Attrs,
     outputs: &[OperandDescriptor],
 ) -> webnn_core::Result<Plan> {
-    let mut graph = Graph::default();
-    let mut slots = Vec::new();
-    for (i, d) in inputs.iter().enumerate() {
-        slots.push(d.as_ref().map(|d| {
-            let id = OperandId(graph.operands.len() as u32);
-            graph.operands.push(OperandNode { descriptor: d.clone(), source: OperandSource::Input(format!("in{i}")) });
-            graph.inputs.push((format!("in{i}"), id));
-            id
-        }));
-    }
-    let mut out_ids = Vec::new();
-    for (i, d) in outputs.iter().enumerate() {
-        let id = OperandId(graph.operands.len() as u32);
-        graph
-            .operands
-            .push(OperandNode { descriptor: d.clone(), source: OperandSource::Operation { op: 0, output: i } });
-        graph.outputs.push((format!("out{i}"), id));
-        out_ids.push(id);
-    }
-    graph.operations.push(Operation { kind, inputs: slots, outputs: out_ids, attrs, label: String::new() });
-    Plan::compile(&graph)
+    let operands: Vec<Option<Operand>> = inputs.iter().map(|d| d.clone().map(|d| (d, Vec::new(), false))).collect();
+    Plan::compile(&one_op_graph(kind, &operands, attrs, outputs).0)
 }
 
 #[test]

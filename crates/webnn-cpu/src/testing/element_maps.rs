@@ -108,25 +108,6 @@ pub fn check_all_types(
 
 /// Lowers one operation (inputs as graph inputs) and returns whether the CPU plan accepts it.
 pub fn lowers(kind: OpKind, inputs: &[OperandDescriptor], attrs: Attrs, outputs: &[OperandDescriptor]) -> bool {
-    use webnn_core::graph::{OperandNode, OperandSource, Operation};
-    use webnn_core::{Graph, OperandId};
-    let mut graph = Graph::default();
-    let mut slots = Vec::new();
-    for (i, d) in inputs.iter().enumerate() {
-        let id = OperandId(graph.operands.len() as u32);
-        graph.operands.push(OperandNode { descriptor: d.clone(), source: OperandSource::Input(format!("in{i}")) });
-        graph.inputs.push((format!("in{i}"), id));
-        slots.push(Some(id));
-    }
-    let mut outs = Vec::new();
-    for (i, d) in outputs.iter().enumerate() {
-        let id = OperandId(graph.operands.len() as u32);
-        graph
-            .operands
-            .push(OperandNode { descriptor: d.clone(), source: OperandSource::Operation { op: 0, output: i } });
-        graph.outputs.push((format!("out{i}"), id));
-        outs.push(id);
-    }
-    graph.operations.push(Operation { kind, inputs: slots, outputs: outs, attrs, label: String::new() });
-    crate::plan::Plan::compile(&graph).is_ok()
+    let inputs: Vec<Option<OperandDescriptor>> = inputs.iter().cloned().map(Some).collect();
+    super::constant_operands::compile_op(kind, &inputs, attrs, outputs).is_ok()
 }

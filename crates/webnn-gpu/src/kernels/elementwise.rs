@@ -14,7 +14,7 @@
 use super::{Lowering, Slot, Task, Work};
 use crate::wgsl::{self, Binding};
 use webnn_core::graph::{Attrs, Operation};
-use webnn_core::{DataType, OpKind, Result, Scalar};
+use webnn_core::{DataType, OpKind, Result};
 
 /// Helper functions a body may call.
 pub(super) const HELPERS: &str = r"
@@ -129,25 +129,9 @@ fn unary(op: &Operation, dt: DataType) -> Option<String> {
         (OpKind::IsNaN, _) if float => "select(0u, 1u, is_nan_(x))".into(),
         (OpKind::IsInfinite, _) if float => "select(0u, 1u, is_inf_(x))".into(),
         (OpKind::Clamp, Attrs::Clamp { min, max }) => {
-            format!("min(max(x, {}), {})", scalar_literal(dt, min)?, scalar_literal(dt, max)?)
+            format!("min(max(x, {}), {})", wgsl::scalar_literal(min)?, wgsl::scalar_literal(max)?)
         }
         _ => return None,
-    })
-}
-
-/// A literal of `dt`'s compute type holding a scalar already cast to `dt`.
-fn scalar_literal(dt: DataType, s: &Scalar) -> Option<String> {
-    Some(match *s {
-        Scalar::F32(v) => wgsl::f32_literal(v),
-        Scalar::F16(v) => wgsl::f32_literal(v.to_f32()),
-        Scalar::I32(v) => format!("i32({v})"),
-        Scalar::U32(v) => format!("{v}u"),
-        Scalar::I8(v) => format!("i32({v})"),
-        Scalar::U8(v) => format!("{v}u"),
-        _ => {
-            let _ = dt;
-            return None;
-        }
     })
 }
 

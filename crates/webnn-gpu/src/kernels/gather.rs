@@ -20,7 +20,7 @@ use super::{Lowering, Slot, Task, Work};
 use crate::wgsl::{self, Binding};
 use std::fmt::Write;
 use webnn_core::graph::{Attrs, Operation};
-use webnn_core::{DataType, Error, OpKind, Result};
+use webnn_core::{DataType, Error, OpKind, OperandId, Result};
 
 /// Whether this family executes `member` of `op` with `dt` (a type the GPU stores).
 pub(super) fn executes(op: OpKind, member: &str, dt: DataType) -> bool {
@@ -80,15 +80,39 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
     }
 }
 
+/// What gather and scatter read alike: the data `x` and indices `ix` (their element types and
+/// shapes) and the output `y`.
+struct Indexed {
+    x: OperandId,
+    ix: OperandId,
+    y: OperandId,
+    dt: DataType,
+    it: DataType,
+    in_shape: Vec<u32>,
+    idx_shape: Vec<u32>,
+    rank: usize,
+    out_n: u64,
+    idx_n: u64,
+}
+
+impl Indexed {
+    fn new(op: &Operation, l: &Lowering) -> Result<Indexed> {
+        let (x, ix, y) = (l.input(op, 0)?, l.input(op, 1)?, op.outputs[0]);
+        let it = index_type(op, l.data_type(ix))?;
+        let (in_shape, idx_shape) = (l.shape(x).to_vec(), l.shape(ix).to_vec());
+        let (rank, out_n, idx_n) = (in_shape.len(), l.elements(y), product(&idx_shape));
+        Ok(Indexed { x, ix, y, dt: l.data_type(x), it, in_shape, idx_shape, rank, out_n, idx_n })
+    }
+
+    /// Whether the indices have the data's shape but along `axis`.
+    fn same_but_axis(&self, axis: usize) -> bool {
+        self.idx_shape.len() == self.rank && (0..self.rank).all(|d| d == axis || self.idx_shape[d] == self.in_shape[d])
+    }
+}
+
 fn gather(op: &Operation, l: &Lowering) -> Result<Work> {
-    let (x, ix, y) = (l.input(op, 0)?, l.input(op, 1)?, op.outputs[0]);
-    let dt = l.data_type(x);
-    let it = index_type(op, l.data_type(ix))?;
-    let in_shape = l.shape(x).to_vec();
-    let idx_shape = l.shape(ix).to_vec();
-    let rank = in_shape.len();
-    let out_n = l.elements(y);
-    let idx_n = product(&idx_shape);
+    let operands = Indexed::new(op, l)?;
+    let Indexed { x, ix, y, dt, it, ref in_shape, ref idx_shape, rank, out_n, idx_n } = operands;
     let load_idx = |at: &str| wgsl::load(it, "ix_", at);
     let body = match (op.kind, &op.attrs) {
         (OpKind::Gather, Attrs::Axis { axis }) if (*axis as usize) < rank => {
@@ -111,7 +135,7 @@ fn gather(op: &Operation, l: &Lowering) -> Result<Work> {
             let n = in_shape[axis];
             let ni = *idx_shape.get(axis).ok_or_else(|| mismatch(op))?;
             let inner = product(&in_shape[axis + 1..]);
-            let same_but_axis = idx_shape.len() == rank && (0..rank).all(|d| d == axis || idx_shape[d] == in_shape[d]);
+            let same_but_axis = operands.same_but_axis(axis);
             if !same_but_axis || idx_n != out_n {
                 return Err(mismatch(op));
             }
@@ -132,7 +156,7 @@ fn gather(op: &Operation, l: &Lowering) -> Result<Work> {
             if idx_n / c as u64 * inner != out_n {
                 return Err(mismatch(op));
             }
-            let st = wgsl::strides(&in_shape);
+            let st = wgsl::strides(in_shape);
             let mut body = format!("let k = i % {inner}u;\nlet t = i / {inner}u;\nvar at: u32 = k;\n");
             for q in 0..c {
                 let _ = writeln!(
@@ -155,14 +179,9 @@ fn gather(op: &Operation, l: &Lowering) -> Result<Work> {
 }
 
 fn scatter(op: &Operation, l: &Lowering) -> Result<Work> {
-    let (x, ix, u, y) = (l.input(op, 0)?, l.input(op, 1)?, l.input(op, 2)?, op.outputs[0]);
-    let dt = l.data_type(x);
-    let it = index_type(op, l.data_type(ix))?;
-    let in_shape = l.shape(x).to_vec();
-    let idx_shape = l.shape(ix).to_vec();
-    let rank = in_shape.len();
-    let out_n = l.elements(y);
-    let idx_n = product(&idx_shape);
+    let operands = Indexed::new(op, l)?;
+    let u = l.input(op, 2)?;
+    let Indexed { x, ix, y, dt, it, ref in_shape, ref idx_shape, rank, out_n, idx_n } = operands;
     if l.shape(y) != in_shape.as_slice() {
         return Err(mismatch(op));
     }
@@ -172,7 +191,7 @@ fn scatter(op: &Operation, l: &Lowering) -> Result<Work> {
     let (targets, marks, mark_body, pick) = match (op.kind, &op.attrs) {
         (OpKind::ScatterElements, Attrs::Axis { axis }) if (*axis as usize) < rank => {
             let axis = *axis as usize;
-            let same_but_axis = idx_shape.len() == rank && (0..rank).all(|d| d == axis || idx_shape[d] == in_shape[d]);
+            let same_but_axis = operands.same_but_axis(axis);
             if !same_but_axis || l.shape(u) != idx_shape.as_slice() {
                 return Err(mismatch(op));
             }
@@ -228,12 +247,11 @@ fn scatter(op: &Operation, l: &Lowering) -> Result<Work> {
     let (workgroups, row) = wgsl::grid(marks, l.max_workgroups);
     let mark_wgsl = format!(
         "{}@group(0) @binding(1) var<storage, read_write> w_: array<atomic<u32>>;\n{}\n\
-         @compute @workgroup_size({})\nfn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n\
-         let t: u32 = gid.x + gid.y * {row}u;\nif (t >= {marks}u) {{ return; }}\n{mark_body}\n\
+         {}{mark_body}\n\
          atomicMax(&w_[dst], order + 1u);\n}}\n",
         wgsl::declarations(&[Binding::read("ix_", it)]),
         resolve_helper(it),
-        wgsl::WORKGROUP,
+        wgsl::indexed_main("t", row, marks),
     );
     tasks.push(Task::Kernel(l.custom(label, mark_wgsl, vec![Slot::Operand(ix), winners], workgroups)));
     // 3. Write: the winning update or the input.

@@ -67,6 +67,30 @@ fn tiles(batches: u64, m: u32, n: u32) -> (u32, u32) {
     (tm, tn)
 }
 
+/// One step of staging a tile of A (`x` = 'm') or B ('n') into workgroup memory `tile`: the
+/// thread's element `e = lid + first` sits at `{x}{x}` across the tile's `width` and at `kk`
+/// along its depth (consecutive e run across when `x_fast`, else along the depth); it holds
+/// `load`'s `v` when `g{x} = {x}0 + {x}{x} < limit` and `gk = k0 + kk < k`, else zero.
+fn stage(
+    c: &mut String,
+    (tile, x): (&str, char),
+    (width, x_fast): (u32, bool),
+    (limit, k): (u32, u32),
+    first: u32,
+    load: &str,
+) {
+    let (xx, kk) = if x_fast {
+        (format!("e % {width}u"), format!("e / {width}u"))
+    } else {
+        (format!("e / {SIDE}u"), format!("e % {SIDE}u"))
+    };
+    let _ = writeln!(
+        c,
+        "{{\n  let e = lid + {first}u;\n  let {x}{x} = {xx};\n  let kk = {kk};\n  let g{x} = {x}0 + {x}{x};\n  let gk = k0 + kk;\n  \
+         var v: f32 = 0.0;\n  if (g{x} < {limit}u && gk < {k}u) {{\n{load}\n  }}\n  {tile}[kk * {width}u + {x}{x}] = v;\n}}"
+    );
+}
+
 /// The kernel of a tiled product.
 pub(super) fn tiled(l: &Lowering, t: Tiled) -> Result<Kernel> {
     let (tm, tn) = tiles(t.batches, t.m, t.n);
@@ -108,32 +132,10 @@ pub(super) fn tiled(l: &Lowering, t: Tiled) -> Result<Kernel> {
     let _ = writeln!(c, "for (var k0: u32 = 0u; k0 < {k}u; k0 += {SIDE}u) {{");
     // Stage A (tm × SIDE) and B (SIDE × tn): each thread loads tm/SIDE and tn/SIDE elements.
     for s in 0..rm {
-        let (mm, kk) = if t.a_k_fast {
-            (format!("e / {SIDE}u"), format!("e % {SIDE}u"))
-        } else {
-            (format!("e % {tm}u"), format!("e / {tm}u"))
-        };
-        let _ = writeln!(
-            c,
-            "{{\n  let e = lid + {}u;\n  let mm = {mm};\n  let kk = {kk};\n  let gm = m0 + mm;\n  let gk = k0 + kk;\n  \
-             var v: f32 = 0.0;\n  if (gm < {m}u && gk < {k}u) {{\n{}\n  }}\n  tile_a[kk * {tm}u + mm] = v;\n}}",
-            s * threads,
-            t.load_a
-        );
+        stage(&mut c, ("tile_a", 'm'), (tm, !t.a_k_fast), (m, k), s * threads, &t.load_a);
     }
     for s in 0..rn {
-        let (nn, kk) = if t.b_n_fast {
-            (format!("e % {tn}u"), format!("e / {tn}u"))
-        } else {
-            (format!("e / {SIDE}u"), format!("e % {SIDE}u"))
-        };
-        let _ = writeln!(
-            c,
-            "{{\n  let e = lid + {}u;\n  let nn = {nn};\n  let kk = {kk};\n  let gn = n0 + nn;\n  let gk = k0 + kk;\n  \
-             var v: f32 = 0.0;\n  if (gk < {k}u && gn < {n}u) {{\n{}\n  }}\n  tile_b[kk * {tn}u + nn] = v;\n}}",
-            s * threads,
-            t.load_b
-        );
+        stage(&mut c, ("tile_b", 'n'), (tn, t.b_n_fast), (n, k), s * threads, &t.load_b);
     }
     let _ = writeln!(c, "workgroupBarrier();\nfor (var kk: u32 = 0u; kk < {SIDE}u; kk++) {{");
     for i in 0..rm {

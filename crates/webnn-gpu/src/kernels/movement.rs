@@ -148,17 +148,9 @@ fn zero(dt: DataType) -> &'static str {
     }
 }
 
-/// A literal of `dt`'s compute type holding a scalar already cast to `dt`.
+/// [`wgsl::scalar_literal`], or an error for a 64-bit value.
 fn scalar(s: &Scalar) -> Result<String> {
-    Ok(match *s {
-        Scalar::F32(v) => wgsl::f32_literal(v),
-        Scalar::F16(v) => wgsl::f32_literal(v.to_f32()),
-        Scalar::I32(v) => format!("i32({v})"),
-        Scalar::U32(v) => format!("{v}u"),
-        Scalar::I8(v) => format!("i32({v})"),
-        Scalar::U8(v) => format!("{v}u"),
-        _ => return Err(Error::not_supported("pad: a 64-bit value is not executed on the GPU")),
-    })
+    wgsl::scalar_literal(s).ok_or_else(|| Error::not_supported("pad: a 64-bit value is not executed on the GPU"))
 }
 
 /// The affine view of a single-input view op (transpose, slice, reverse, expand, tile).

@@ -13,11 +13,11 @@
 //! taken in the caller's order.
 
 use super::reduce::{merge, phases_kernel, Phases};
-use super::{Lowering, Slot, Task, Work};
+use super::{Kernel, Lowering, Slot, Task, Work};
 use crate::wgsl::{self, Binding};
 use webnn_core::graph::{Attrs, Operation};
 use webnn_core::types::InputOperandLayout;
-use webnn_core::{DataType, OpKind, Result};
+use webnn_core::{DataType, OpKind, OperandId, Result};
 
 /// Whether this family executes `member` of `op` with `dt` (a type the GPU stores).
 pub(super) fn executes(op: OpKind, member: &str, dt: DataType) -> bool {
@@ -48,30 +48,16 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
             let a = axis as usize;
             let channels = shape.get(a).copied().unwrap_or(1);
             let inner = st.get(a).copied().unwrap_or(1);
-            let mut bindings = vec![Binding::read("x_", dt), Binding::read("mean_", dt), Binding::read("var_", dt)];
-            let mut slots = vec![Slot::Operand(x), Slot::Operand(mean), Slot::Operand(var)];
-            let scale = match op.input(3) {
-                Some(s) => {
-                    bindings.push(Binding::read("scale_", dt));
-                    slots.push(Slot::Operand(s));
-                    wgsl::load(dt, "scale_", "c")
-                }
-                None => "1.0".into(),
-            };
-            let bias = match op.input(4) {
-                Some(b) => {
-                    bindings.push(Binding::read("bias_", dt));
-                    slots.push(Slot::Operand(b));
-                    wgsl::load(dt, "bias_", "c")
-                }
-                None => "0.0".into(),
-            };
-            bindings.push(Binding::write("y_", out_dt));
-            slots.push(Slot::Operand(y));
+            let mut o = Operands::new(dt, x);
+            o.read("mean_", mean);
+            o.read("var_", var);
+            let scale = o.optional(op.input(3), "scale_", "c", "1.0");
+            let bias = o.optional(op.input(4), "bias_", "c", "0.0");
+            let (bindings, slots) = o.finish(y, out_dt);
             let body = format!(
                 "let c = (i / {inner}u) % {channels}u;\nlet f = {scale} / sqrt({} + {});\nreturn ({} - {}) * f + {bias};",
                 wgsl::load(dt, "var_", "c"),
-                wgsl::f32_literal(epsilon as f32),
+                eps(epsilon),
                 wgsl::load(dt, "x_", "i"),
                 wgsl::load(dt, "mean_", "c"),
             );
@@ -87,45 +73,13 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
             let kept = merge(&[(shape[0], st[0]), (shape[c_axis], st[c_axis])]);
             let red = merge(&[(shape[spatial[0]], st[spatial[0]]), (shape[spatial[1]], st[spatial[1]])]);
             let n = (shape[spatial[0]] as u64 * shape[spatial[1]] as u64).max(1);
-            let mut bindings = vec![Binding::read("x_", dt)];
-            let mut slots = vec![Slot::Operand(x)];
-            let scale = match op.input(1) {
-                Some(s) => {
-                    bindings.push(Binding::read("scale_", dt));
-                    slots.push(Slot::Operand(s));
-                    wgsl::load(dt, "scale_", "c")
-                }
-                None => "1.0".into(),
-            };
-            let bias = match op.input(2) {
-                Some(b) => {
-                    bindings.push(Binding::read("bias_", dt));
-                    slots.push(Slot::Operand(b));
-                    wgsl::load(dt, "bias_", &format!("(gg % {channels}u)"))
-                }
-                None => "0.0".into(),
-            };
-            bindings.push(Binding::write("y_", out_dt));
-            slots.push(Slot::Operand(y));
-            let nf = wgsl::f32_literal(n as f32);
-            let fin1 = format!("let a = s1 / {nf};");
-            let fin2 = format!(
-                "let c = gg % {channels}u;\nlet b = {scale} / sqrt(s2 / {nf} + {});",
-                wgsl::f32_literal(epsilon as f32)
-            );
-            let out = format!("(v - a) * b + {bias}");
-            let p = Phases {
-                init1: "0.0",
-                map1: "v",
-                comb1: "p + q",
-                fin1: &fin1,
-                init2: "0.0",
-                map2: "(v - a) * (v - a)",
-                comb2: "p + q",
-                fin2: &fin2,
-                out: &out,
-            };
-            phases_kernel(l, label, &bindings, slots, &kept, &red, &p)
+            let mut o = Operands::new(dt, x);
+            let scale = o.optional(op.input(1), "scale_", "c", "1.0");
+            let bias = o.optional(op.input(2), "bias_", &format!("(gg % {channels}u)"), "0.0");
+            let (bindings, slots) = o.finish(y, out_dt);
+            let fin2 =
+                format!("let c = gg % {channels}u;\nlet b = {scale} / sqrt(s2 / {} + {});", n_f32(n), eps(epsilon));
+            normalize(l, label, &bindings, slots, (&kept, &red, n), &fin2, &format!("(v - a) * b + {bias}"))
         }
         Attrs::LayerNormalization { ref axes, epsilon } => {
             let axes: Vec<usize> = axes.iter().map(|&a| a as usize).filter(|&a| a < shape.len()).collect();
@@ -134,38 +88,98 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
             // Caller's order: element j of a group pairs with scale[j] and bias[j].
             let red = merge(&axes.iter().map(|&d| (shape[d], st[d])).collect::<Vec<_>>());
             let n = axes.iter().map(|&d| shape[d] as u64).product::<u64>().max(1);
-            let mut bindings = vec![Binding::read("x_", dt)];
-            let mut slots = vec![Slot::Operand(x)];
+            let mut o = Operands::new(dt, x);
             let mut out = "(v - a) * b".to_string();
-            if let Some(s) = op.input(1) {
-                bindings.push(Binding::read("scale_", dt));
-                slots.push(Slot::Operand(s));
-                out = format!("{out} * {}", wgsl::load(dt, "scale_", "j"));
+            if let Some(scale) = op.input(1) {
+                out = format!("{out} * {}", o.load(scale, "scale_", "j"));
             }
-            if let Some(b) = op.input(2) {
-                bindings.push(Binding::read("bias_", dt));
-                slots.push(Slot::Operand(b));
-                out = format!("{out} + {}", wgsl::load(dt, "bias_", "j"));
+            if let Some(bias) = op.input(2) {
+                out = format!("{out} + {}", o.load(bias, "bias_", "j"));
             }
-            bindings.push(Binding::write("y_", out_dt));
-            slots.push(Slot::Operand(y));
-            let nf = wgsl::f32_literal(n as f32);
-            let fin1 = format!("let a = s1 / {nf};");
-            let fin2 = format!("let b = 1.0 / sqrt(s2 / {nf} + {});", wgsl::f32_literal(epsilon as f32));
-            let p = Phases {
-                init1: "0.0",
-                map1: "v",
-                comb1: "p + q",
-                fin1: &fin1,
-                init2: "0.0",
-                map2: "(v - a) * (v - a)",
-                comb2: "p + q",
-                fin2: &fin2,
-                out: &out,
-            };
-            phases_kernel(l, label, &bindings, slots, &kept, &red, &p)
+            let (bindings, slots) = o.finish(y, out_dt);
+            let fin2 = format!("let b = 1.0 / sqrt(s2 / {} + {});", n_f32(n), eps(epsilon));
+            normalize(l, label, &bindings, slots, (&kept, &red, n), &fin2, &out)
         }
         _ => return Ok(None),
     };
     Ok(Some(Work { scratch: vec![], tasks: vec![Task::Kernel(kernel)] }))
+}
+
+/// The bindings and slots of a normalization kernel, built operand by operand: the input `x_`
+/// first, the output `y_` last.
+struct Operands {
+    dt: DataType,
+    bindings: Vec<Binding>,
+    slots: Vec<Slot>,
+}
+
+impl Operands {
+    /// Starts with the input `x` bound as `x_`.
+    fn new(dt: DataType, x: OperandId) -> Operands {
+        Operands { dt, bindings: vec![Binding::read("x_", dt)], slots: vec![Slot::Operand(x)] }
+    }
+
+    /// Binds `id` read-only as `name`.
+    fn read(&mut self, name: &str, id: OperandId) {
+        self.bindings.push(Binding::read(name, self.dt));
+        self.slots.push(Slot::Operand(id));
+    }
+
+    /// Binds `id` as `name`; returns the WGSL that loads its element `index`.
+    fn load(&mut self, id: OperandId, name: &str, index: &str) -> String {
+        self.read(name, id);
+        wgsl::load(self.dt, name, index)
+    }
+
+    /// [`Operands::load`] for an optional operand: `absent` when there is none.
+    fn optional(&mut self, id: Option<OperandId>, name: &str, index: &str, absent: &str) -> String {
+        id.map_or_else(|| absent.into(), |id| self.load(id, name, index))
+    }
+
+    /// Binds the output `y` as `y_`; returns the bindings and slots.
+    fn finish(mut self, y: OperandId, out_dt: DataType) -> (Vec<Binding>, Vec<Slot>) {
+        self.bindings.push(Binding::write("y_", out_dt));
+        self.slots.push(Slot::Operand(y));
+        (self.bindings, self.slots)
+    }
+}
+
+/// epsilon as a WGSL f32 literal.
+fn eps(epsilon: f64) -> String {
+    wgsl::f32_literal(epsilon as f32)
+}
+
+/// The element count of a group as a WGSL f32 literal.
+fn n_f32(n: u64) -> String {
+    wgsl::f32_literal(n as f32)
+}
+
+/// Merged dimensions as (size, stride) pairs.
+type Dims<'a> = &'a [(u32, u64)];
+
+/// The three-phase group kernel of instance and layer normalization over `groups` (the kept
+/// and the reduced dimensions, and the group size): mean `a`, then the population variance
+/// around it, whose final step `fin2` forms the factor `b`, then `out` per element.
+fn normalize(
+    l: &Lowering,
+    label: &str,
+    bindings: &[Binding],
+    slots: Vec<Slot>,
+    (kept, red, n): (Dims<'_>, Dims<'_>, u64),
+    fin2: &str,
+    out: &str,
+) -> Kernel {
+    let fin1 = format!("let a = s1 / {};", n_f32(n));
+    let p = Phases {
+        init1: "0.0",
+        map1: "v",
+        comb1: "p + q",
+        fin1: &fin1,
+        init2: "0.0",
+        map2: "(v - a) * (v - a)",
+        comb2: "p + q",
+        fin2,
+        out,
+    };
+    phases_kernel(l, label, bindings, slots, kept, red, &p)
 }

@@ -283,12 +283,7 @@ fn each(
     let (workgroups, row) = wgsl::grid(n, l.max_workgroups);
     let mut code = wgsl::declarations(bindings);
     code.push_str(helpers);
-    let _ = write!(
-        code,
-        "\n@compute @workgroup_size({})\nfn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n\
-         let i: u32 = gid.x + gid.y * {row}u;\nif (i >= {n}u) {{ return; }}\n{body}\n}}\n",
-        wgsl::WORKGROUP
-    );
+    let _ = write!(code, "\n{}{body}\n}}\n", wgsl::indexed_main("i", row, n));
     l.custom(label, code, slots, workgroups)
 }
 

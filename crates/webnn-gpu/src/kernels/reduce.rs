@@ -407,11 +407,7 @@ pub(super) fn phases_kernel(
     let (workgroups, row) = wgsl::grid(groups, l.max_workgroups);
     let _ = write!(
         code,
-        "@compute @workgroup_size({wgs})\n\
-         fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n\
-         let gg = gid.x + gid.y * {row}u;\n\
-         if (gg >= {groups}u) {{ return; }}\n\
-         let base = kept_off(gg);\n\
+        "{}let base = kept_off(gg);\n\
          var s: f32 = {init1};\n\
          for (var j: u32 = 0u; j < {n}u; j++) {{\n    let e = base + red_off(j);\n    let v = {load};\n    s = comb1(s, {map1});\n}}\n\
          let s1 = s;\n{fin1}\n\
@@ -419,7 +415,7 @@ pub(super) fn phases_kernel(
          for (var j: u32 = 0u; j < {n}u; j++) {{\n    let e = base + red_off(j);\n    let v = {load};\n    s = comb2(s, {map2});\n}}\n\
          let s2 = s;\n{fin2}\n\
          for (var j: u32 = 0u; j < {n}u; j++) {{\n    let e = base + red_off(j);\n    let v = {load};\n    {store}\n}}\n}}\n",
-        wgs = wgsl::WORKGROUP,
+        wgsl::indexed_main("gg", row, groups),
     );
     l.custom(label, code, slots, workgroups)
 }
@@ -552,15 +548,11 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
                 let value = if *exclusive { "acc" } else { "next" };
                 let _ = write!(
                     code,
-                    "@compute @workgroup_size({wgs})\n\
-                     fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n\
-                     let c = gid.x + gid.y * {xr}u;\n\
-                     if (c >= {columns}u) {{ return; }}\n\
-                     let base = (c / {inner}u) * {block}u + c % {inner}u;\n\
+                    "{}let base = (c / {inner}u) * {block}u + c % {inner}u;\n\
                      var acc: {t} = {zero};\n\
                      for (var k: u32 = 0u; k < {n}u; k++) {{\n    \
                      let e = base + ({row}) * {inner}u;\n    let next = acc + {load};\n    {store}\n    acc = next;\n}}\n}}\n",
-                    wgs = wgsl::WORKGROUP,
+                    wgsl::indexed_main("c", xr, columns),
                     store = wgsl::store(l.data_type(y), "y_", "e", value),
                 );
                 workgroups

@@ -30,7 +30,7 @@ pub use super::sgemm::Mat;
 pub use kernel::Isa;
 
 use driver::{Job, OutPtr};
-use kernel::Blocking;
+use kernel::{Blocking, Kernel};
 use pack::{packed_len, AlignedBuf};
 use split::Split;
 use webnn_core::Error;
@@ -87,6 +87,28 @@ fn fits(rows: usize, cols: usize, v: &Mat<'_>) -> bool {
         .is_some_and(|last| last < v.data.len())
 }
 
+/// The kernel of `isa` and a buffer of `len(kernel)` floats to pack the `rows × cols` view `v`
+/// into: None if this CPU lacks the ISA, `v` does not hold the view, or the memory cannot be
+/// allocated.
+fn pack_target(
+    isa: Isa,
+    rows: usize,
+    cols: usize,
+    v: &Mat<'_>,
+    len: impl FnOnce(&Kernel) -> Option<usize>,
+) -> Option<(&'static Kernel, AlignedBuf, usize)> {
+    let kernel = isa.kernel()?;
+    if !fits(rows, cols, v) {
+        return None;
+    }
+    let mut buf = AlignedBuf::default();
+    let len = len(kernel)?;
+    if !buf.grow(len) {
+        return None;
+    }
+    Some((kernel, buf, len))
+}
+
 impl PackedLhs {
     /// Packs the m × k matrix `a` for this CPU's kernel; None if the memory cannot be
     /// allocated (or `a` does not hold an m × k view).
@@ -96,15 +118,7 @@ impl PackedLhs {
 
     /// Packs `a` for the kernel of `isa`; None if this CPU lacks it, or as [`PackedLhs::new`].
     pub fn with_isa(isa: Isa, m: usize, k: usize, a: Mat<'_>) -> Option<Self> {
-        let kernel = isa.kernel()?;
-        if !fits(m, k, &a) {
-            return None;
-        }
-        let mut buf = AlignedBuf::default();
-        let len = packed_len(m, k, kernel.mr)?;
-        if !buf.grow(len) {
-            return None;
-        }
+        let (kernel, mut buf, len) = pack_target(isa, m, k, &a, |kernel| packed_len(m, k, kernel.mr))?;
         if len > 0 {
             // SAFETY: `isa.kernel()` returned the kernel only because the CPU has its ISA; the
             // view covers m × k and the buffer holds ceil(m / MR)·MR·k floats.
@@ -143,15 +157,7 @@ impl PackedRhs {
 
     /// Packs `b` for the kernel of `isa`; None if this CPU lacks it, or as [`PackedRhs::new`].
     pub fn with_isa(isa: Isa, k: usize, n: usize, b: Mat<'_>) -> Option<Self> {
-        let kernel = isa.kernel()?;
-        if !fits(k, n, &b) {
-            return None;
-        }
-        let mut buf = AlignedBuf::default();
-        let len = packed_len(n, k, kernel.nr)?;
-        if !buf.grow(len) {
-            return None;
-        }
+        let (kernel, mut buf, len) = pack_target(isa, k, n, &b, |kernel| packed_len(n, k, kernel.nr))?;
         let (full, tail) = (n / kernel.nr * kernel.nr, n % kernel.nr);
         let tail_step = if tail > 0 && tail <= kernel.narrow { tail } else { kernel.nr };
         if len > 0 {

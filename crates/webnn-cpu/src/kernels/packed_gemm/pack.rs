@@ -76,22 +76,9 @@ pub(super) fn pack_lhs<const MR: usize>(a: Mat<'_>, i0: usize, mc: usize, p0: us
             }
         } else if a.cs == 1 {
             // Row-major A: each row's kc values are contiguous; write them with stride MR.
-            for ii in 0..MR {
-                if ii < rows {
-                    let s = base + ii * a.rs;
-                    for (out, &v) in panel[ii..].iter_mut().step_by(MR).zip(&a.data[s..s + kc]) {
-                        *out = v;
-                    }
-                } else {
-                    panel[ii..].iter_mut().step_by(MR).for_each(|out| *out = 0.0);
-                }
-            }
+            interleave_runs::<MR>(panel, a.data, base, a.rs, rows, kc);
         } else {
-            for (p, out) in panel.chunks_exact_mut(MR).enumerate() {
-                for (ii, o) in out.iter_mut().enumerate() {
-                    *o = if ii < rows { a.data[base + ii * a.rs + p * a.cs] } else { 0.0 };
-                }
-            }
+            gather_lanes::<MR>(panel, a.data, |ii, p| base + ii * a.rs + p * a.cs, rows);
         }
     }
 }
@@ -115,22 +102,44 @@ pub(super) fn pack_rhs<const NR: usize>(b: Mat<'_>, p0: usize, kc: usize, j0: us
             }
         } else if b.rs == 1 {
             // Column-major B: each column's kc values are contiguous; write them with stride NR.
-            for jj in 0..NR {
-                if jj < cols {
-                    let s = base + jj * b.cs;
-                    for (out, &v) in panel[jj..].iter_mut().step_by(NR).zip(&b.data[s..s + kc]) {
-                        *out = v;
-                    }
-                } else {
-                    panel[jj..].iter_mut().step_by(NR).for_each(|out| *out = 0.0);
-                }
+            interleave_runs::<NR>(panel, b.data, base, b.cs, cols, kc);
+        } else {
+            gather_lanes::<NR>(panel, b.data, |jj, p| base + p * b.rs + jj * b.cs, cols);
+        }
+    }
+}
+
+/// Fills a W-wide micro-panel of `kc` steps from `valid` runs of `kc` contiguous values (lane
+/// `l`'s run starts at `data[base + l·lane_stride]`), each written with stride W; lanes from
+/// `valid` on are zero.
+#[inline(always)]
+fn interleave_runs<const W: usize>(
+    panel: &mut [f32],
+    data: &[f32],
+    base: usize,
+    lane_stride: usize,
+    valid: usize,
+    kc: usize,
+) {
+    for l in 0..W {
+        if l < valid {
+            let s = base + l * lane_stride;
+            for (out, &v) in panel[l..].iter_mut().step_by(W).zip(&data[s..s + kc]) {
+                *out = v;
             }
         } else {
-            for (p, out) in panel.chunks_exact_mut(NR).enumerate() {
-                for (jj, o) in out.iter_mut().enumerate() {
-                    *o = if jj < cols { b.data[base + p * b.rs + jj * b.cs] } else { 0.0 };
-                }
-            }
+            panel[l..].iter_mut().step_by(W).for_each(|out| *out = 0.0);
+        }
+    }
+}
+
+/// Fills a W-wide micro-panel element by element: step p, lane l reads `data[at(l, p)]`;
+/// lanes from `valid` on are zero.
+#[inline(always)]
+fn gather_lanes<const W: usize>(panel: &mut [f32], data: &[f32], at: impl Fn(usize, usize) -> usize, valid: usize) {
+    for (p, out) in panel.chunks_exact_mut(W).enumerate() {
+        for (l, o) in out.iter_mut().enumerate() {
+            *o = if l < valid { data[at(l, p)] } else { 0.0 };
         }
     }
 }

@@ -2,92 +2,19 @@
 //! spec emulation (§8.9.25/26/33/34): weights sliced per gate by layout offsets, one naive
 //! matrix product per term, backward sequences prepended.
 
-use crate::memory::AlignedBuf;
-use crate::plan::{CompiledPlan, Plan};
+use crate::testing::constant_operands::{OneOp, Operand};
 use half::f16;
-use std::sync::Arc;
-use webnn_core::backend::CompiledGraph;
-use webnn_core::graph::{Constant, OperandNode, OperandSource, Operation};
 use webnn_core::testing::Rng;
 use webnn_core::{
-    Attrs, DataType, Graph, GruWeightLayout, LstmWeightLayout, OpKind, OperandDescriptor, OperandId,
-    RecurrentNetworkActivation as A, RecurrentNetworkDirection as D,
+    Attrs, DataType, GruWeightLayout, LstmWeightLayout, OpKind, OperandDescriptor, RecurrentNetworkActivation as A,
+    RecurrentNetworkDirection as D,
 };
 
-/// One operand of a test graph.
-#[derive(Clone)]
-pub struct GraphInput {
-    pub desc: OperandDescriptor,
-    pub bytes: Vec<u8>,
-    /// A graph constant (else a graph input).
-    pub constant: bool,
-}
-
-/// Like `testing::run_op`, but operands may be constants.
-pub fn run_graph(
-    kind: OpKind,
-    inputs: &[Option<GraphInput>],
-    attrs: Attrs,
-    outputs: &[OperandDescriptor],
-) -> Vec<Vec<u8>> {
-    let mut graph = Graph::default();
-    let mut slots = Vec::new();
-    let mut data = Vec::new();
-    for (i, input) in inputs.iter().enumerate() {
-        let Some(input) = input else {
-            slots.push(None);
-            continue;
-        };
-        let id = OperandId(graph.operands.len() as u32);
-        if input.constant {
-            let k = graph.constants.len();
-            graph.operands.push(OperandNode { descriptor: input.desc.clone(), source: OperandSource::Constant(k) });
-            graph.constants.push(Constant {
-                operand: id,
-                bytes: webnn_core::SharedBytes::try_copy_from(&input.bytes).unwrap(),
-                tensor_destroyed: None,
-            });
-        } else {
-            let name = format!("in{i}");
-            graph
-                .operands
-                .push(OperandNode { descriptor: input.desc.clone(), source: OperandSource::Input(name.clone()) });
-            graph.inputs.push((name, id));
-            let mut aligned = AlignedBuf::zeroed(input.bytes.len());
-            aligned.as_bytes_mut().copy_from_slice(&input.bytes);
-            data.push(aligned);
-        }
-        slots.push(Some(id));
-    }
-    let mut out_ids = Vec::new();
-    for (i, desc) in outputs.iter().enumerate() {
-        let id = OperandId(graph.operands.len() as u32);
-        graph
-            .operands
-            .push(OperandNode { descriptor: desc.clone(), source: OperandSource::Operation { op: 0, output: i } });
-        graph.outputs.push((format!("out{i}"), id));
-        out_ids.push(id);
-    }
-    graph.operations.push(Operation { kind, inputs: slots, outputs: out_ids, attrs, label: String::new() });
-    let plan = Plan::compile(&graph).expect("compile");
-    let pool = Arc::new(crate::pool::build_pool(Some(2)).expect("pool"));
-    let compiled = CompiledPlan::new(plan, pool);
-    let mut out_bufs: Vec<AlignedBuf> = outputs.iter().map(|d| AlignedBuf::zeroed(d.byte_length() as usize)).collect();
-    // Twice: the second dispatch reuses the scratch and must give the same result.
-    let mut first = Vec::new();
-    for pass in 0..2 {
-        {
-            let ins: Vec<&[u8]> = data.iter().map(|d| d.as_bytes()).collect();
-            let mut outs: Vec<&mut [u8]> = out_bufs.iter_mut().map(|b| b.as_bytes_mut()).collect();
-            compiled.execute(&ins, &mut outs).expect("execute");
-        }
-        let result: Vec<Vec<u8>> = out_bufs.iter().map(|b| b.as_bytes().to_vec()).collect();
-        if pass == 0 {
-            first = result;
-        } else {
-            assert_eq!(first, result, "second dispatch differs");
-        }
-    }
+/// Runs `op` twice: the second dispatch reuses the scratch and must give the same result.
+fn run_twice(mut op: OneOp) -> Vec<Vec<u8>> {
+    let first = op.run();
+    let second = op.run();
+    assert_eq!(first, second, "second dispatch differs");
     first
 }
 
@@ -285,13 +212,13 @@ fn round(dt: DataType, v: f64) -> f64 {
     }
 }
 
-fn operand(dt: DataType, shape: &[usize], v: &[f64], constant: bool) -> GraphInput {
+fn operand(dt: DataType, shape: &[usize], v: &[f64], constant: bool) -> Operand {
     let desc = OperandDescriptor::new(dt, shape.iter().map(|&d| d as u32).collect::<Vec<_>>());
     let bytes = match dt {
         DataType::Float16 => v.iter().flat_map(|&x| f16::from_f64(x).to_le_bytes()).collect(),
         _ => v.iter().flat_map(|&x| (x as f32).to_le_bytes()).collect(),
     };
-    GraphInput { desc, bytes, constant }
+    (desc, bytes, constant)
 }
 
 fn read(dt: DataType, b: &[u8]) -> Vec<f64> {
@@ -331,6 +258,42 @@ const PRESENCE: [Present; 5] = [
     Present { bias: true, rbias: true, peep: false, h0: false, c0: true, constant_weights: true },
 ];
 
+/// The operands every recurrent network has, drawn in this order: input, weights, recurrent
+/// weights, and the biases present.
+struct Net {
+    g: Geo,
+    /// Rows of the weights per direction (gates × hidden size).
+    gh: usize,
+    x: Vec<f64>,
+    w: Vec<f64>,
+    r: Vec<f64>,
+    b: Option<Vec<f64>>,
+    rb: Option<Vec<f64>>,
+}
+
+impl Net {
+    fn draw(rng: &mut Rng, g: Geo, dirs: usize, gh: usize, pr: Present, dt: DataType) -> Net {
+        let x = values(rng, g.steps * g.batch * g.input, 1.0, dt);
+        let w = values(rng, dirs * gh * g.input, 0.8, dt);
+        let r = values(rng, dirs * gh * g.hidden, 0.8, dt);
+        let b = pr.bias.then(|| values(rng, dirs * gh, 0.5, dt));
+        let rb = pr.rbias.then(|| values(rng, dirs * gh, 0.5, dt));
+        Net { g, gh, x, w, r, b, rb }
+    }
+
+    /// Time step `t`'s input and direction `dir`'s weights, recurrent weights and biases.
+    #[allow(clippy::type_complexity)]
+    fn step(&self, dir: usize, t: usize) -> (&[f64], &[f64], &[f64], Option<&[f64]>, Option<&[f64]>) {
+        let (g, gh, h) = (self.g, self.gh, self.g.hidden);
+        let xt = &self.x[t * g.batch * g.input..(t + 1) * g.batch * g.input];
+        let wd = &self.w[dir * gh * g.input..(dir + 1) * gh * g.input];
+        let rd = &self.r[dir * gh * h..(dir + 1) * gh * h];
+        let bd = self.b.as_ref().map(|v| &v[dir * gh..(dir + 1) * gh]);
+        let rbd = self.rb.as_ref().map(|v| &v[dir * gh..(dir + 1) * gh]);
+        (xt, wd, rd, bd, rbd)
+    }
+}
+
 /// Runs gru (or gruCell when `cell`) through a plan and checks it against the reference.
 #[allow(clippy::too_many_arguments)]
 fn check_gru(
@@ -346,19 +309,16 @@ fn check_gru(
     let dirs = if direction == D::Both { 2 } else { 1 };
     let (h, gh) = (g.hidden, 3 * g.hidden);
     let mut rng = Rng::new(seed);
-    let x = values(&mut rng, g.steps * g.batch * g.input, 1.0, dt);
-    let w = values(&mut rng, dirs * gh * g.input, 0.8, dt);
-    let r = values(&mut rng, dirs * gh * h, 0.8, dt);
-    let b = pr.bias.then(|| values(&mut rng, dirs * gh, 0.5, dt));
-    let rb = pr.rbias.then(|| values(&mut rng, dirs * gh, 0.5, dt));
+    let net = Net::draw(&mut rng, g, dirs, gh, pr, dt);
+    let Net { x, w, r, b, rb, .. } = &net;
     let h0 = pr.h0.then(|| values(&mut rng, dirs * g.batch * h, 1.0, dt));
 
     let cw = pr.constant_weights;
     let (inputs, kind, outs) = if cell {
         let inputs = vec![
-            Some(operand(dt, &[g.batch, g.input], &x, false)),
-            Some(operand(dt, &[gh, g.input], &w, cw)),
-            Some(operand(dt, &[gh, h], &r, cw)),
+            Some(operand(dt, &[g.batch, g.input], x, false)),
+            Some(operand(dt, &[gh, g.input], w, cw)),
+            Some(operand(dt, &[gh, h], r, cw)),
             Some(operand(dt, &[g.batch, h], h0.as_deref().unwrap_or(&vec![0.0; g.batch * h]), false)),
             b.as_ref().map(|v| operand(dt, &[gh], v, cw)),
             rb.as_ref().map(|v| operand(dt, &[gh], v, false)),
@@ -366,9 +326,9 @@ fn check_gru(
         (inputs, OpKind::GruCell, vec![OperandDescriptor::new(dt, vec![g.batch as u32, h as u32])])
     } else {
         let inputs = vec![
-            Some(operand(dt, &[g.steps, g.batch, g.input], &x, false)),
-            Some(operand(dt, &[dirs, gh, g.input], &w, cw)),
-            Some(operand(dt, &[dirs, gh, h], &r, cw)),
+            Some(operand(dt, &[g.steps, g.batch, g.input], x, false)),
+            Some(operand(dt, &[dirs, gh, g.input], w, cw)),
+            Some(operand(dt, &[dirs, gh, h], r, cw)),
             b.as_ref().map(|v| operand(dt, &[dirs, gh], v, cw)),
             rb.as_ref().map(|v| operand(dt, &[dirs, gh], v, cw)),
             h0.as_ref().map(|v| operand(dt, &[dirs, g.batch, h], v, false)),
@@ -388,15 +348,11 @@ fn check_gru(
         layout: cfg.layout,
         activations: cfg.acts,
     };
-    let got = run_graph(kind, &inputs, attrs, &outs);
+    let got = run_twice(OneOp::new(kind, &inputs, attrs, &outs));
 
     let bh = g.batch * h;
     let (hidden, _, sequence) = ref_network(g, direction, h0.as_deref(), None, |dir, t, hs, _| {
-        let xt = &x[t * g.batch * g.input..(t + 1) * g.batch * g.input];
-        let wd = &w[dir * gh * g.input..(dir + 1) * gh * g.input];
-        let rd = &r[dir * gh * h..(dir + 1) * gh * h];
-        let bd = b.as_ref().map(|v| &v[dir * gh..(dir + 1) * gh]);
-        let rbd = rb.as_ref().map(|v| &v[dir * gh..(dir + 1) * gh]);
+        let (xt, wd, rd, bd, rbd) = net.step(dir, t);
         (ref_gru_cell(g, cfg, xt, wd, rd, hs, bd, rbd), vec![0.0; bh])
     });
     let what = format!("{kind} {dt} {g:?} {direction:?} seq={return_sequence} {cfg:?} {pr:?}");
@@ -421,11 +377,8 @@ fn check_lstm(
     let dirs = if direction == D::Both { 2 } else { 1 };
     let (h, gh) = (g.hidden, 4 * g.hidden);
     let mut rng = Rng::new(seed);
-    let x = values(&mut rng, g.steps * g.batch * g.input, 1.0, dt);
-    let w = values(&mut rng, dirs * gh * g.input, 0.8, dt);
-    let r = values(&mut rng, dirs * gh * h, 0.8, dt);
-    let b = pr.bias.then(|| values(&mut rng, dirs * gh, 0.5, dt));
-    let rb = pr.rbias.then(|| values(&mut rng, dirs * gh, 0.5, dt));
+    let net = Net::draw(&mut rng, g, dirs, gh, pr, dt);
+    let Net { x, w, r, b, rb, .. } = &net;
     let p = pr.peep.then(|| values(&mut rng, dirs * 3 * h, 0.7, dt));
     let h0 = pr.h0.then(|| values(&mut rng, dirs * g.batch * h, 1.0, dt));
     let c0 = pr.c0.then(|| values(&mut rng, dirs * g.batch * h, 1.0, dt));
@@ -434,9 +387,9 @@ fn check_lstm(
     let zeros = vec![0.0; g.batch * h];
     let (inputs, kind, mut outs) = if cell {
         let inputs = vec![
-            Some(operand(dt, &[g.batch, g.input], &x, false)),
-            Some(operand(dt, &[gh, g.input], &w, cw)),
-            Some(operand(dt, &[gh, h], &r, cw)),
+            Some(operand(dt, &[g.batch, g.input], x, false)),
+            Some(operand(dt, &[gh, g.input], w, cw)),
+            Some(operand(dt, &[gh, h], r, cw)),
             Some(operand(dt, &[g.batch, h], h0.as_deref().unwrap_or(&zeros), false)),
             Some(operand(dt, &[g.batch, h], c0.as_deref().unwrap_or(&zeros), false)),
             b.as_ref().map(|v| operand(dt, &[gh], v, cw)),
@@ -446,9 +399,9 @@ fn check_lstm(
         (inputs, OpKind::LstmCell, vec![OperandDescriptor::new(dt, vec![g.batch as u32, h as u32]); 2])
     } else {
         let inputs = vec![
-            Some(operand(dt, &[g.steps, g.batch, g.input], &x, false)),
-            Some(operand(dt, &[dirs, gh, g.input], &w, cw)),
-            Some(operand(dt, &[dirs, gh, h], &r, cw)),
+            Some(operand(dt, &[g.steps, g.batch, g.input], x, false)),
+            Some(operand(dt, &[dirs, gh, g.input], w, cw)),
+            Some(operand(dt, &[dirs, gh, h], r, cw)),
             b.as_ref().map(|v| operand(dt, &[dirs, gh], v, cw)),
             rb.as_ref().map(|v| operand(dt, &[dirs, gh], v, cw)),
             p.as_ref().map(|v| operand(dt, &[dirs, 3 * h], v, cw)),
@@ -468,14 +421,10 @@ fn check_lstm(
         layout: cfg.layout,
         activations: cfg.acts,
     };
-    let got = run_graph(kind, &inputs, attrs, &outs);
+    let got = run_twice(OneOp::new(kind, &inputs, attrs, &outs));
 
     let (hidden, cells, sequence) = ref_network(g, direction, h0.as_deref(), c0.as_deref(), |dir, t, hs, cs| {
-        let xt = &x[t * g.batch * g.input..(t + 1) * g.batch * g.input];
-        let wd = &w[dir * gh * g.input..(dir + 1) * gh * g.input];
-        let rd = &r[dir * gh * h..(dir + 1) * gh * h];
-        let bd = b.as_ref().map(|v| &v[dir * gh..(dir + 1) * gh]);
-        let rbd = rb.as_ref().map(|v| &v[dir * gh..(dir + 1) * gh]);
+        let (xt, wd, rd, bd, rbd) = net.step(dir, t);
         let pd = p.as_ref().map(|v| &v[dir * 3 * h..(dir + 1) * 3 * h]);
         ref_lstm_cell(g, cfg, xt, wd, rd, hs, cs, bd, rbd, pd)
     });
@@ -634,7 +583,7 @@ fn constant_and_runtime_weights_agree_bitwise() {
             None,
             None,
         ];
-        run_graph(OpKind::Lstm, &inputs, attrs.clone(), &outs)
+        run_twice(OneOp::new(OpKind::Lstm, &inputs, attrs.clone(), &outs))
     };
     assert_eq!(run(true), run(false));
 }
@@ -672,7 +621,7 @@ fn lstm_cell_output_peephole_uses_previous_cell_state() {
         activations: [A::Relu, A::Relu, A::Tanh],
     };
     let outs = vec![OperandDescriptor::new(dt, vec![1, 1]); 2];
-    let got = run_graph(OpKind::LstmCell, &inputs, attrs, &outs);
+    let got = run_twice(OneOp::new(OpKind::LstmCell, &inputs, attrs, &outs));
     let (h, c) = (read(dt, &got[0])[0], read(dt, &got[1])[0]);
     assert_eq!(c, 1.0);
     assert_eq!(h, (0.5f32 * 1.0f32.tanh()) as f64, "o must be c_prev = 0.5, not c' = 1");
@@ -702,7 +651,7 @@ fn backward_sequence_is_indexed_by_input_time() {
         activations: [A::Relu, A::Relu],
     };
     let outs = vec![OperandDescriptor::new(dt, vec![1, 1, 1]), OperandDescriptor::new(dt, vec![3, 1, 1, 1])];
-    let got = run_graph(OpKind::Gru, &inputs, attrs, &outs);
+    let got = run_twice(OneOp::new(OpKind::Gru, &inputs, attrs, &outs));
     // z = 0, n = relu(x) → h = x.
     assert_eq!(read(dt, &got[1]), vec![1.0, 2.0, 3.0]);
     assert_eq!(read(dt, &got[0]), vec![1.0], "final state of the backward pass is at t = 0");
@@ -736,6 +685,6 @@ fn special_values_do_not_panic() {
         OperandDescriptor::new(dt, vec![2, 2, 2]),
         OperandDescriptor::new(dt, vec![2, 2, 2, 2]),
     ];
-    let got = run_graph(OpKind::Lstm, &inputs, attrs, &outs);
+    let got = run_twice(OneOp::new(OpKind::Lstm, &inputs, attrs, &outs));
     assert_eq!(got[2].len(), 32);
 }
