@@ -43,29 +43,36 @@ impl GraphBuilder {
 
     /// `elu(input, options)` (§8.9.18): alpha cast to the input's data type.
     pub fn elu(&mut self, input: &Operand, options: &EluOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::Elu, &options.label, &[Some(input)])?;
-        let attrs = v::alpha_beta(&input.descriptor, options.alpha, 0.0);
-        self.finish_one(call, &[Some(input)], attrs, input.descriptor.clone())
+        self.scalar_activation(OpKind::Elu, input, &options.label, options.alpha, 0.0)
     }
 
     /// `hardSigmoid(input, options)` (§8.9.27): alpha and beta cast to the input's data type.
     pub fn hard_sigmoid(&mut self, input: &Operand, options: &HardSigmoidOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::HardSigmoid, &options.label, &[Some(input)])?;
-        let attrs = v::alpha_beta(&input.descriptor, options.alpha, options.beta);
-        self.finish_one(call, &[Some(input)], attrs, input.descriptor.clone())
+        self.scalar_activation(OpKind::HardSigmoid, input, &options.label, options.alpha, options.beta)
     }
 
     /// `leakyRelu(input, options)` (§8.9.31): alpha cast to the input's data type.
     pub fn leaky_relu(&mut self, input: &Operand, options: &LeakyReluOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::LeakyRelu, &options.label, &[Some(input)])?;
-        let attrs = v::alpha_beta(&input.descriptor, options.alpha, 0.0);
-        self.finish_one(call, &[Some(input)], attrs, input.descriptor.clone())
+        self.scalar_activation(OpKind::LeakyRelu, input, &options.label, options.alpha, 0.0)
     }
 
     /// `linear(input, options)` (§8.9.32): alpha and beta cast to the input's data type.
     pub fn linear(&mut self, input: &Operand, options: &LinearOptions) -> Result<Operand> {
-        let call = self.begin(OpKind::Linear, &options.label, &[Some(input)])?;
-        let attrs = v::alpha_beta(&input.descriptor, options.alpha, options.beta);
+        self.scalar_activation(OpKind::Linear, input, &options.label, options.alpha, options.beta)
+    }
+
+    /// An activation with scalar attributes (alpha, beta) cast to the input's data type; the
+    /// output has the input's descriptor.
+    fn scalar_activation(
+        &mut self,
+        op: OpKind,
+        input: &Operand,
+        label: &str,
+        alpha: f64,
+        beta: f64,
+    ) -> Result<Operand> {
+        let call = self.begin(op, label, &[Some(input)])?;
+        let attrs = v::alpha_beta(&input.descriptor, alpha, beta);
         self.finish_one(call, &[Some(input)], attrs, input.descriptor.clone())
     }
 

@@ -1,11 +1,13 @@
 //! Builder methods of batchNormalization (§8.9.6), instanceNormalization (§8.9.29) and
 //! layerNormalization (§8.9.30).
 
-use super::GraphBuilder;
+use super::{GraphBuilder, OpCall};
 use crate::error::Result;
+use crate::graph::Attrs;
 use crate::operand::Operand;
 use crate::ops::OpKind;
 use crate::types::options::{BatchNormalizationOptions, InstanceNormalizationOptions, LayerNormalizationOptions};
+use crate::types::OperandDescriptor;
 use crate::validate::normalization as v;
 
 impl GraphBuilder {
@@ -41,29 +43,38 @@ impl GraphBuilder {
         input: &Operand,
         options: &InstanceNormalizationOptions,
     ) -> Result<Operand> {
-        let (scale, bias) = (options.scale.as_ref(), options.bias.as_ref());
-        let call = self.begin(OpKind::InstanceNormalization, &options.label, &[Some(input), scale, bias])?;
-        let (out, attrs) = v::instance_normalization(
-            &call,
-            &input.descriptor,
-            scale.map(|s| &s.descriptor),
-            bias.map(|b| &b.descriptor),
-            options,
-        )?;
-        self.finish_one(call, &[Some(input), scale, bias], attrs, out)
+        let operands = [options.scale.as_ref(), options.bias.as_ref()];
+        self.scaled_normalization(OpKind::InstanceNormalization, input, operands, &options.label, |call, x, s, b| {
+            v::instance_normalization(call, x, s, b, options)
+        })
     }
 
     /// `layerNormalization(input, options)` (§8.9.30)
     pub fn layer_normalization(&mut self, input: &Operand, options: &LayerNormalizationOptions) -> Result<Operand> {
-        let (scale, bias) = (options.scale.as_ref(), options.bias.as_ref());
-        let call = self.begin(OpKind::LayerNormalization, &options.label, &[Some(input), scale, bias])?;
-        let (out, attrs) = v::layer_normalization(
-            &call,
-            &input.descriptor,
-            scale.map(|s| &s.descriptor),
-            bias.map(|b| &b.descriptor),
-            options,
-        )?;
+        let operands = [options.scale.as_ref(), options.bias.as_ref()];
+        self.scaled_normalization(OpKind::LayerNormalization, input, operands, &options.label, |call, x, s, b| {
+            v::layer_normalization(call, x, s, b, options)
+        })
+    }
+
+    /// A normalization of `input` with optional `[scale, bias]` operands: `validate` gets the
+    /// descriptors and gives the output and attributes.
+    fn scaled_normalization(
+        &mut self,
+        op: OpKind,
+        input: &Operand,
+        [scale, bias]: [Option<&Operand>; 2],
+        label: &str,
+        validate: impl FnOnce(
+            &OpCall,
+            &OperandDescriptor,
+            Option<&OperandDescriptor>,
+            Option<&OperandDescriptor>,
+        ) -> Result<(OperandDescriptor, Attrs)>,
+    ) -> Result<Operand> {
+        let call = self.begin(op, label, &[Some(input), scale, bias])?;
+        let (out, attrs) =
+            validate(&call, &input.descriptor, scale.map(|s| &s.descriptor), bias.map(|b| &b.descriptor))?;
         self.finish_one(call, &[Some(input), scale, bias], attrs, out)
     }
 }

@@ -14,31 +14,18 @@ pub enum MLNumber {
     BigInt(i128),
 }
 
-impl From<f64> for MLNumber {
-    fn from(v: f64) -> Self {
-        MLNumber::Double(v)
-    }
+macro_rules! ml_number_from {
+    ($($ty:ty => $variant:ident as $as:ty),+) => {$(
+        impl From<$ty> for MLNumber {
+            fn from(v: $ty) -> Self {
+                MLNumber::$variant(v as $as)
+            }
+        }
+    )+};
 }
-impl From<f32> for MLNumber {
-    fn from(v: f32) -> Self {
-        MLNumber::Double(v as f64)
-    }
-}
-impl From<i32> for MLNumber {
-    fn from(v: i32) -> Self {
-        MLNumber::Double(v as f64)
-    }
-}
-impl From<i64> for MLNumber {
-    fn from(v: i64) -> Self {
-        MLNumber::BigInt(v as i128)
-    }
-}
-impl From<u64> for MLNumber {
-    fn from(v: u64) -> Self {
-        MLNumber::BigInt(v as i128)
-    }
-}
+
+// JS numbers are doubles; 64-bit integers are bigints.
+ml_number_from!(f64 => Double as f64, f32 => Double as f64, i32 => Double as f64, i64 => BigInt as i128, u64 => BigInt as i128);
 
 /// A value of one operand data type: the result of the §9.2 cast.
 #[derive(Debug, Clone, Copy, PartialEq)]
