@@ -234,7 +234,7 @@ macro_rules! for_each_op {
             SingleInput: single(FLOAT, 0, N);
         Tan "tan" "unary" tan by unary (input) [] OperatorOptions one
             SingleInput: single(FLOAT, 0, N);
-        DequantizeLinear "dequantizeLinear" "dequantizelinear" dequantize_linear by own
+        DequantizeLinear "dequantizeLinear" "dequantizelinear" dequantize_linear by quantize_dequantize
             (input, scale, zero_point) [] OperatorOptions one
             QuantizeDequantizeLinear: vec![
                 ("input", lim(QUANTIZED, 0, N)),
@@ -242,7 +242,7 @@ macro_rules! for_each_op {
                 ("zeroPoint", lim(QUANTIZED, 0, N)),
                 ("output", lim(FLOAT, 0, N)),
             ];
-        QuantizeLinear "quantizeLinear" "quantizelinear" quantize_linear by own
+        QuantizeLinear "quantizeLinear" "quantizelinear" quantize_linear by quantize_dequantize
             (input, scale, zero_point) [] OperatorOptions one
             QuantizeDequantizeLinear: vec![
                 ("input", lim(FLOAT, 0, N)),
@@ -466,7 +466,8 @@ macro_rules! define_op_kind {
             }
 
             /// The shared builder method of the op's family (`"activation"`, `"binary"`,
-            /// `"unary"`, `"reduce"`, `"pool2d"`, `"arg_min_max"`), if its row names one.
+            /// `"unary"`, `"reduce"`, `"pool2d"`, `"arg_min_max"`, `"quantize_dequantize"`), if
+            /// its row names one.
             pub fn builder_family(self) -> Option<&'static str> {
                 match self {
                     $(OpKind::$variant => Some(stringify!($via)).filter(|family| *family != "own"),)+

@@ -91,31 +91,10 @@ impl GraphBuilder {
         self.finish_one(call, &[Some(input)], Attrs::Axis { axis }, out)
     }
 
-    /// `dequantizeLinear(input, scale, zeroPoint)` (§8.9.16): output (scale's type, input's
-    /// shape). Starts with *can build* like every method (decisions.md D6).
-    pub fn dequantize_linear(
-        &mut self,
-        input: &Operand,
-        scale: &Operand,
-        zero_point: &Operand,
-        options: &OperatorOptions,
-    ) -> Result<Operand> {
-        self.quantize_dequantize(OpKind::DequantizeLinear, input, scale, zero_point, options)
-    }
-
-    /// `quantizeLinear(input, scale, zeroPoint)` (§8.9.17): output (zeroPoint's type, input's
-    /// shape). Starts with *can build* like every method (decisions.md D6).
-    pub fn quantize_linear(
-        &mut self,
-        input: &Operand,
-        scale: &Operand,
-        zero_point: &Operand,
-        options: &OperatorOptions,
-    ) -> Result<Operand> {
-        self.quantize_dequantize(OpKind::QuantizeLinear, input, scale, zero_point, options)
-    }
-
-    fn quantize_dequantize(
+    /// `dequantizeLinear` (§8.9.16; output: scale's type, input's shape) and `quantizeLinear`
+    /// (§8.9.17; output: zeroPoint's type, input's shape), the op table's rows
+    /// `by quantize_dequantize`. Starts with *can build* like every method (decisions.md D6).
+    pub(crate) fn quantize_dequantize(
         &mut self,
         op: OpKind,
         input: &Operand,

@@ -27,6 +27,22 @@ macro_rules! ml_number_from {
 // JS numbers are doubles; 64-bit integers are bigints.
 ml_number_from!(f64 => Double as f64, f32 => Double as f64, i32 => Double as f64, i64 => BigInt as i128, u64 => BigInt as i128);
 
+/// `scalar` converted with `as` to `$t`; a float16 with `$half`.
+macro_rules! scalar_as {
+    ($scalar:expr, $t:ty, |$h:ident| $half:expr) => {
+        match $scalar {
+            Scalar::F16($h) => $half,
+            Scalar::F32(v) => v as $t,
+            Scalar::I32(v) => v as $t,
+            Scalar::U32(v) => v as $t,
+            Scalar::I64(v) => v as $t,
+            Scalar::U64(v) => v as $t,
+            Scalar::I8(v) => v as $t,
+            Scalar::U8(v) => v as $t,
+        }
+    };
+}
+
 /// A value of one operand data type: the result of the §9.2 cast.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Scalar {
@@ -65,31 +81,13 @@ impl Scalar {
 
     /// The value as f64 (exact for every type but 64-bit integers beyond 2^53).
     pub fn to_f64(self) -> f64 {
-        match self {
-            Scalar::F32(v) => v as f64,
-            Scalar::F16(v) => v.to_f64(),
-            Scalar::I32(v) => v as f64,
-            Scalar::U32(v) => v as f64,
-            Scalar::I64(v) => v as f64,
-            Scalar::U64(v) => v as f64,
-            Scalar::I8(v) => v as f64,
-            Scalar::U8(v) => v as f64,
-        }
+        scalar_as!(self, f64, |h| h.to_f64())
     }
 
     /// The value as i128 for integer types (exact); floats are truncated toward zero
     /// (saturating, NaN → 0).
     pub fn to_i128(self) -> i128 {
-        match self {
-            Scalar::F32(v) => v as i128,
-            Scalar::F16(v) => v.to_f32() as i128,
-            Scalar::I32(v) => v as i128,
-            Scalar::U32(v) => v as i128,
-            Scalar::I64(v) => v as i128,
-            Scalar::U64(v) => v as i128,
-            Scalar::I8(v) => v as i128,
-            Scalar::U8(v) => v as i128,
-        }
+        scalar_as!(self, i128, |h| h.to_f32() as i128)
     }
 
     /// Little-endian bytes of the value (as stored in a tensor).
