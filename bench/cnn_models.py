@@ -252,21 +252,33 @@ def parameter_count(model):
                if len(t.dims) > 0 and t.data_type == TensorProto.FLOAT)
 
 
-def write_all(out_dir):
-    """Writes every model as OUT_DIR/NAME.onnx (checked with onnx.checker); returns the paths."""
+def write_models(models, out_dir):
+    """Writes every model of `models` (name -> builder) as OUT_DIR/NAME.onnx (checked with
+    onnx.checker, one model in memory at a time); returns the paths."""
     os.makedirs(out_dir, exist_ok=True)
     paths = []
-    for name, make in MODELS.items():
+    for name, make in models.items():
         model = make()
         onnx.checker.check_model(model, full_check=True)
         path = os.path.join(out_dir, f"{name}.onnx")
         onnx.save(model, path)
         paths.append(path)
+        del model
     return paths
 
 
-if __name__ == "__main__":
+def main(models, script):
+    """The command line of a model script: `python3 SCRIPT OUT_DIR` writes its models."""
     if len(sys.argv) != 2:
-        sys.exit("usage: cnn_models.py OUT_DIR")
-    for p in write_all(sys.argv[1]):
+        sys.exit(f"usage: {script} OUT_DIR")
+    for p in write_models(models, sys.argv[1]):
         print(p)
+
+
+def write_all(out_dir):
+    """Writes every model as OUT_DIR/NAME.onnx (checked with onnx.checker); returns the paths."""
+    return write_models(MODELS, out_dir)
+
+
+if __name__ == "__main__":
+    main(MODELS, "cnn_models.py")

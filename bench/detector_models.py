@@ -29,7 +29,7 @@ import onnx
 from onnx import TensorProto
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cnn_models import Graph, parameter_count  # noqa: E402,F401 - parameter_count re-exported
+from cnn_models import Graph, main, parameter_count, write_models  # noqa: E402,F401 - parameter_count re-exported
 
 YOLO_SIZE = 320
 YOLO_CLASSES = 80
@@ -174,19 +174,8 @@ MANIFEST = {name: {"shapes": {}, "inputs": {}} for name in MODELS}
 
 def write_all(out_dir):
     """Writes every model as OUT_DIR/NAME.onnx (checked with onnx.checker); returns the paths."""
-    os.makedirs(out_dir, exist_ok=True)
-    paths = []
-    for name, make in MODELS.items():
-        model = make()
-        onnx.checker.check_model(model, full_check=True)
-        path = os.path.join(out_dir, f"{name}.onnx")
-        onnx.save(model, path)
-        paths.append(path)
-    return paths
+    return write_models(MODELS, out_dir)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: detector_models.py OUT_DIR")
-    for p in write_all(sys.argv[1]):
-        print(p)
+    main(MODELS, "detector_models.py")

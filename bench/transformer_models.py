@@ -32,7 +32,7 @@ import onnx
 from onnx import TensorProto
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cnn_models import Graph, parameter_count  # noqa: E402,F401 - parameter_count re-exported
+from cnn_models import Graph, main, parameter_count, write_models  # noqa: E402,F401 - parameter_count re-exported
 
 VOCAB = 30522
 MAX_POSITIONS = 512
@@ -170,20 +170,8 @@ MANIFEST = {
 
 def write_all(out_dir):
     """Writes every model as OUT_DIR/NAME.onnx (checked with onnx.checker); returns the paths."""
-    os.makedirs(out_dir, exist_ok=True)
-    paths = []
-    for name, make in MODELS.items():
-        model = make()
-        onnx.checker.check_model(model, full_check=True)
-        path = os.path.join(out_dir, f"{name}.onnx")
-        onnx.save(model, path)
-        paths.append(path)
-        del model
-    return paths
+    return write_models(MODELS, out_dir)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: transformer_models.py OUT_DIR")
-    for p in write_all(sys.argv[1]):
-        print(p)
+    main(MODELS, "transformer_models.py")
