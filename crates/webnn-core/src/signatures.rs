@@ -39,6 +39,18 @@ fn enum_values<T: Copy + 'static>(all: &[T], as_str: fn(T) -> &'static str) -> V
     Value::from(all.iter().map(|&v| as_str(v)).collect::<Vec<_>>())
 }
 
+/// The positional operand arguments of a row (`(a, b)` or concat's `[inputs]`): the first
+/// slots of the op, with their IDL names.
+macro_rules! positional_operands {
+    ($op:ident, [$inputs:ident]) => {
+        vec![json!({ "name": $op.limits_kind().inputs()[0], "type": "operandSeq" })]
+    };
+    ($op:ident, ($($operand:ident),*)) => {{
+        let count = [$(stringify!($operand)),*].len();
+        $op.limits_kind().inputs()[..count].iter().map(|name| json!({ "name": name, "type": "operand" })).collect::<Vec<_>>()
+    }};
+}
+
 macro_rules! define_signatures {
     ($($variant:ident $idl:literal $anchor:literal $method:ident by $via:ident $operands:tt
         [$($arg:ident: $argty:ty = $argidl:literal $argkind:literal),*] $options:ident $ret:ident
@@ -47,7 +59,7 @@ macro_rules! define_signatures {
             vec![$({
                 let op = OpKind::$variant;
                 #[allow(unused_mut)]
-                let mut args = positional_operands(op, stringify!($operands));
+                let mut args = positional_operands!(op, $operands);
                 $(args.push(json!({ "name": $argidl, "type": $argkind }));)*
                 json!({
                     "name": $idl,
@@ -75,16 +87,6 @@ macro_rules! define_signatures {
 }
 
 crate::for_each_op!(define_signatures);
-
-/// The positional operand arguments of a row (`(a, b)` or concat's `[inputs]`): the first
-/// slots of the op, with their IDL names.
-fn positional_operands(op: OpKind, operands: &str) -> Vec<Value> {
-    if operands.starts_with('[') {
-        return vec![json!({ "name": op.limits_kind().inputs()[0], "type": "operandSeq" })];
-    }
-    let count = operands.trim_matches(|c| c == '(' || c == ')').split(',').filter(|s| !s.trim().is_empty()).count();
-    op.limits_kind().inputs()[..count].iter().map(|name| json!({ "name": name, "type": "operand" })).collect()
-}
 
 /// The IDL enums of the op signatures.
 fn enums() -> Map<String, Value> {

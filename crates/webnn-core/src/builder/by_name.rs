@@ -16,55 +16,35 @@ use crate::ops::OpKind;
 use crate::types::options::*;
 use crate::types::DataType;
 
-/// A positional argument type of a builder method (`&[u32]`) and the owned value a dynamic
-/// call reads (`Vec<u32>`).
-trait Argument {
-    type Owned: FromParam;
+/// A positional argument type of a builder method (`&[u32]`), the owned value a dynamic call
+/// reads for it (`Vec<u32>`), and how the method's argument borrows that value.
+trait Argument<'a> {
+    type Owned: FromParam + 'a;
+    fn borrow(owned: &'a Self::Owned) -> Self;
 }
 
-impl Argument for u32 {
+impl<'a> Argument<'a> for u32 {
     type Owned = u32;
+    fn borrow(owned: &u32) -> u32 {
+        *owned
+    }
 }
-impl Argument for DataType {
+impl<'a> Argument<'a> for DataType {
     type Owned = DataType;
+    fn borrow(owned: &DataType) -> DataType {
+        *owned
+    }
 }
-impl Argument for &[u32] {
+impl<'a> Argument<'a> for &'a [u32] {
     type Owned = Vec<u32>;
+    fn borrow(owned: &'a Vec<u32>) -> &'a [u32] {
+        owned
+    }
 }
-impl Argument for &Splits {
+impl<'a> Argument<'a> for &'a Splits {
     type Owned = Splits;
-}
-
-/// An owned argument as the typed builder method takes it (`Vec<u32>` as `&[u32]`).
-trait Pass {
-    type Out<'a>
-    where
-        Self: 'a;
-    fn pass(&self) -> Self::Out<'_>;
-}
-
-impl Pass for u32 {
-    type Out<'a> = u32;
-    fn pass(&self) -> u32 {
-        *self
-    }
-}
-impl Pass for DataType {
-    type Out<'a> = DataType;
-    fn pass(&self) -> DataType {
-        *self
-    }
-}
-impl Pass for Vec<u32> {
-    type Out<'a> = &'a [u32];
-    fn pass(&self) -> &[u32] {
-        self
-    }
-}
-impl Pass for Splits {
-    type Out<'a> = &'a Splits;
-    fn pass(&self) -> &Splits {
-        self
+    fn borrow(owned: &'a Splits) -> &'a Splits {
+        owned
     }
 }
 
@@ -91,7 +71,7 @@ macro_rules! define_call {
                     $(OpKind::$variant => {
                         let options = <$options as OptionsDict>::from_params(op, params, &slots)?;
                         $(let $arg: <$argty as Argument>::Owned = params.required(op, $argidl)?;)*
-                        call_row!(self, slots, $method, $operands, ($(Pass::pass(&$arg)),*), &options, $ret)
+                        call_row!(self, slots, $method, $operands, ($(<$argty as Argument>::borrow(&$arg)),*), &options, $ret)
                     })+
                 }
             }
