@@ -69,7 +69,7 @@ type BuilderHandle = External<Tracked<GraphBuilder>>;
 /// WebIDL converters from it at load time.
 #[napi]
 pub fn op_signatures() -> String {
-    webnn::webnn_core::signatures::op_signatures().to_string()
+    webnn::op_signatures().to_string()
 }
 
 // ---------------------------------------------------------------------------------------------

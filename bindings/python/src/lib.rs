@@ -25,7 +25,7 @@ use pyo3::prelude::*;
 /// from it at import.
 #[pyfunction]
 fn op_signatures() -> String {
-    webnn::webnn_core::signatures::op_signatures().to_string()
+    webnn::op_signatures().to_string()
 }
 
 /// The module `webnn._webnn`.

@@ -80,8 +80,8 @@ impl OnnxModel {
             guard("InferenceSession", || {
                 let mut builder = GraphBuilder::new(context).or_raise()?;
                 let options = ImportOptions { shape_overrides, ..Default::default() };
-                let imported =
-                    webnn_onnx::import(model, &mut builder, &options).map_err(|e| crate::errors::to_py(e.into()))?;
+                let imported = webnn_onnx::import(model, builder.core_mut(), &options)
+                    .map_err(|e| crate::errors::to_py(e.into()))?;
                 let graph = builder.build(&imported.named_outputs()).or_raise()?;
                 let inputs = imported
                     .inputs

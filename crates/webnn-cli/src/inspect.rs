@@ -11,9 +11,8 @@ use crate::stats::{graph_stats, GraphStats};
 use anyhow::{anyhow, Context as _, Result};
 use serde_json::json;
 use std::collections::{BTreeMap, HashSet};
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
-use webnn::webnn_core::{ContextLink, Graph, GraphBuilder};
+use webnn::{ContextOptions, DeviceChoice, GraphBuilder};
+use webnn_core::Graph;
 use webnn_onnx::proto::{data_type, tensor_shape_proto::dimension, type_proto, GraphProto, ModelProto, ValueInfoProto};
 
 /// What inspect shows of an ONNX model.
@@ -134,13 +133,13 @@ pub struct Inspection {
     pub failures: Option<NodeFailures>,
 }
 
-/// Builds the model into a backend-less builder and returns the validated graph.
+/// Builds the model for a CPU context and returns the validated graph, not compiled.
 fn build_graph(source: &ModelSource, shapes: &[String]) -> Result<Graph> {
-    let link = ContextLink { id: 0, lost: Arc::new(AtomicBool::new(false)), limits: None };
-    let mut builder = GraphBuilder::new(link)?;
+    let context = webnn::ml().create_context(&ContextOptions { device: DeviceChoice::Cpu, ..Default::default() })?;
+    let mut builder = GraphBuilder::new(&context)?;
     let LoadedModel { outputs, .. } = model::load(source, &mut builder, shapes)?;
     let outputs: Vec<(&str, &webnn::Operand)> = outputs.iter().map(|(n, o)| (n.as_str(), o)).collect();
-    Ok(builder.build(&outputs)?)
+    Ok(builder.start_build(&outputs)?.into_graph())
 }
 
 /// Inspects a model.

@@ -7,7 +7,6 @@ use crate::{builtin, fill, onnx_import};
 use anyhow::{anyhow, bail, Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use webnn::webnn_core;
 use webnn::{
     Context, ContextOptions, DeviceChoice, Graph, GraphBuilder, Operand, OperandDescriptor, Tensor, TensorDescriptor,
 };
@@ -32,7 +31,7 @@ impl ModelSource {
 }
 
 /// Adds the model to `builder`. `shapes` are `--shape NAME=DIMS` arguments.
-pub fn load(source: &ModelSource, builder: &mut webnn_core::GraphBuilder, shapes: &[String]) -> Result<LoadedModel> {
+pub fn load(source: &ModelSource, builder: &mut GraphBuilder, shapes: &[String]) -> Result<LoadedModel> {
     let shapes = parse_shapes(shapes)?;
     match source {
         ModelSource::Onnx(path) => onnx_import::import(path, builder, &shapes),

@@ -28,14 +28,14 @@ impl std::error::Error for NodeFailures {}
 /// fixing the free dimensions of the inputs (by input name or by symbolic dimension name).
 pub fn import(
     path: &Path,
-    builder: &mut webnn::webnn_core::GraphBuilder,
+    builder: &mut webnn::GraphBuilder,
     shapes: &[(String, Vec<u32>)],
 ) -> anyhow::Result<LoadedModel> {
     use anyhow::{anyhow, Context as _};
     let model = webnn_onnx::OnnxModel::load(path).map_err(|e| anyhow!("{e}"))?;
     let shape_overrides = shapes.iter().cloned().collect();
     let options = webnn_onnx::ImportOptions { shape_overrides, ..Default::default() };
-    let imported = webnn_onnx::import(&model, builder, &options)
+    let imported = webnn_onnx::import(&model, builder.core_mut(), &options)
         .map_err(|e| match &e {
             webnn_onnx::OnnxError::Nodes(nodes) => anyhow::Error::new(NodeFailures {
                 nodes: nodes

@@ -2,8 +2,7 @@
 //! of the floating-point work of one run.
 
 use std::collections::BTreeMap;
-use webnn::webnn_core::{Attrs, Graph, Operation};
-use webnn::{InputOperandLayout, OpKind};
+use webnn_core::Graph;
 
 /// What `inspect` reports about a WebNN graph.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,7 +37,7 @@ pub fn graph_stats(graph: &Graph) -> GraphStats {
     }
     for op in &graph.operations {
         *stats.ops.entry(op.kind.idl_name()).or_default() += 1;
-        match macs(graph, op) {
+        match graph.multiply_accumulates(op) {
             Some(m) => stats.macs = stats.macs.saturating_add(m),
             None => {
                 let out: u64 = op.outputs.iter().map(|&o| graph.descriptor(o).element_count()).sum();
@@ -47,50 +46,6 @@ pub fn graph_stats(graph: &Graph) -> GraphStats {
         }
     }
     stats
-}
-
-/// Multiply-accumulates of one operation, for the ops dominated by them.
-fn macs(graph: &Graph, op: &Operation) -> Option<u64> {
-    let desc = |slot: usize| op.input(slot).map(|id| graph.descriptor(id));
-    let out = op.outputs.first().map(|&id| graph.descriptor(id))?;
-    let channel = |shape: &[u32], layout: InputOperandLayout| -> u64 {
-        let c = match layout {
-            InputOperandLayout::Nchw => shape.get(1),
-            InputOperandLayout::Nhwc => shape.get(3),
-        };
-        c.copied().unwrap_or(1).max(1) as u64
-    };
-    match (op.kind, &op.attrs) {
-        // Every output element takes (filter elements / output channels) products.
-        (OpKind::Conv2d, Attrs::Conv2d { input_layout, .. }) => {
-            let filter = desc(1)?;
-            Some(out.element_count() * filter.element_count() / channel(&out.shape, *input_layout))
-        }
-        // Every input element is scattered through (filter elements / input channels) products.
-        (OpKind::ConvTranspose2d, Attrs::ConvTranspose2d { input_layout, .. }) => {
-            let (input, filter) = (desc(0)?, desc(1)?);
-            Some(input.element_count() * filter.element_count() / channel(&input.shape, *input_layout))
-        }
-        (OpKind::Matmul, _) => {
-            let k = desc(0)?.shape.last().copied().unwrap_or(1) as u64;
-            Some(out.element_count() * k)
-        }
-        (OpKind::Gemm, Attrs::Gemm { a_transpose, .. }) => {
-            let a = &desc(0)?.shape;
-            let k = if *a_transpose { a.first() } else { a.get(1) };
-            Some(out.element_count() * k.copied().unwrap_or(1) as u64)
-        }
-        // Per step and batch row: one product per weight and recurrent weight element.
-        (OpKind::Gru | OpKind::Lstm, Attrs::Gru { steps, .. } | Attrs::Lstm { steps, .. }) => {
-            let batch = desc(0)?.shape.get(1).copied().unwrap_or(1) as u64;
-            Some(*steps as u64 * batch * (desc(1)?.element_count() + desc(2)?.element_count()))
-        }
-        (OpKind::GruCell | OpKind::LstmCell, _) => {
-            let batch = desc(0)?.shape.first().copied().unwrap_or(1) as u64;
-            Some(batch * (desc(1)?.element_count() + desc(2)?.element_count()))
-        }
-        _ => None,
-    }
 }
 
 #[cfg(test)]

@@ -2,18 +2,20 @@
 
 use crate::builtin::build;
 use crate::loaded::LoadedModel;
-use webnn::webnn_core::{ContextLink, Graph, GraphBuilder};
+use webnn::{ContextOptions, DeviceChoice, GraphBuilder};
+use webnn_core::Graph;
 
-/// A core builder on a fresh context (no backend).
-pub fn core_builder() -> GraphBuilder {
-    GraphBuilder::new(ContextLink { id: 1, lost: Default::default(), limits: None }).unwrap()
+/// A builder on a fresh CPU context.
+pub fn cpu_builder() -> GraphBuilder {
+    let context = webnn::ml().create_context(&ContextOptions { device: DeviceChoice::Cpu, ..Default::default() });
+    GraphBuilder::new(&context.unwrap()).unwrap()
 }
 
-/// Builds a built-in into a bare core builder and returns the validated graph (no backend).
+/// Builds a built-in and returns the validated graph (not compiled).
 pub fn build_graph(name: &str, shapes: &[(String, Vec<u32>)]) -> (LoadedModel, Graph) {
-    let mut b = core_builder();
+    let mut b = cpu_builder();
     let model = build(name, &mut b, shapes).unwrap();
     let outputs: Vec<(&str, &webnn::Operand)> = model.outputs.iter().map(|(n, o)| (n.as_str(), o)).collect();
-    let graph = b.build(&outputs).unwrap();
+    let graph = b.start_build(&outputs).unwrap().into_graph();
     (model, graph)
 }

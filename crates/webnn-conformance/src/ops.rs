@@ -2,8 +2,6 @@
 //! arguments by the op's slot names, every other argument and option member into one
 //! [`OpParams`] record. The per-op mapping itself is the core builder's, shared with the
 //! bindings.
-//!
-//! [`GraphBuilder::call`]: webnn::webnn_core::GraphBuilder::call
 
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -27,11 +25,9 @@ fn operand<'a>(operands: &'a Operands, value: &Value) -> Result<&'a Operand, Str
     operands.get(key).ok_or_else(|| format!("unknown operand {key}"))
 }
 
-/// Calls the builder method named `name` with `arg_list`; returns its output operand(s). Takes
-/// the core builder, so a `webnn::GraphBuilder` (which derefs to it) and a backend-less one
-/// both work.
+/// Calls the builder method named `name` with `arg_list`; returns its output operand(s).
 pub fn call(
-    builder: &mut webnn::webnn_core::GraphBuilder,
+    builder: &mut GraphBuilder,
     name: &str,
     arg_list: &[Value],
     operands: &Operands,

@@ -338,4 +338,49 @@ impl Graph {
     pub fn output_descriptor(&self, name: &str) -> Option<&OperandDescriptor> {
         self.outputs.iter().find(|(n, _)| n == name).map(|(_, id)| self.descriptor(*id))
     }
+    /// Multiply-accumulates of one run of `op`, for the ops dominated by them (conv2d,
+    /// convTranspose2d, matmul, gemm, gru, gruCell, lstm, lstmCell); `None` for the others.
+    /// Tools use it to estimate a graph's work (`webnn inspect`).
+    pub fn multiply_accumulates(&self, op: &Operation) -> Option<u64> {
+        let desc = |slot: usize| op.input(slot).map(|id| self.descriptor(id));
+        let out = op.outputs.first().map(|&id| self.descriptor(id))?;
+        let channels = |shape: &[u32], layout: InputOperandLayout| -> u64 {
+            let c = match layout {
+                InputOperandLayout::Nchw => shape.get(1),
+                InputOperandLayout::Nhwc => shape.get(3),
+            };
+            c.copied().unwrap_or(1).max(1) as u64
+        };
+        match (op.kind, &op.attrs) {
+            // Every output element takes (filter elements / output channels) products.
+            (OpKind::Conv2d, Attrs::Conv2d { input_layout, .. }) => {
+                let filter = desc(1)?;
+                Some(out.element_count() * filter.element_count() / channels(&out.shape, *input_layout))
+            }
+            // Every input element is scattered through (filter elements / input channels) products.
+            (OpKind::ConvTranspose2d, Attrs::ConvTranspose2d { input_layout, .. }) => {
+                let (input, filter) = (desc(0)?, desc(1)?);
+                Some(input.element_count() * filter.element_count() / channels(&input.shape, *input_layout))
+            }
+            (OpKind::Matmul, _) => {
+                let k = desc(0)?.shape.last().copied().unwrap_or(1) as u64;
+                Some(out.element_count() * k)
+            }
+            (OpKind::Gemm, Attrs::Gemm { a_transpose, .. }) => {
+                let a = &desc(0)?.shape;
+                let k = if *a_transpose { a.first() } else { a.get(1) };
+                Some(out.element_count() * k.copied().unwrap_or(1) as u64)
+            }
+            // Per step and batch row: one product per weight and recurrent weight element.
+            (OpKind::Gru | OpKind::Lstm, Attrs::Gru { steps, .. } | Attrs::Lstm { steps, .. }) => {
+                let batch = desc(0)?.shape.get(1).copied().unwrap_or(1) as u64;
+                Some(*steps as u64 * batch * (desc(1)?.element_count() + desc(2)?.element_count()))
+            }
+            (OpKind::GruCell | OpKind::LstmCell, _) => {
+                let batch = desc(0)?.shape.first().copied().unwrap_or(1) as u64;
+                Some(batch * (desc(1)?.element_count() + desc(2)?.element_count()))
+            }
+            _ => None,
+        }
+    }
 }

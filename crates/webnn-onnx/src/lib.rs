@@ -3,7 +3,7 @@
 //! Imports ONNX models into a WebNN graph: [`OnnxModel::load`] parses a `.onnx` file (external
 //! data files included) and [`import`] replays the model as `webnn_core::GraphBuilder` calls,
 //! returning the graph inputs and output operands. It works with any `&mut GraphBuilder`,
-//! including the one inside the `webnn` façade (which derefs to it).
+//! including the one inside the `webnn` façade (`webnn::GraphBuilder::core_mut`).
 //!
 //! ```no_run
 //! use webnn_onnx::{import, parse_shape_override, ImportOptions, OnnxModel};

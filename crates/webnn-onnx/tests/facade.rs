@@ -24,7 +24,7 @@ fn import_and_dispatch_through_the_facade() -> Result<(), Box<dyn std::error::Er
     let model = OnnxModel::from_bytes(&bytes(&m), None)?;
     let context: Context = ml().create_context(&ContextOptions::default())?;
     let mut builder = GraphBuilder::new(&context)?;
-    let imported = import(&model, &mut builder, &ImportOptions::default())?;
+    let imported = import(&model, builder.core_mut(), &ImportOptions::default())?;
     assert_eq!(imported.inputs[0].descriptor.shape, vec![1, 2]);
     let graph = builder.build(&imported.named_outputs())?;
 

@@ -124,7 +124,7 @@ impl ML {
     }
 
     /// `createContext(gpuDevice)` (§8.2.1): a GPU context on the caller's wgpu device and
-    /// queue, whose tensors the caller's passes can use ([`Context::rent_to_wgpu`]). `info`
+    /// queue, whose tensors the caller's passes can use ([`Context::import_external_buffer`]). `info`
     /// (from the adapter the device came from) names it in messages.
     pub fn create_context_from_wgpu(
         &self,

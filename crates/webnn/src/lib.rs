@@ -59,6 +59,9 @@ pub use tensor::{RentedBuffer, Tensor};
 /// The core crate: graph IR, backend trait, validators, limits table.
 pub use webnn_core;
 pub use webnn_core::backend::{Backend, CompiledGraph};
+/// The operations' signatures, options dictionaries and enums as JSON (from the op table):
+/// what the Node and Python bindings build their methods from.
+pub use webnn_core::signatures::op_signatures;
 pub use webnn_core::types::options::*;
 pub use webnn_core::types::*;
 pub use webnn_core::{

@@ -75,7 +75,7 @@ limited_scenario! {
         let x = b.input("x", &desc(DataType::Float32, &[1])).unwrap();
         let big = b.expand(&x, &[(1 << 31) - 1], &NO).unwrap();
         let twice = b.add(&big, &big, &NO).unwrap();
-        let sum = b.reduce(OpKind::ReduceSum, &twice, &ReduceOptions::default()).unwrap();
+        let sum = b.reduce_sum(&twice, &ReduceOptions::default()).unwrap();
         let graph = b.build(&[("sum", &sum)]).expect("build allocates no intermediates");
         let x_t = rw_tensor(&context, &[1], &[1.0]);
         let out = context.create_tensor(&tdesc(DataType::Float32, &[], true, false)).unwrap();
@@ -98,7 +98,7 @@ limited_scenario! {
             let mut b = GraphBuilder::new(context).unwrap();
             let x = b.input("x", &desc(DataType::Float32, &[1])).unwrap();
             let big = b.expand(&x, &[1 << 28], &NO).unwrap(); // 1 GiB
-            let sum = b.reduce(OpKind::ReduceSum, &big, &ReduceOptions::default()).unwrap();
+            let sum = b.reduce_sum(&big, &ReduceOptions::default()).unwrap();
             b.build(&[("sum", &sum)]).unwrap()
         };
         let graphs: Vec<Graph> = (0..3).map(|_| graph(&context)).collect();
@@ -180,7 +180,7 @@ limited_scenario! {
         let mut b = GraphBuilder::new(&context).unwrap();
         let x = b.input("x", &desc(DataType::Float32, &[1])).unwrap();
         let c = b.constant(&desc(DataType::Float32, &[n]), &source).unwrap();
-        let sum = b.reduce(OpKind::ReduceSum, &c, &ReduceOptions::default()).unwrap();
+        let sum = b.reduce_sum(&c, &ReduceOptions::default()).unwrap();
         let y = b.add(&sum, &x, &NO).unwrap();
         let graph = b.build(&[("y", &y)]).expect("build shares the constant");
         drop(b);

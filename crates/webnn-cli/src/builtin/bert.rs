@@ -8,7 +8,7 @@ use super::net::{label, Net};
 use super::Shapes;
 use crate::loaded::LoadedModel;
 use anyhow::{bail, Result};
-use webnn::webnn_core::GraphBuilder;
+use webnn::GraphBuilder;
 use webnn::{DataType, LayerNormalizationOptions, Operand, OperandDescriptor, TransposeOptions};
 
 /// Sizes of the encoder.

@@ -8,7 +8,7 @@ use super::net::{Act, Net};
 use super::{image_shape, Shapes};
 use crate::loaded::LoadedModel;
 use anyhow::Result;
-use webnn::webnn_core::GraphBuilder;
+use webnn::GraphBuilder;
 use webnn::{DataType, InputOperandLayout, OperandDescriptor};
 
 /// (expansion t, output channels c, repeats n, first stride s), as in the paper's Table 2.

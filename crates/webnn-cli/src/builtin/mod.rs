@@ -14,7 +14,7 @@ mod resnet50;
 
 use crate::loaded::LoadedModel;
 use anyhow::{anyhow, bail, Result};
-use webnn::webnn_core::GraphBuilder;
+use webnn::GraphBuilder;
 use webnn::InputOperandLayout;
 
 pub use net::Net;
@@ -101,9 +101,9 @@ fn axpy(b: &mut GraphBuilder, shapes: &mut Shapes) -> Result<LoadedModel> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{build_graph, core_builder};
-    use webnn::webnn_core::Graph;
+    use crate::testing::{build_graph, cpu_builder};
     use webnn::{DataType, OperandDescriptor};
+    use webnn_core::Graph;
 
     fn count(graph: &Graph, kind: webnn::OpKind) -> usize {
         graph.operations.iter().filter(|o| o.kind == kind).count()
@@ -128,7 +128,8 @@ mod tests {
         let depthwise = graph
             .operations
             .iter()
-            .filter(|o| matches!(o.attrs, webnn::webnn_core::Attrs::Conv2d { groups, .. } if groups > 1))
+            // A depthwise filter (oihw) has one input channel per group.
+            .filter(|o| o.kind == webnn::OpKind::Conv2d && graph.descriptor(o.inputs[1].unwrap()).shape[1] == 1)
             .count();
         assert_eq!(depthwise, 17);
         assert_eq!(count(&graph, Add), 10, "residual connections");
@@ -153,7 +154,7 @@ mod tests {
     fn mobilenetv2_other_batch_and_size() {
         let (_, graph) = build_graph("mobilenetv2", &[("input".into(), vec![2, 3, 160, 160])]);
         assert_eq!(graph.output_descriptor("logits"), Some(&f32_desc(&[2, 1000])));
-        let mut b = core_builder();
+        let mut b = cpu_builder();
         let e = build("mobilenetv2", &mut b, &[("input".into(), vec![1, 4, 224, 224])]).unwrap_err();
         assert!(e.to_string().contains("3 channels"), "{e}");
     }
@@ -204,16 +205,16 @@ mod tests {
     fn bert_sequence_length_override() {
         let (_, graph) = build_graph("bert", &[("hidden_states".into(), vec![2, 64, 768])]);
         assert_eq!(graph.output_descriptor("last_hidden_state"), Some(&f32_desc(&[2, 64, 768])));
-        let mut b = core_builder();
+        let mut b = cpu_builder();
         assert!(build("bert", &mut b, &[("hidden_states".into(), vec![1, 64, 512])]).is_err());
     }
 
     #[test]
     fn unknown_names_and_inputs_are_errors() {
-        let mut b = core_builder();
+        let mut b = cpu_builder();
         let e = build("alexnet", &mut b, &[]).unwrap_err().to_string();
         assert!(e.contains("no built-in model named 'alexnet'") && e.contains("resnet50"), "{e}");
-        let mut b = core_builder();
+        let mut b = cpu_builder();
         let e = build("axpy", &mut b, &[("y".into(), vec![2])]).unwrap_err().to_string();
         assert!(e.contains("has no such input"), "{e}");
         let (_, graph) = build_graph("axpy", &[("x".into(), vec![3, 5])]);

@@ -3,7 +3,7 @@
 
 use crate::fill::XorShift;
 use anyhow::Result;
-use webnn::webnn_core::GraphBuilder;
+use webnn::GraphBuilder;
 use webnn::{
     ClampOptions, Conv2dFilterOperandLayout, Conv2dOptions, DataType, GemmOptions, InputOperandLayout, MLNumber,
     Operand, OperandDescriptor, OperatorOptions, Pool2dOptions,

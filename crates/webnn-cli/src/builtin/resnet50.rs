@@ -8,7 +8,7 @@ use super::net::{label, Act, Net};
 use super::{image_shape, Shapes};
 use crate::loaded::LoadedModel;
 use anyhow::Result;
-use webnn::webnn_core::GraphBuilder;
+use webnn::GraphBuilder;
 use webnn::{DataType, InputOperandLayout, OperandDescriptor, Pool2dOptions};
 
 /// (bottleneck width, blocks, first stride) of the four stages.

@@ -25,6 +25,7 @@ use crate::limits;
 use crate::operand::{BuilderId, Operand};
 use crate::ops::OpKind;
 use crate::types::{MLNumber, OperandDescriptor, TensorDescriptor};
+pub(crate) use crate::validate::OpCall;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -74,24 +75,6 @@ pub struct GraphBuilder {
     operations: Vec<Operation>,
     inputs: Vec<(String, OperandId)>,
     constants: Vec<Constant>,
-}
-
-/// One builder-method call in progress: the op and its label, for error messages.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct OpCall<'a> {
-    pub op: OpKind,
-    pub label: &'a str,
-}
-
-impl OpCall<'_> {
-    /// A TypeError whose message is `[label] op: msg`.
-    pub fn error(&self, msg: impl std::fmt::Display) -> Error {
-        Error::type_error(format!("{}{}: {msg}", label_prefix(self.label), self.op))
-    }
-    /// Checks `desc` against the limits table entry `member` of this op.
-    pub fn check_limits(&self, member: &str, desc: &OperandDescriptor) -> Result<()> {
-        limits::check_member(self.op, self.label, member, desc)
-    }
 }
 
 impl GraphBuilder {

@@ -7,8 +7,8 @@
 //! `GraphBuilder::begin`; the functions here run the op-specific steps that follow.
 
 use super::conv::check_same_type;
+use super::OpCall;
 use super::{blockwise_broadcastable, broadcast_bidirectional};
-use crate::builder::OpCall;
 use crate::error::Result;
 use crate::graph::Attrs;
 use crate::limits::member_limits;

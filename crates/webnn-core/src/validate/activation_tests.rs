@@ -1,7 +1,7 @@
 //! Table tests of cast, clamp, (de)quantizeLinear, elu, gelu, hardSigmoid, hardSwish,
 //! leakyRelu, linear, prelu, relu, sigmoid, softmax, softplus, softsign, tanh.
 
-use crate::builder::OpCall;
+use super::OpCall;
 use crate::graph::Attrs;
 use crate::limits::{member_limits, QUANTIZED};
 use crate::testing::*;

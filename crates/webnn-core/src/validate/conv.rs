@@ -5,8 +5,8 @@
 //! Sizes are computed in `i128` (never overflowing, never negative by accident) and rejected
 //! when they are not *valid dimensions*.
 
+use super::OpCall;
 use super::{broadcast_bidirectional, broadcast_unidirectional};
-use crate::builder::OpCall;
 use crate::error::Result;
 use crate::graph::Attrs;
 use crate::types::options::{Conv2dOptions, ConvTranspose2dOptions, GemmOptions, Pool2dOptions, Resample2dOptions};

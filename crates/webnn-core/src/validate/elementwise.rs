@@ -1,7 +1,7 @@
 //! Element-wise binary (§8.9.13), logical (§8.9.14) and unary (§8.9.15) ops.
 
 use super::broadcast_bidirectional;
-use crate::builder::OpCall;
+use super::OpCall;
 use crate::error::Result;
 use crate::ops::OpKind;
 use crate::types::{DataType, OperandDescriptor};

@@ -6,7 +6,7 @@
 //! The indices data type and the operand ranks of the limits table are checked by the builder
 //! before these functions run.
 
-use crate::builder::OpCall;
+use super::OpCall;
 use crate::error::Result;
 use crate::types::OperandDescriptor;
 

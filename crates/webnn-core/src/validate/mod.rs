@@ -11,8 +11,30 @@ pub(crate) mod recurrent;
 pub(crate) mod reduction;
 pub(crate) mod shape;
 
-use crate::builder::OpCall;
+use crate::error::{label_prefix, Error, Result};
+use crate::limits;
+use crate::ops::OpKind;
 use crate::types::OperandDescriptor;
+
+/// The op being validated and its label: what a validator needs for its error messages and
+/// limits checks. Validators are pure functions of (this, operand descriptors, options); they
+/// do not see the builder, so a graph-level check can call them too.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OpCall<'a> {
+    pub op: OpKind,
+    pub label: &'a str,
+}
+
+impl OpCall<'_> {
+    /// A TypeError whose message is `[label] op: msg`.
+    pub fn error(&self, msg: impl std::fmt::Display) -> Error {
+        Error::type_error(format!("{}{}: {msg}", label_prefix(self.label), self.op))
+    }
+    /// Checks `desc` against the limits table entry `member` of this op.
+    pub fn check_limits(&self, member: &str, desc: &OperandDescriptor) -> Result<()> {
+        limits::check_member(self.op, self.label, member, desc)
+    }
+}
 
 /// Tests common to the data-movement ops of `shape.rs` and `gather.rs`.
 #[cfg(test)]

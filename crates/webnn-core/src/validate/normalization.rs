@@ -3,7 +3,7 @@
 //! attributes, or a TypeError. The output is always a copy of the input's descriptor.
 
 use super::conv::{cast_float, check_same_type, check_shape};
-use crate::builder::OpCall;
+use super::OpCall;
 use crate::error::Result;
 use crate::graph::Attrs;
 use crate::types::options::{BatchNormalizationOptions, InstanceNormalizationOptions, LayerNormalizationOptions};

@@ -4,7 +4,7 @@
 //! Expected shapes such as `3 * hiddenSize` are computed in u64 so they never wrap.
 
 use super::conv::{check_same_type, check_shape};
-use crate::builder::OpCall;
+use super::OpCall;
 use crate::error::Result;
 use crate::graph::Attrs;
 use crate::types::options::{GruCellOptions, GruOptions, LstmCellOptions, LstmOptions};

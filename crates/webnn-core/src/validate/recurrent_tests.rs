@@ -4,8 +4,8 @@
 //! row overrides it (`shape`) or gives it the other float type (`other`). Option operands are
 //! present when the row lists them (`with`, `shape`, `other`).
 
+use super::OpCall;
 use super::{activations, check_hidden_size};
-use crate::builder::OpCall;
 use crate::graph::{Attrs, Graph};
 use crate::limits::member_limits;
 use crate::testing::*;

@@ -7,7 +7,7 @@
 
 use super::activation::check_axis;
 use super::reduction_output_shape;
-use crate::builder::OpCall;
+use super::OpCall;
 use crate::error::Result;
 use crate::limits::member_limits;
 use crate::types::{DataType, OperandDescriptor};

@@ -1,6 +1,6 @@
 //! Table tests of argMin / argMax, cumulativeSum and the ten reductions.
 
-use crate::builder::OpCall;
+use super::OpCall;
 use crate::graph::Attrs;
 use crate::limits::member_limits;
 use crate::testing::*;

@@ -8,8 +8,8 @@
 //! resolved attributes. Sizes are computed in u64 so that no caller value can overflow.
 
 use super::conv::check_same_type;
+use super::OpCall;
 use super::{broadcast_bidirectional, broadcast_unidirectional, check_same_rank, check_sizes_are_rank};
-use crate::builder::OpCall;
 use crate::error::Result;
 use crate::limits::member_limits;
 use crate::types::options::{PadOptions, Splits};

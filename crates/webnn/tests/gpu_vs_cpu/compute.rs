@@ -192,7 +192,7 @@ fn pooling_and_resample() {
                     padding: Some(vec![1, 1, 0, 1]),
                     ..Default::default()
                 };
-                Ok(vec![b.pool2d(op, &x[0], &o)?])
+                Ok(vec![b.core_mut().pool2d(op, &x[0], &o)?])
             });
             let x = s.input("x", dt, &[2, 6, 7, 3], g);
             s.run(op, &io, "nhwc window [2,3] dilations [1,2] ceil rounding", vec![x], tol(6), move |b, x| {
@@ -204,11 +204,11 @@ fn pooling_and_resample() {
                     output_shape_rounding: RoundingType::Ceil,
                     ..Default::default()
                 };
-                Ok(vec![b.pool2d(op, &x[0], &o)?])
+                Ok(vec![b.core_mut().pool2d(op, &x[0], &o)?])
             });
             let x = s.input("x", dt, &[1, 2, 5, 6], g);
             s.run(op, &io, "global", vec![x], tol(30), move |b, x| {
-                Ok(vec![b.pool2d(op, &x[0], &Pool2dOptions::default())?])
+                Ok(vec![b.core_mut().pool2d(op, &x[0], &Pool2dOptions::default())?])
             });
         }
     }
@@ -304,12 +304,16 @@ fn reductions() {
                 let ins = vec![s.input("x", dt, &shape, g)];
                 s.run(op, &io, &what, ins, tol(r), move |b, x| {
                     let o = ReduceOptions { axes: axes.clone(), keep_dimensions: keep, ..Default::default() };
-                    Ok(vec![b.reduce(op, &x[0], &o)?])
+                    Ok(vec![b.core_mut().reduce(op, &x[0], &o)?])
                 });
             }
             let ins = vec![s.input("x", dt, &[40, 37], g)];
             s.run(op, &io, "[40,37] axes [0]", ins, tol(40), move |b, x| {
-                Ok(vec![b.reduce(op, &x[0], &ReduceOptions { axes: Some(vec![0]), ..Default::default() })?])
+                Ok(vec![b.core_mut().reduce(
+                    op,
+                    &x[0],
+                    &ReduceOptions { axes: Some(vec![0]), ..Default::default() },
+                )?])
             });
             // Rows longer than a workgroup.
             let g = match op {
@@ -320,7 +324,11 @@ fn reductions() {
             };
             let ins = vec![s.input("x", dt, &[3, 1000], g)];
             s.run(op, &io, "[3,1000] axes [1]", ins, tol(1000), move |b, x| {
-                Ok(vec![b.reduce(op, &x[0], &ReduceOptions { axes: Some(vec![1]), ..Default::default() })?])
+                Ok(vec![b.core_mut().reduce(
+                    op,
+                    &x[0],
+                    &ReduceOptions { axes: Some(vec![1]), ..Default::default() },
+                )?])
             });
         }
     }
@@ -343,7 +351,7 @@ fn reductions() {
                         move |b, x| {
                             let o =
                                 ArgMinMaxOptions { keep_dimensions: keep, output_data_type: out, ..Default::default() };
-                            Ok(vec![b.arg_min_max(op, &x[0], axis, &o)?])
+                            Ok(vec![b.core_mut().arg_min_max(op, &x[0], axis, &o)?])
                         },
                     );
                 }
@@ -351,7 +359,7 @@ fn reductions() {
                     let ins = vec![s.input("x", dt, &[3, 1000], Gen::Distinct)];
                     s.run(op, &m, "[3,1000] axis 1", ins, Tol::EXACT, move |b, x| {
                         let o = ArgMinMaxOptions { output_data_type: out, ..Default::default() };
-                        Ok(vec![b.arg_min_max(op, &x[0], 1, &o)?])
+                        Ok(vec![b.core_mut().arg_min_max(op, &x[0], 1, &o)?])
                     });
                 }
             }

@@ -23,7 +23,7 @@ fn binary_arithmetic() {
                 _ => Tol::ulp(32, 2),
             };
             let m = same(&["a", "b", "output"], dt);
-            let f = move |b: &mut GraphBuilder, x: &[Operand]| Ok(vec![b.binary(op, &x[0], &x[1], &NO)?]);
+            let f = move |b: &mut GraphBuilder, x: &[Operand]| Ok(vec![b.core_mut().binary(op, &x[0], &x[1], &NO)?]);
             let ins = vec![s.input("a", dt, &[2, 3, 5], ga), s.input("b", dt, &[3, 5], gb)];
             s.run(op, &m, "[2,3,5] by [3,5]", ins, tol, f);
             let ins = vec![s.input("a", dt, &[3, 1], ga), s.constant(dt, &[2, 1, 5], gb)];
@@ -63,11 +63,13 @@ fn comparisons() {
         for dt in s.types(op, "a") {
             let m = [("a", dt), ("b", dt), ("output", Uint8)];
             let ins = vec![s.input("a", dt, &[2, 3, 5], Gen::Few), s.input("b", dt, &[3, 5], Gen::Few)];
-            s.run(op, &m, "[2,3,5] by [3,5]", ins, Tol::BITS, move |b, x| Ok(vec![b.binary(op, &x[0], &x[1], &NO)?]));
+            s.run(op, &m, "[2,3,5] by [3,5]", ins, Tol::BITS, move |b, x| {
+                Ok(vec![b.core_mut().binary(op, &x[0], &x[1], &NO)?])
+            });
             let g = if is_float(dt) { Gen::Special } else { Gen::Bits };
             let ins = vec![s.input("a", dt, &[4, 7], g), s.input("b", dt, &[4, 7], g)];
             s.run(op, &m, "[4,7] specials / whole range", ins, Tol::BITS, move |b, x| {
-                Ok(vec![b.binary(op, &x[0], &x[1], &NO)?])
+                Ok(vec![b.core_mut().binary(op, &x[0], &x[1], &NO)?])
             });
         }
     }
@@ -86,7 +88,7 @@ fn logical_and_predicates() {
                     let g = if op == LogicalNot { Gen::Values(BOOLS) } else { Gen::Special };
                     let ins = vec![s.input("a", dt, &[3, 7], g)];
                     s.run(op, &[("a", dt), ("output", out)], "[3,7]", ins, Tol::BITS, move |b, x| {
-                        Ok(vec![b.unary(op, &x[0], &NO)?])
+                        Ok(vec![b.core_mut().unary(op, &x[0], &NO)?])
                     });
                 }
                 _ => {
@@ -96,7 +98,7 @@ fn logical_and_predicates() {
                     ];
                     let m = [("a", dt), ("b", dt), ("output", out)];
                     s.run(op, &m, "[2,3,5] by [3,5]", ins, Tol::BITS, move |b, x| {
-                        Ok(vec![b.binary(op, &x[0], &x[1], &NO)?])
+                        Ok(vec![b.core_mut().binary(op, &x[0], &x[1], &NO)?])
                     });
                 }
             }
@@ -134,14 +136,14 @@ fn unary() {
             let (g, tol) = unary_case(op, dt);
             let ins = vec![s.input("x", dt, &[2, 3, 5], g)];
             s.run(op, &same(&["input", "output"], dt), "[2,3,5]", ins, tol, move |b, x| {
-                Ok(vec![b.unary(op, &x[0], &NO)?])
+                Ok(vec![b.core_mut().unary(op, &x[0], &NO)?])
             });
             if matches!(op, Abs | Neg | Ceil | Floor | Sign | RoundEven | Sqrt | Reciprocal | Exp | Log) && is_float(dt)
             {
                 // NaN, ±∞, ±0 propagate as on the CPU.
                 let ins = vec![s.input("x", dt, &[3, 7], Gen::Special)];
                 s.run(op, &same(&["input", "output"], dt), "[3,7] specials", ins, tol, move |b, x| {
-                    Ok(vec![b.unary(op, &x[0], &NO)?])
+                    Ok(vec![b.core_mut().unary(op, &x[0], &NO)?])
                 });
             }
         }
@@ -209,7 +211,7 @@ fn activations() {
                         Ok(vec![b.prelu(&x[0], &x[1], &NO)?])
                     });
                 }
-                _ => s.run(op, &io, "", vec![x], tol, move |b, x| Ok(vec![b.activation(op, &x[0], &NO)?])),
+                _ => s.run(op, &io, "", vec![x], tol, move |b, x| Ok(vec![b.core_mut().activation(op, &x[0], &NO)?])),
             }
         }
     }
