@@ -196,7 +196,8 @@ pub fn output(text: &str) -> anyhow::Result<()> {
     }
 }
 
-/// `webnn limits`: `MLContext.opSupportLimits()` (§8.3.2) as pretty JSON.
+/// `webnn limits`: `MLContext.opSupportLimits()`
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlcontext-createtensor)) as pretty JSON.
 fn limits(device: webnn::DeviceChoice) -> anyhow::Result<()> {
     let context =
         webnn::ml().create_context(&webnn::ContextOptions { threads: Some(1), device, ..Default::default() })?;

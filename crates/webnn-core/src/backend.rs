@@ -9,7 +9,8 @@ use crate::limits::OpSupportLimits;
 use crate::types::TensorDescriptor;
 use std::any::Any;
 
-/// A device that compiles graphs (the platform side of `build()`, §8.9.4 step 7).
+/// A device that compiles graphs (the platform side of `build()`,
+/// [spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-build) step 7).
 pub trait Backend: Send + Sync {
     /// A short name, e.g. `"cpu"`.
     fn name(&self) -> &str;
@@ -25,8 +26,9 @@ pub trait Backend: Send + Sync {
     fn adapter_name(&self) -> Option<String> {
         None
     }
-    /// Allocates the zero-filled `[[data]]` of an `MLTensor` (§8.3.3) where this backend's
-    /// graphs read and write it: host memory by default. Failure is an `UnknownError`.
+    /// Allocates the zero-filled `[[data]]` of an `MLTensor`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlcontext-createconstanttensor)) where this
+    /// backend's graphs read and write it: host memory by default. Failure is an `UnknownError`.
     fn create_tensor_memory(&self, descriptor: &TensorDescriptor) -> Result<Box<dyn TensorMemory>> {
         Ok(Box::new(HostMemory::zeroed(descriptor.byte_length() as usize)?))
     }
@@ -60,7 +62,8 @@ pub struct HostMemory {
 }
 
 impl HostMemory {
-    /// Zero-filled memory of `len` bytes; allocation failure is an `UnknownError` (§8.3.3).
+    /// Zero-filled memory of `len` bytes; allocation failure is an `UnknownError`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlcontext-createconstanttensor)).
     pub fn zeroed(len: usize) -> Result<Self> {
         let n = len.div_ceil(8);
         let mut words = Vec::new();

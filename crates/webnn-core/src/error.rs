@@ -1,4 +1,5 @@
-//! Errors carrying the spec's exception kind (WebNN §8: TypeError, DOMException names).
+//! Errors carrying the spec's exception kind (WebNN [spec](https://www.w3.org/TR/webnn/#api):
+//! TypeError, DOMException names).
 
 use std::fmt;
 
@@ -82,7 +83,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// Formats a label prefix: `"[label] "` for a non-empty label (decisions.md D24), else `""`.
 ///
 /// Bidi control characters are escaped so a label cannot reorder the rest of a log line
-/// (spec §8.9 note on labels).
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder) note on labels).
 pub fn label_prefix(label: &str) -> String {
     if label.is_empty() {
         return String::new();

@@ -1,7 +1,8 @@
-//! The support limits (§8.3.7 `MLOpSupportLimits`): for every operand of every op, the data
-//! types and ranks this implementation accepts. This is exactly what the spec allows (every
-//! listed data type, every rank up to our [`MAX_RANK`]); the builder enforces exactly this
-//! table and `opSupportLimits()` reports exactly it.
+//! The support limits ([spec](https://www.w3.org/TR/webnn/#api-mlcontext-opsupportlimits)
+//! `MLOpSupportLimits`): for every operand of every op, the data types and ranks this
+//! implementation accepts. This is exactly what the spec allows (every listed data type, every rank
+//! up to our [`MAX_RANK`]); the builder enforces exactly this table and `opSupportLimits()` reports
+//! exactly it.
 
 use crate::error::{label_prefix, Error, Result};
 use crate::ops::OpKind;
@@ -122,7 +123,8 @@ pub fn check_member(op: OpKind, label: &str, member: &str, desc: &OperandDescrip
     Ok(())
 }
 
-/// `MLOpSupportLimits` (§8.3.7): the context-level limits plus one entry per op.
+/// `MLOpSupportLimits` ([spec](https://www.w3.org/TR/webnn/#api-mlcontext-opsupportlimits)): the
+/// context-level limits plus one entry per op.
 ///
 /// A context reports, and its builder enforces, exactly its backend's table: the spec's
 /// table ([`op_limits`]) for the CPU engine, a narrower one ([`OpSupportLimits::restricted`])

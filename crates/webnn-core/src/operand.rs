@@ -1,4 +1,5 @@
-//! `MLOperand` (§8.6): a handle to a node of one builder's graph.
+//! `MLOperand` ([spec](https://www.w3.org/TR/webnn/#api-mloperand)): a handle to a node of one
+//! builder's graph.
 
 use crate::graph::OperandId;
 use crate::types::{DataType, OperandDescriptor};

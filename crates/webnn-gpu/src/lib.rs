@@ -2,7 +2,8 @@
 //!
 //! The GPU backend of the WebNN engine, on [wgpu] (Vulkan, Metal, DX12 and GL through one
 //! API): the backend of `accelerated` contexts and of contexts created from a `wgpu::Device`
-//! (the spec's `createContext(GPUDevice)`, §8.2.1).
+//! (the spec's `createContext(GPUDevice)`,
+//! [spec](https://www.w3.org/TR/webnn/#api-mlcontextoptions)).
 //!
 //! A graph is compiled once ([`program`]): each operation becomes WGSL compute kernels
 //! specialised to its shapes and data types ([`kernels`], one file per op family), every

@@ -1,5 +1,6 @@
-//! `ML` (§8.2) and `MLContext` (§8.3): context creation, tensors, dispatch, reads and writes,
-//! loss.
+//! `ML` ([spec](https://www.w3.org/TR/webnn/#api-ml)) and `MLContext`
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlcontext)): context creation, tensors, dispatch, reads
+//! and writes, loss.
 //!
 //! Every check of the spec runs synchronously on the caller's thread, in the spec's order;
 //! the work itself is queued on the context's timeline ([`crate::timeline`]).
@@ -18,7 +19,8 @@ use webnn_gpu::wgpu;
 
 static NEXT_CONTEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-/// `MLContextOptions` (§8.2), plus `threads` and `device`, extensions of this implementation.
+/// `MLContextOptions` ([spec](https://www.w3.org/TR/webnn/#api-ml)), plus `threads` and `device`,
+/// extensions of this implementation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContextOptions {
     /// `powerPreference` (default `"default"`): `HighPerformance` prefers a discrete GPU,
@@ -74,14 +76,15 @@ impl std::str::FromStr for DeviceChoice {
     }
 }
 
-/// `MLContextLostInfo` (§8.3.9).
+/// `MLContextLostInfo` ([spec](https://www.w3.org/TR/webnn/#api-mlcontext-errors)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContextLostInfo {
     /// `message`: why the context was lost.
     pub message: String,
 }
 
-/// `ML` (§8.2): the entry point, `navigator.ml` in a browser.
+/// `ML` ([spec](https://www.w3.org/TR/webnn/#api-ml)): the entry point, `navigator.ml` in a
+/// browser.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ML;
 
@@ -91,9 +94,10 @@ pub fn ml() -> ML {
 }
 
 impl ML {
-    /// `createContext(options)` (§8.2.1), synchronous in Rust. Which engine runs the context
-    /// is [`ContextOptions::device`]'s choice. Errors: NotSupportedError for
-    /// [`DeviceChoice::Gpu`] without any GPU adapter; UnknownError if a thread cannot start.
+    /// `createContext(options)` ([spec](https://www.w3.org/TR/webnn/#api-mlcontextoptions)),
+    /// synchronous in Rust. Which engine runs the context is [`ContextOptions::device`]'s choice.
+    /// Errors: NotSupportedError for [`DeviceChoice::Gpu`] without any GPU adapter; UnknownError if
+    /// a thread cannot start.
     pub fn create_context(&self, options: &ContextOptions) -> Result<Context> {
         let mut device = options.device;
         if device == DeviceChoice::Auto {
@@ -123,9 +127,10 @@ impl ML {
         }
     }
 
-    /// `createContext(gpuDevice)` (§8.2.1): a GPU context on the caller's wgpu device and
-    /// queue, whose tensors the caller's passes can use ([`Context::import_external_buffer`]). `info`
-    /// (from the adapter the device came from) names it in messages.
+    /// `createContext(gpuDevice)` ([spec](https://www.w3.org/TR/webnn/#api-mlcontextoptions)): a
+    /// GPU context on the caller's wgpu device and queue, whose tensors the caller's passes can use
+    /// ([`Context::import_external_buffer`]). `info` (from the adapter the device came from) names
+    /// it in messages.
     pub fn create_context_from_wgpu(
         &self,
         device: webnn_gpu::wgpu::Device,
@@ -223,8 +228,9 @@ impl ContextInner {
         self.timeline.enqueue(job);
     }
 
-    /// *lose* the context (§8.3.9): resolve `lost` with `message`, destroy every graph and
-    /// tensor of the context (rejecting their pending reads), abort queued work.
+    /// *lose* the context ([spec](https://www.w3.org/TR/webnn/#api-mlcontext-errors)): resolve
+    /// `lost` with `message`, destroy every graph and tensor of the context (rejecting their
+    /// pending reads), abort queued work.
     pub fn lose(&self, message: &str) {
         let (resolvers, graphs, tensors, info) = {
             let mut state = lock(&self.state);
@@ -304,8 +310,8 @@ impl Drop for ContextInner {
 }
 
 handle! {
-    /// `MLContext` (§8.3): owns a timeline (a worker thread) on which dispatches, tensor writes
-    /// and reads run in submission order.
+    /// `MLContext` ([spec](https://www.w3.org/TR/webnn/#api-mlcontext)): owns a timeline (a worker
+    /// thread) on which dispatches, tensor writes and reads run in submission order.
     ///
     /// Cloning gives another handle to the same context. Dropping every handle does not lose the
     /// context: graphs, tensors and queued work keep it alive.
@@ -335,13 +341,13 @@ impl Context {
         lock(&self.inner.backend).clone()
     }
 
-    /// `opSupportLimits()` (§8.3.7).
+    /// `opSupportLimits()` ([spec](https://www.w3.org/TR/webnn/#api-mlcontext-opsupportlimits)).
     pub fn op_support_limits(&self) -> OpSupportLimits {
         (*self.inner.limits).clone()
     }
 
-    /// `accelerated` (§8.3): whether the context runs on a massively parallel accelerator
-    /// (true for a GPU context, false for the CPU engine).
+    /// `accelerated` ([spec](https://www.w3.org/TR/webnn/#api-mlcontext)): whether the context runs
+    /// on a massively parallel accelerator (true for a GPU context, false for the CPU engine).
     pub fn accelerated(&self) -> bool {
         self.inner.accelerated
     }
@@ -403,8 +409,9 @@ impl Context {
         self.inner.power_preference
     }
 
-    /// `lost` (§8.3): settles with the reason once the context is lost (by [`Context::destroy`]
-    /// or a failure on its timeline). Each call returns a new promise; all settle together.
+    /// `lost` ([spec](https://www.w3.org/TR/webnn/#api-mlcontext)): settles with the reason once
+    /// the context is lost (by [`Context::destroy`] or a failure on its timeline). Each call
+    /// returns a new promise; all settle together.
     pub fn lost(&self) -> Promise<ContextLostInfo> {
         let mut state = lock(&self.inner.state);
         if let Some(info) = &state.lost_info {
@@ -420,14 +427,16 @@ impl Context {
         self.inner.is_lost()
     }
 
-    /// `destroy()` (§8.3.8): loses the context. Its graphs and tensors are destroyed, pending
-    /// reads reject with InvalidStateError, queued work is aborted, `lost` settles. Idempotent.
+    /// `destroy()` ([spec](https://www.w3.org/TR/webnn/#api-mlcontext-destroy)): loses the context.
+    /// Its graphs and tensors are destroyed, pending reads reject with InvalidStateError, queued
+    /// work is aborted, `lost` settles. Idempotent.
     pub fn destroy(&self) {
         self.inner.lose("the context was destroyed with destroy()");
     }
 
-    /// `createTensor(descriptor)` (§8.3.3). Synchronous in Rust: the zero-filled storage is
-    /// allocated here.
+    /// `createTensor(descriptor)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlcontext-createconstanttensor)). Synchronous in
+    /// Rust: the zero-filled storage is allocated here.
     ///
     /// Errors: InvalidStateError if the context is lost; TypeError if the descriptor fails
     /// *check dimensions* (decisions.md D23); UnknownError if the memory cannot be allocated.
@@ -457,7 +466,8 @@ impl Context {
         Ok(Tensor { inner })
     }
 
-    /// `createConstantTensor(descriptor, inputData)` (§8.3.4): a tensor holding a copy of
+    /// `createConstantTensor(descriptor, inputData)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlcontext-readtensor)): a tensor holding a copy of
     /// `bytes` (little-endian elements), usable only through `GraphBuilder::constant_tensor`.
     ///
     /// Errors: InvalidStateError if the context is lost; TypeError if the descriptor fails
@@ -520,14 +530,15 @@ impl Context {
         Ok(())
     }
 
-    /// `readTensor(tensor)` (§8.3.5): a promise of a copy of the tensor's bytes, taken after
-    /// everything queued before this call.
+    /// `readTensor(tensor)` ([spec](https://www.w3.org/TR/webnn/#api-mlcontext-readtensor-byob)): a
+    /// promise of a copy of the tensor's bytes, taken after everything queued before this call.
     ///
     /// Rejections: TypeError if the tensor belongs to another context, is destroyed or is not
     /// readable; InvalidStateError if the tensor is destroyed or the context lost before the
     /// promise's value is taken (awaited, waited on or `try_take`n: the spec settles the
-    /// promise in a later task, so a `destroy()` issued before that still rejects it, §8.8.2);
-    /// UnknownError if the copy cannot be allocated.
+    /// promise in a later task, so a `destroy()` issued before that still rejects it,
+    /// [spec](https://www.w3.org/TR/webnn/#api-mltensor-destroy)); UnknownError if the copy cannot
+    /// be allocated.
     pub fn read_tensor(&self, tensor: &Tensor) -> Promise<Result<Vec<u8>>> {
         if let Err(e) = self.check_tensor_access("readTensor", tensor, tensor.readable(), "readable") {
             return Promise::ready(Err(e));
@@ -541,9 +552,10 @@ impl Context {
         promise.keeping(tensor.inner.clone()).helped_by(self.inner.timeline.clone())
     }
 
-    /// `readTensor(tensor, outputData)` (§8.3.6), blocking: waits until everything queued
-    /// before this call is done, then copies the tensor's bytes into `out`. While the
-    /// context's worker is idle, the calling thread runs the queued work itself (no thread
+    /// `readTensor(tensor, outputData)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlcontext-writetensor)), blocking: waits until
+    /// everything queued before this call is done, then copies the tensor's bytes into `out`. While
+    /// the context's worker is idle, the calling thread runs the queued work itself (no thread
     /// handoffs); a loss of the context then shows once the job it is running finishes.
     ///
     /// Errors: TypeError if the tensor belongs to another context, is destroyed, is not
@@ -592,8 +604,9 @@ impl Context {
         }
     }
 
-    /// `writeTensor(tensor, inputData)` (§8.3.7): copies `bytes` now and writes them into the
-    /// tensor on the timeline, after everything queued before.
+    /// `writeTensor(tensor, inputData)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlcontext-opsupportlimits)): copies `bytes` now and
+    /// writes them into the tensor on the timeline, after everything queued before.
     ///
     /// Errors: TypeError if the tensor belongs to another context, is destroyed, is not
     /// writable, or `bytes` is not exactly its byte length; UnknownError if the copy cannot be
@@ -608,9 +621,10 @@ impl Context {
         Ok(())
     }
 
-    /// `dispatch(graph, inputs, outputs)` (§8.3.2): checks everything now and queues the
-    /// computation on the timeline; returns at once. Await a `read_tensor` of an output to
-    /// see the results.
+    /// `dispatch(graph, inputs, outputs)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlcontext-createtensor)): checks everything now and
+    /// queues the computation on the timeline; returns at once. Await a `read_tensor` of an output
+    /// to see the results.
     ///
     /// Errors, in the spec's order: TypeError if a name is bound twice (a record cannot hold
     /// the same key twice); TypeError if the graph belongs to another context;

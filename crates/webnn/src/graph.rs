@@ -1,4 +1,4 @@
-//! `MLGraph` (§8.4): a compiled graph of one context.
+//! `MLGraph` ([spec](https://www.w3.org/TR/webnn/#api-mlgraph)): a compiled graph of one context.
 
 use crate::util::{handle, lock};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,7 +23,7 @@ impl GraphInner {
         self.destroyed.load(Ordering::Acquire)
     }
 
-    /// `MLGraph.destroy()` (§8.4.1). Idempotent.
+    /// `MLGraph.destroy()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraph-destroy)). Idempotent.
     pub fn destroy(&self) {
         if self.destroyed.swap(true, Ordering::AcqRel) {
             return;
@@ -35,7 +35,8 @@ impl GraphInner {
 }
 
 handle! {
-    /// `MLGraph` (§8.4): a compiled graph, executed with [`crate::Context::dispatch`].
+    /// `MLGraph` ([spec](https://www.w3.org/TR/webnn/#api-mlgraph)): a compiled graph, executed
+    /// with [`crate::Context::dispatch`].
     ///
     /// Cloning gives another handle to the same graph.
     pub struct Graph(Arc<GraphInner>);
@@ -43,8 +44,9 @@ handle! {
 }
 
 impl Graph {
-    /// `destroy()` (§8.4.1): the graph can no longer be dispatched; its resources are released
-    /// once the dispatches queued before are done. Idempotent.
+    /// `destroy()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraph-destroy)): the graph can no
+    /// longer be dispatched; its resources are released once the dispatches queued before are done.
+    /// Idempotent.
     pub fn destroy(&self) {
         self.inner.destroy();
     }

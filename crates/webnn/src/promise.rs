@@ -207,7 +207,8 @@ impl<T> Resolver<T> {
 /// The right to replace a promise's value until its holder takes it (polls it to completion,
 /// waits on it, or `try_take`s it). The spec settles a promise in a task queued after the
 /// current one, so a `destroy()` issued before that task still rejects it
-/// (`[[pendingPromises]]`, §8.8.2); in Rust "that task" is the holder taking the value.
+/// (`[[pendingPromises]]`, [spec](https://www.w3.org/TR/webnn/#api-mltensor-destroy)); in Rust
+/// "that task" is the holder taking the value.
 pub(crate) struct Revocable<T> {
     shared: std::sync::Weak<Shared<T>>,
 }

@@ -1,4 +1,5 @@
-//! `MLTensor` (§8.8): a typed buffer owned by one context, read and written on its timeline.
+//! `MLTensor` ([spec](https://www.w3.org/TR/webnn/#api-mltensor)): a typed buffer owned by one
+//! context, read and written on its timeline.
 
 use crate::promise::{Resolver, Revocable};
 use crate::util::{handle, lock};
@@ -80,7 +81,8 @@ enum PendingEntry {
     /// Queued on the timeline, not reached yet.
     Waiting(PendingRead),
     /// Resolved by the timeline, but its holder has not taken the value yet: the spec's
-    /// settling task has not run, so `destroy()` still rejects it (§8.8.2).
+    /// settling task has not run, so `destroy()` still rejects it
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mltensor-destroy)).
     Settled(Revocable<Result<Vec<u8>>>),
 }
 
@@ -154,8 +156,9 @@ impl TensorInner {
         Some(read)
     }
 
-    /// `MLTensor.destroy()` (§8.8.2): set `[[isDestroyed]]`, reject pending reads with
-    /// InvalidStateError, release `[[data]]` on the timeline. Idempotent.
+    /// `MLTensor.destroy()` ([spec](https://www.w3.org/TR/webnn/#api-mltensor-destroy)): set
+    /// `[[isDestroyed]]`, reject pending reads with InvalidStateError, release `[[data]]` on the
+    /// timeline. Idempotent.
     pub fn destroy(self: &Arc<Self>, reason: &str) {
         let entries: Vec<PendingEntry> = {
             let mut pending = lock(&self.pending);
@@ -180,8 +183,9 @@ impl TensorInner {
 }
 
 handle! {
-    /// `MLTensor` (§8.8): a tensor of one context, usable as a graph input or output, read with
-    /// [`crate::Context::read_tensor`] and written with [`crate::Context::write_tensor`].
+    /// `MLTensor` ([spec](https://www.w3.org/TR/webnn/#api-mltensor)): a tensor of one context,
+    /// usable as a graph input or output, read with [`crate::Context::read_tensor`] and written
+    /// with [`crate::Context::write_tensor`].
     ///
     /// Cloning gives another handle to the same tensor.
     pub struct Tensor(Arc<TensorInner>);
@@ -226,8 +230,9 @@ impl Tensor {
     pub fn is_destroyed(&self) -> bool {
         self.inner.is_destroyed()
     }
-    /// `destroy()` (§8.8.2): pending reads reject with InvalidStateError; the data is released
-    /// once the work queued before it is done. Idempotent.
+    /// `destroy()` ([spec](https://www.w3.org/TR/webnn/#api-mltensor-destroy)): pending reads
+    /// reject with InvalidStateError; the data is released once the work queued before it is done.
+    /// Idempotent.
     pub fn destroy(&self) {
         self.inner.destroy("the tensor was destroyed");
     }

@@ -1,4 +1,5 @@
-//! Every check of `dispatch()` (§8.3.2), each asserting its ErrorKind, plus their order.
+//! Every check of `dispatch()` ([spec](https://www.w3.org/TR/webnn/#api-mlcontext-createtensor)),
+//! each asserting its ErrorKind, plus their order.
 
 mod common;
 use common::*;

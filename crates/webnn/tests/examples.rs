@@ -1,4 +1,6 @@
-//! The spec's dispatch example (§8.3.2.1, `C = 0.2 * A + B`) in its variants.
+//! The spec's dispatch example
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlcontext-dispatch-examples), `C = 0.2 * A + B`) in its
+//! variants.
 
 mod common;
 use common::*;

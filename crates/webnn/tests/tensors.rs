@@ -1,5 +1,6 @@
-//! createTensor / createConstantTensor / readTensor / writeTensor checks (§8.3.3–§8.3.7) and
-//! MLTensor attributes (§8.8).
+//! createTensor / createConstantTensor / readTensor / writeTensor checks
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlcontext)) and MLTensor attributes
+//! ([spec](https://www.w3.org/TR/webnn/#api-mltensor)).
 
 mod common;
 use common::*;

@@ -173,10 +173,11 @@ fn destroying_from_another_thread_while_work_is_queued() {
 }
 
 /// Issue 10, item 7: `readTensor(t); readTensor(t); t.destroy()` rejects both reads with
-/// InvalidStateError however far the timeline got (spec §8.8.2: a promise leaves
-/// `[[pendingPromises]]` only when its settling task runs — in Rust, when its value is taken);
-/// the same for a read issued just before `context.destroy()`. The timeline is given time to
-/// finish the reads before the destroy, which made the race show every time before the fix.
+/// InvalidStateError however far the timeline got
+/// ([spec](https://www.w3.org/TR/webnn/#api-mltensor-destroy): a promise leaves
+/// `[[pendingPromises]]` only when its settling task runs — in Rust, when its value is taken); the
+/// same for a read issued just before `context.destroy()`. The timeline is given time to finish the
+/// reads before the destroy, which made the race show every time before the fix.
 #[test]
 fn destroy_rejects_reads_whose_value_was_not_taken_yet() {
     for round in 0..50 {

@@ -26,37 +26,44 @@ impl GraphBuilder {
         self.finish_one(call, &[Some(input)], Attrs::None, input.descriptor.clone())
     }
 
-    /// `cast(input, dataType)` (§8.9.7): output (dataType, input's shape) — decisions.md D3.
+    /// `cast(input, dataType)` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-cast)):
+    /// output (dataType, input's shape) — decisions.md D3.
     pub fn cast(&mut self, input: &Operand, data_type: DataType, options: &OperatorOptions) -> Result<Operand> {
         let call = self.begin(OpKind::Cast, &options.label, &[Some(input)])?;
         let out = v::cast(&call, &input.descriptor, data_type)?;
         self.finish_one(call, &[Some(input)], Attrs::None, out)
     }
 
-    /// `clamp(input, options)` (§8.9.8): bounds default to ∓∞ and are cast to the input's
-    /// data type (decisions.md D4).
+    /// `clamp(input, options)` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-clamp)):
+    /// bounds default to ∓∞ and are cast to the input's data type (decisions.md D4).
     pub fn clamp(&mut self, input: &Operand, options: &ClampOptions) -> Result<Operand> {
         let call = self.begin(OpKind::Clamp, &options.label, &[Some(input)])?;
         let (min, max) = v::clamp(&call, &input.descriptor, options.min_value, options.max_value)?;
         self.finish_one(call, &[Some(input)], Attrs::Clamp { min, max }, input.descriptor.clone())
     }
 
-    /// `elu(input, options)` (§8.9.18): alpha cast to the input's data type.
+    /// `elu(input, options)` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-elu)): alpha
+    /// cast to the input's data type.
     pub fn elu(&mut self, input: &Operand, options: &EluOptions) -> Result<Operand> {
         self.scalar_activation(OpKind::Elu, input, &options.label, options.alpha, 0.0)
     }
 
-    /// `hardSigmoid(input, options)` (§8.9.27): alpha and beta cast to the input's data type.
+    /// `hardSigmoid(input, options)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-hard-sigmoid)): alpha and beta cast
+    /// to the input's data type.
     pub fn hard_sigmoid(&mut self, input: &Operand, options: &HardSigmoidOptions) -> Result<Operand> {
         self.scalar_activation(OpKind::HardSigmoid, input, &options.label, options.alpha, options.beta)
     }
 
-    /// `leakyRelu(input, options)` (§8.9.31): alpha cast to the input's data type.
+    /// `leakyRelu(input, options)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-leakyrelu)): alpha cast to the
+    /// input's data type.
     pub fn leaky_relu(&mut self, input: &Operand, options: &LeakyReluOptions) -> Result<Operand> {
         self.scalar_activation(OpKind::LeakyRelu, input, &options.label, options.alpha, 0.0)
     }
 
-    /// `linear(input, options)` (§8.9.32): alpha and beta cast to the input's data type.
+    /// `linear(input, options)` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-linear)):
+    /// alpha and beta cast to the input's data type.
     pub fn linear(&mut self, input: &Operand, options: &LinearOptions) -> Result<Operand> {
         self.scalar_activation(OpKind::Linear, input, &options.label, options.alpha, options.beta)
     }
@@ -76,24 +83,28 @@ impl GraphBuilder {
         self.finish_one(call, &[Some(input)], attrs, input.descriptor.clone())
     }
 
-    /// `prelu(input, slope)` (§8.9.38): slope of the input's type, shapes broadcast
-    /// bidirectionally.
+    /// `prelu(input, slope)` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-prelu)): slope
+    /// of the input's type, shapes broadcast bidirectionally.
     pub fn prelu(&mut self, input: &Operand, slope: &Operand, options: &OperatorOptions) -> Result<Operand> {
         let call = self.begin(OpKind::Prelu, &options.label, &[Some(input), Some(slope)])?;
         let out = v::prelu(&call, &input.descriptor, &slope.descriptor)?;
         self.finish_one(call, &[Some(input), Some(slope)], Attrs::None, out)
     }
 
-    /// `softmax(input, axis)` (§8.9.48)
+    /// `softmax(input, axis)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-softmax-method))
     pub fn softmax(&mut self, input: &Operand, axis: u32, options: &OperatorOptions) -> Result<Operand> {
         let call = self.begin(OpKind::Softmax, &options.label, &[Some(input)])?;
         let out = v::softmax(&call, &input.descriptor, axis)?;
         self.finish_one(call, &[Some(input)], Attrs::Axis { axis }, out)
     }
 
-    /// `dequantizeLinear` (§8.9.16; output: scale's type, input's shape) and `quantizeLinear`
-    /// (§8.9.17; output: zeroPoint's type, input's shape), the op table's rows
-    /// `by quantize_dequantize`. Starts with *can build* like every method (decisions.md D6).
+    /// `dequantizeLinear`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-dequantizelinear); output: scale's
+    /// type, input's shape) and `quantizeLinear`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-quantizelinear); output: zeroPoint's
+    /// type, input's shape), the op table's rows `by quantize_dequantize`. Starts with *can build*
+    /// like every method (decisions.md D6).
     pub(crate) fn quantize_dequantize(
         &mut self,
         op: OpKind,

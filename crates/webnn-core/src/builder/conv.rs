@@ -1,5 +1,9 @@
-//! Builder methods of conv2d (§8.9.10), convTranspose2d (§8.9.11), gemm (§8.9.24), matmul
-//! (§8.9.35), pooling (§8.9.37) and resample2d (§8.9.41).
+//! Builder methods of conv2d ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-conv2d)),
+//! convTranspose2d ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-convtranspose2d)), gemm
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gemm)), matmul
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-matmul)), pooling
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-pool2d)) and resample2d
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-resample2d-method)).
 
 use super::GraphBuilder;
 use crate::error::{label_prefix, Error, Result};
@@ -12,7 +16,8 @@ use crate::types::options::{
 use crate::validate::conv as v;
 
 impl GraphBuilder {
-    /// `conv2d(input, filter, options)` (§8.9.10): grouped 2-D convolution.
+    /// `conv2d(input, filter, options)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-conv2d)): grouped 2-D convolution.
     pub fn conv2d(&mut self, input: &Operand, filter: &Operand, options: &Conv2dOptions) -> Result<Operand> {
         let bias = options.bias.as_ref();
         let call = self.begin(OpKind::Conv2d, &options.label, &[Some(input), Some(filter), bias])?;
@@ -21,7 +26,9 @@ impl GraphBuilder {
         self.finish_one(call, &[Some(input), Some(filter), bias], attrs, out)
     }
 
-    /// `convTranspose2d(input, filter, options)` (§8.9.11): 2-D transposed convolution.
+    /// `convTranspose2d(input, filter, options)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-convtranspose2d)): 2-D transposed
+    /// convolution.
     pub fn conv_transpose2d(
         &mut self,
         input: &Operand,
@@ -35,8 +42,8 @@ impl GraphBuilder {
         self.finish_one(call, &[Some(input), Some(filter), bias], attrs, out)
     }
 
-    /// Any pooling op of §8.9.37 (`averagePool2d`, `l2Pool2d`, `maxPool2d`) by kind; another
-    /// kind is a TypeError.
+    /// Any pooling op of [spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-pool2d)
+    /// (`averagePool2d`, `l2Pool2d`, `maxPool2d`) by kind; another kind is a TypeError.
     pub fn pool2d(&mut self, op: OpKind, input: &Operand, options: &Pool2dOptions) -> Result<Operand> {
         if op.builder_family() != Some("pool2d") {
             return Err(Error::type_error(format!(
@@ -49,15 +56,16 @@ impl GraphBuilder {
         self.finish_one(call, &[Some(input)], attrs, out)
     }
 
-    /// `resample2d(input, options)` (§8.9.41)
+    /// `resample2d(input, options)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-resample2d-method))
     pub fn resample2d(&mut self, input: &Operand, options: &Resample2dOptions) -> Result<Operand> {
         let call = self.begin(OpKind::Resample2d, &options.label, &[Some(input)])?;
         let (out, attrs) = v::resample2d(&call, &input.descriptor, options)?;
         self.finish_one(call, &[Some(input)], attrs, out)
     }
 
-    /// `gemm(a, b, options)` (§8.9.24): `alpha * A' * B' + beta * C`. `options.c` must come from
-    /// this builder (decisions.md D12).
+    /// `gemm(a, b, options)` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gemm)): `alpha
+    /// * A' * B' + beta * C`. `options.c` must come from this builder (decisions.md D12).
     pub fn gemm(&mut self, a: &Operand, b: &Operand, options: &GemmOptions) -> Result<Operand> {
         let c = options.c.as_ref();
         let call = self.begin(OpKind::Gemm, &options.label, &[Some(a), Some(b), c])?;
@@ -65,7 +73,8 @@ impl GraphBuilder {
         self.finish_one(call, &[Some(a), Some(b), c], attrs, out)
     }
 
-    /// `matmul(a, b, options)` (§8.9.35): batched matrix product with broadcast batch dimensions.
+    /// `matmul(a, b, options)` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-matmul)):
+    /// batched matrix product with broadcast batch dimensions.
     pub fn matmul(&mut self, a: &Operand, b: &Operand, options: &OperatorOptions) -> Result<Operand> {
         let call = self.begin(OpKind::Matmul, &options.label, &[Some(a), Some(b)])?;
         let out = v::matmul(&call, &a.descriptor, &b.descriptor)?;

@@ -1,4 +1,7 @@
-//! Builder methods of the element-wise ops: binary (§8.9.13), logical (§8.9.14), unary (§8.9.15).
+//! Builder methods of the element-wise ops: binary
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)), logical
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)), unary
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)).
 
 use super::GraphBuilder;
 use crate::error::Result;
@@ -9,7 +12,9 @@ use crate::types::options::OperatorOptions;
 use crate::validate::elementwise as v;
 
 impl GraphBuilder {
-    /// Any two-operand element-wise op of §8.9.13 or §8.9.14 by kind.
+    /// Any two-operand element-wise op of
+    /// [spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary) or
+    /// [spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical) by kind.
     pub fn binary(&mut self, op: OpKind, a: &Operand, b: &Operand, options: &OperatorOptions) -> Result<Operand> {
         if op.builder_family() != Some("binary") {
             return Err(crate::Error::type_error(format!("{op} is not an element-wise binary operation")));
@@ -19,8 +24,9 @@ impl GraphBuilder {
         self.finish_one(call, &[Some(a), Some(b)], Attrs::None, out)
     }
 
-    /// Any one-operand op of §8.9.15 (input → same descriptor), or logicalNot / isNaN /
-    /// isInfinite of §8.9.14 (uint8 output), by kind.
+    /// Any one-operand op of [spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary) (input →
+    /// same descriptor), or logicalNot / isNaN / isInfinite of
+    /// [spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical) (uint8 output), by kind.
     pub fn unary(&mut self, op: OpKind, input: &Operand, options: &OperatorOptions) -> Result<Operand> {
         if op.builder_family() != Some("unary") {
             return Err(crate::Error::type_error(format!("{op} is not an element-wise unary operation")));

@@ -1,5 +1,6 @@
-//! `MLGraphBuilder` (§8.9): the state machine (can-build, same-builder check, append) and the
-//! lifecycle methods `input()`, the three `constant()` overloads and `build()`.
+//! `MLGraphBuilder` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder)): the state machine
+//! (can-build, same-builder check, append) and the lifecycle methods `input()`, the three
+//! `constant()` overloads and `build()`.
 //!
 //! The operation methods live in one file per op family next to this one; each runs the
 //! spec's steps in order — can-build (InvalidStateError), every operand from this builder
@@ -51,7 +52,9 @@ impl ContextLink {
     }
 }
 
-/// What `constant(tensor)` (§8.9.3.2) needs to know of an `MLTensor`.
+/// What `constant(tensor)`
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-constant-tensor)) needs to know of an
+/// `MLTensor`.
 pub trait ConstantTensorSource {
     /// Id of the tensor's context.
     fn context_id(&self) -> u64;
@@ -78,7 +81,9 @@ pub struct GraphBuilder {
 }
 
 impl GraphBuilder {
-    /// `new MLGraphBuilder(context)` (§8.9.1): InvalidStateError if the context is lost.
+    /// `new MLGraphBuilder(context)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-constructor)): InvalidStateError if
+    /// the context is lost.
     pub fn new(context: ContextLink) -> Result<Self> {
         if context.is_lost() {
             return Err(Error::invalid_state("MLGraphBuilder: the context is lost"));
@@ -219,7 +224,7 @@ impl GraphBuilder {
         id
     }
 
-    /// `input(name, descriptor)` (§8.9.2).
+    /// `input(name, descriptor)` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-input)).
     pub fn input(&mut self, name: &str, descriptor: &OperandDescriptor) -> Result<Operand> {
         self.check_can_build("input", "")?;
         if name.is_empty() {
@@ -237,8 +242,9 @@ impl GraphBuilder {
         Ok(Operand { builder: self.id, id, descriptor: descriptor.clone() })
     }
 
-    /// `constant(descriptor, buffer)` (§8.9.3.1). `bytes` are the element bytes in little-endian
-    /// order; their length must equal the descriptor's byte length.
+    /// `constant(descriptor, buffer)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-constant-buffer)). `bytes` are the
+    /// element bytes in little-endian order; their length must equal the descriptor's byte length.
     pub fn constant(&mut self, descriptor: &OperandDescriptor, bytes: &[u8]) -> Result<Operand> {
         self.check_can_build("constant", "")?;
         descriptor.check_dimensions().map_err(|e| Error::type_error(format!("constant: {}", e.message)))?;
@@ -261,7 +267,9 @@ impl GraphBuilder {
         Ok(self.push_constant(descriptor.clone(), copy, None))
     }
 
-    /// `constant(dataType, value)` (§8.9.3.3): a rank-0 constant, `value` cast per §9.2.
+    /// `constant(dataType, value)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-constant-datatype-value)): a rank-0
+    /// constant, `value` cast per [spec](https://www.w3.org/TR/webnn/#algorithms-casting).
     pub fn constant_scalar(&mut self, data_type: crate::types::DataType, value: MLNumber) -> Result<Operand> {
         self.check_can_build("constant", "")?;
         self.check_constant_limits(&OperandDescriptor::new(data_type, []))?;
@@ -271,8 +279,9 @@ impl GraphBuilder {
         Ok(self.push_constant(OperandDescriptor::new(data_type, []), copy, None))
     }
 
-    /// `constant(tensor)` (§8.9.3.2). Tensor checks come before the can-build check, as in
-    /// the spec.
+    /// `constant(tensor)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-constant-tensor)). Tensor checks
+    /// come before the can-build check, as in the spec.
     pub fn constant_tensor(&mut self, tensor: &dyn ConstantTensorSource) -> Result<Operand> {
         if tensor.context_id() != self.context.id {
             return Err(Error::type_error("constant: the tensor belongs to another context"));
@@ -314,8 +323,9 @@ impl GraphBuilder {
         Operand { builder: self.id, id, descriptor }
     }
 
-    /// The synchronous part of `build(outputs)` (§8.9.4): validates the outputs, marks the
-    /// builder as built and returns the graph reachable from the outputs.
+    /// The synchronous part of `build(outputs)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-build)): validates the outputs,
+    /// marks the builder as built and returns the graph reachable from the outputs.
     ///
     /// Errors (the promise's rejections): InvalidStateError if the builder cannot build;
     /// TypeError for no outputs, an empty or repeated name, an operand of another builder, an

@@ -1,5 +1,7 @@
-//! Builder methods of batchNormalization (§8.9.6), instanceNormalization (§8.9.29) and
-//! layerNormalization (§8.9.30).
+//! Builder methods of batchNormalization
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-batchnorm)), instanceNormalization
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-instancenorm)) and layerNormalization
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-layernorm)).
 
 use super::{GraphBuilder, OpCall};
 use crate::error::Result;
@@ -11,7 +13,8 @@ use crate::types::OperandDescriptor;
 use crate::validate::normalization as v;
 
 impl GraphBuilder {
-    /// `batchNormalization(input, mean, variance, options)` (§8.9.6)
+    /// `batchNormalization(input, mean, variance, options)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-batchnorm))
     pub fn batch_normalization(
         &mut self,
         input: &Operand,
@@ -37,7 +40,8 @@ impl GraphBuilder {
         self.finish_one(call, &[Some(input), Some(mean), Some(variance), scale, bias], attrs, out)
     }
 
-    /// `instanceNormalization(input, options)` (§8.9.29)
+    /// `instanceNormalization(input, options)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-instancenorm))
     pub fn instance_normalization(
         &mut self,
         input: &Operand,
@@ -49,7 +53,8 @@ impl GraphBuilder {
         })
     }
 
-    /// `layerNormalization(input, options)` (§8.9.30)
+    /// `layerNormalization(input, options)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-layernorm))
     pub fn layer_normalization(&mut self, input: &Operand, options: &LayerNormalizationOptions) -> Result<Operand> {
         let operands = [options.scale.as_ref(), options.bias.as_ref()];
         self.scaled_normalization(OpKind::LayerNormalization, input, operands, &options.label, |call, x, s, b| {

@@ -1,4 +1,7 @@
-//! Builder methods of gru (§8.9.25), gruCell (§8.9.26), lstm (§8.9.33) and lstmCell (§8.9.34).
+//! Builder methods of gru ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gru)), gruCell
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-grucell)), lstm
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-lstm)) and lstmCell
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-lstmcell)).
 
 use super::GraphBuilder;
 use crate::error::Result;
@@ -8,8 +11,9 @@ use crate::types::options::{GruCellOptions, GruOptions, LstmCellOptions, LstmOpt
 use crate::validate::recurrent::{self as v, CellArgs, LstmOperands, RecurrentArgs};
 
 impl GraphBuilder {
-    /// `gru(input, weight, recurrentWeight, steps, hiddenSize, options)` (§8.9.25). Returns
-    /// `[output0]`, or `[output0, output1]` when `returnSequence` is true.
+    /// `gru(input, weight, recurrentWeight, steps, hiddenSize, options)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gru)). Returns `[output0]`, or
+    /// `[output0, output1]` when `returnSequence` is true.
     pub fn gru(
         &mut self,
         input: &Operand,
@@ -42,7 +46,8 @@ impl GraphBuilder {
         self.finish(call, &inputs, attrs, outs)
     }
 
-    /// `gruCell(input, weight, recurrentWeight, hiddenState, hiddenSize, options)` (§8.9.26)
+    /// `gruCell(input, weight, recurrentWeight, hiddenState, hiddenSize, options)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-grucell))
     pub fn gru_cell(
         &mut self,
         input: &Operand,
@@ -69,8 +74,9 @@ impl GraphBuilder {
         self.finish_one(call, &inputs, attrs, out)
     }
 
-    /// `lstm(input, weight, recurrentWeight, steps, hiddenSize, options)` (§8.9.33). Returns
-    /// `[hidden, cell]`, plus the sequence when `returnSequence` is true.
+    /// `lstm(input, weight, recurrentWeight, steps, hiddenSize, options)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-lstm)). Returns `[hidden, cell]`,
+    /// plus the sequence when `returnSequence` is true.
     pub fn lstm(
         &mut self,
         input: &Operand,
@@ -110,7 +116,8 @@ impl GraphBuilder {
     }
 
     /// `lstmCell(input, weight, recurrentWeight, hiddenState, cellState, hiddenSize, options)`
-    /// (§8.9.34). Returns `[hiddenState', cellState']`.
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-lstmcell)). Returns `[hiddenState',
+    /// cellState']`.
     #[allow(clippy::too_many_arguments)]
     pub fn lstm_cell(
         &mut self,

@@ -1,5 +1,7 @@
-//! Builder methods of argMin / argMax (§8.9.5), cumulativeSum (§8.9.12) and the reductions
-//! (§8.9.39).
+//! Builder methods of argMin / argMax
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-argminmax)), cumulativeSum
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-cumulativesum)) and the reductions
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-reduce)).
 
 use super::GraphBuilder;
 use crate::error::{Error, Result};
@@ -10,7 +12,9 @@ use crate::types::options::{ArgMinMaxOptions, CumulativeSumOptions, ReduceOption
 use crate::validate::reduction as v;
 
 impl GraphBuilder {
-    /// *create an argMin/argMax operation* (§8.9.5) by kind (`op` is ArgMin or ArgMax).
+    /// *create an argMin/argMax operation*
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-argminmax)) by kind (`op` is ArgMin
+    /// or ArgMax).
     pub fn arg_min_max(
         &mut self,
         op: OpKind,
@@ -27,7 +31,8 @@ impl GraphBuilder {
         self.finish_one(call, &[Some(input)], attrs, out)
     }
 
-    /// `cumulativeSum(input, axis, options)` (§8.9.12)
+    /// `cumulativeSum(input, axis, options)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-cumulativesum))
     pub fn cumulative_sum(&mut self, input: &Operand, axis: u32, options: &CumulativeSumOptions) -> Result<Operand> {
         let call = self.begin(OpKind::CumulativeSum, &options.label, &[Some(input)])?;
         let out = v::cumulative_sum(&call, &input.descriptor, axis)?;
@@ -35,7 +40,8 @@ impl GraphBuilder {
         self.finish_one(call, &[Some(input)], attrs, out)
     }
 
-    /// Any reduction of §8.9.39 by kind. The attributes hold the reduced axes sorted.
+    /// Any reduction of [spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-reduce) by kind. The
+    /// attributes hold the reduced axes sorted.
     pub fn reduce(&mut self, op: OpKind, input: &Operand, options: &ReduceOptions) -> Result<Operand> {
         if op.builder_family() != Some("reduce") {
             return Err(Error::type_error(format!("{op} is not a reduction")));

@@ -1,4 +1,6 @@
-//! `MLOperandDataType` (§8.5) and the element sizes of §12.1.
+//! `MLOperandDataType` ([spec](https://www.w3.org/TR/webnn/#api-mloperanddescriptor)) and the
+//! element sizes of
+//! [spec](https://www.w3.org/TR/webnn/#appendices-mloperanddatatype-arraybufferview-compatibility).
 
 use crate::error::{Error, Result};
 use std::fmt;
@@ -52,7 +54,9 @@ impl DataType {
         }
     }
 
-    /// Element size in bytes (§12.1 ArrayBufferView table).
+    /// Element size in bytes
+    /// ([spec](https://www.w3.org/TR/webnn/#appendices-mloperanddatatype-arraybufferview-compatibility)
+    /// ArrayBufferView table).
     pub fn byte_size(self) -> usize {
         match self {
             DataType::Float32 | DataType::Int32 | DataType::Uint32 => 4,
@@ -72,7 +76,8 @@ impl DataType {
         matches!(self, DataType::Int32 | DataType::Int64 | DataType::Int8)
     }
 
-    /// The name of the matching JS typed array (§12.1).
+    /// The name of the matching JS typed array
+    /// ([spec](https://www.w3.org/TR/webnn/#appendices-mloperanddatatype-arraybufferview-compatibility)).
     pub fn typed_array_name(self) -> &'static str {
         match self {
             DataType::Float32 => "Float32Array",

@@ -1,10 +1,12 @@
-//! `MLOperandDescriptor` (§8.5) and `MLTensorDescriptor` (§8.7), with the spec's
-//! *check dimensions* and *byte length* algorithms using checked arithmetic.
+//! `MLOperandDescriptor` ([spec](https://www.w3.org/TR/webnn/#api-mloperanddescriptor)) and
+//! `MLTensorDescriptor` ([spec](https://www.w3.org/TR/webnn/#api-mltensordescriptor)), with the
+//! spec's *check dimensions* and *byte length* algorithms using checked arithmetic.
 
 use super::DataType;
 use crate::error::{Error, Result};
 
-/// The largest valid dimension and element count: the range of `long` (§8.9 "valid dimension").
+/// The largest valid dimension and element count: the range of `long`
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder) "valid dimension").
 pub const MAX_DIMENSION: u64 = i32::MAX as u64;
 
 /// The largest rank this implementation supports (the spec leaves it implementation-defined, #456).
@@ -95,7 +97,8 @@ pub fn element_count(shape: &[u32]) -> u64 {
     shape.iter().fold(1u64, |acc, &d| acc.saturating_mul(d as u64))
 }
 
-/// `MLTensorDescriptor`: an operand descriptor plus usage flags (§8.7).
+/// `MLTensorDescriptor`: an operand descriptor plus usage flags
+/// ([spec](https://www.w3.org/TR/webnn/#api-mltensordescriptor)).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TensorDescriptor {
     /// `dataType`

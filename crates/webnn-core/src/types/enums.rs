@@ -51,31 +51,35 @@ macro_rules! idl_enum {
 }
 
 idl_enum!(
-    /// `MLPowerPreference` (§8.2).
+    /// `MLPowerPreference` ([spec](https://www.w3.org/TR/webnn/#api-ml)).
     PowerPreference, "MLPowerPreference", default Default {
     Default = "default", HighPerformance = "high-performance", LowPower = "low-power",
 });
 
 idl_enum!(
-    /// `MLInputOperandLayout` (§8.5): `"nchw"` or `"nhwc"`.
+    /// `MLInputOperandLayout` ([spec](https://www.w3.org/TR/webnn/#api-mloperanddescriptor)):
+    /// `"nchw"` or `"nhwc"`.
     InputOperandLayout, "MLInputOperandLayout", default Nchw {
     Nchw = "nchw", Nhwc = "nhwc",
 });
 
 idl_enum!(
-    /// `MLConv2dFilterOperandLayout` (§8.9.10).
+    /// `MLConv2dFilterOperandLayout`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-conv2d)).
     Conv2dFilterOperandLayout, "MLConv2dFilterOperandLayout", default Oihw {
     Oihw = "oihw", Hwio = "hwio", Ohwi = "ohwi", Ihwo = "ihwo",
 });
 
 idl_enum!(
-    /// `MLConvTranspose2dFilterOperandLayout` (§8.9.11).
+    /// `MLConvTranspose2dFilterOperandLayout`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-convtranspose2d)).
     ConvTranspose2dFilterOperandLayout, "MLConvTranspose2dFilterOperandLayout", default Iohw {
     Iohw = "iohw", Hwoi = "hwoi", Ohwi = "ohwi",
 });
 
 idl_enum!(
-    /// `MLGruWeightLayout` (§8.9.25): gate order of the stacked weights.
+    /// `MLGruWeightLayout` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gru)): gate
+    /// order of the stacked weights.
     GruWeightLayout, "MLGruWeightLayout", default Zrn {
     /// Update, reset, new.
     Zrn = "zrn",
@@ -84,7 +88,8 @@ idl_enum!(
 });
 
 idl_enum!(
-    /// `MLLstmWeightLayout` (§8.9.33): gate order of the stacked weights.
+    /// `MLLstmWeightLayout` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-lstm)): gate
+    /// order of the stacked weights.
     LstmWeightLayout, "MLLstmWeightLayout", default Iofg {
     /// Input, output, forget, cell.
     Iofg = "iofg",
@@ -93,31 +98,35 @@ idl_enum!(
 });
 
 idl_enum!(
-    /// `MLRecurrentNetworkActivation` (§8.9.25).
+    /// `MLRecurrentNetworkActivation`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gru)).
     RecurrentNetworkActivation, "MLRecurrentNetworkActivation", default Relu {
     Relu = "relu", Sigmoid = "sigmoid", Tanh = "tanh",
 });
 
 idl_enum!(
-    /// `MLRecurrentNetworkDirection` (§8.9.25).
+    /// `MLRecurrentNetworkDirection` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gru)).
     RecurrentNetworkDirection, "MLRecurrentNetworkDirection", default Forward {
     Forward = "forward", Backward = "backward", Both = "both",
 });
 
 idl_enum!(
-    /// `MLPaddingMode` (§8.9.36). (`"symmetric"` was removed in 2026.)
+    /// `MLPaddingMode` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-pad)).
+    /// (`"symmetric"` was removed in 2026.)
     PaddingMode, "MLPaddingMode", default Constant {
     Constant = "constant", Edge = "edge", Reflection = "reflection",
 });
 
 idl_enum!(
-    /// `MLRoundingType` (§8.9.37), used by `outputShapeRounding`.
+    /// `MLRoundingType` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-pool2d)), used by
+    /// `outputShapeRounding`.
     RoundingType, "MLRoundingType", default Floor {
     Floor = "floor", Ceil = "ceil",
 });
 
 idl_enum!(
-    /// `MLInterpolationMode` (§8.9.41).
+    /// `MLInterpolationMode`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-resample2d-method)).
     InterpolationMode, "MLInterpolationMode", default NearestNeighbor {
     NearestNeighbor = "nearest-neighbor", Linear = "linear",
 });

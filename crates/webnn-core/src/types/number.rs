@@ -1,5 +1,6 @@
-//! `MLNumber` (§8.9 typedef `(bigint or unrestricted double)`) and the spec's *cast* of a number
-//! to an operand data type (§9.2), producing a typed [`Scalar`].
+//! `MLNumber` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder) typedef `(bigint or
+//! unrestricted double)`) and the spec's *cast* of a number to an operand data type
+//! ([spec](https://www.w3.org/TR/webnn/#algorithms-casting)), producing a typed [`Scalar`].
 
 use super::DataType;
 use half::f16;
@@ -43,7 +44,8 @@ macro_rules! scalar_as {
     };
 }
 
-/// A value of one operand data type: the result of the §9.2 cast.
+/// A value of one operand data type: the result of the
+/// [spec](https://www.w3.org/TR/webnn/#algorithms-casting) cast.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Scalar {
     /// float32 value
@@ -124,7 +126,8 @@ impl std::fmt::Display for Scalar {
     }
 }
 
-/// §9.2 ConvertToInt(x, bits, signedness) for a double: NaN → 0, round half to even, clamp.
+/// [spec](https://www.w3.org/TR/webnn/#algorithms-casting) ConvertToInt(x, bits, signedness) for a
+/// double: NaN → 0, round half to even, clamp.
 fn convert_double_to_int(x: f64, min: i128, max: i128) -> i128 {
     if x.is_nan() {
         return 0;
@@ -140,9 +143,10 @@ fn convert_double_to_int(x: f64, min: i128, max: i128) -> i128 {
 }
 
 impl MLNumber {
-    /// The spec's *cast(x, dataType)* (§9.2): ConvertToFloat for float types (round to nearest
-    /// even, overflow to ±Infinity) and ConvertToInt for integer types (NaN → 0, clamp to the
-    /// type's range, ties to even). uint32 converts as unsigned (decisions.md D22).
+    /// The spec's *cast(x, dataType)* ([spec](https://www.w3.org/TR/webnn/#algorithms-casting)):
+    /// ConvertToFloat for float types (round to nearest even, overflow to ±Infinity) and
+    /// ConvertToInt for integer types (NaN → 0, clamp to the type's range, ties to even). uint32
+    /// converts as unsigned (decisions.md D22).
     pub fn cast(self, data_type: DataType) -> Scalar {
         let int = |min: i128, max: i128| -> i128 {
             match self {

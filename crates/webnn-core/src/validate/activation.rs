@@ -15,8 +15,9 @@ use crate::limits::member_limits;
 use crate::ops::OpKind;
 use crate::types::{DataType, MLNumber, OperandDescriptor, Scalar};
 
-/// `cast()` (§8.9.7) step 3: `dataType` must be an allowed output data type. The output is
-/// (`dataType`, input's shape) — decisions.md D3 (the spec text "copies" the input operand).
+/// `cast()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-cast)) step 3: `dataType` must
+/// be an allowed output data type. The output is (`dataType`, input's shape) — decisions.md D3 (the
+/// spec text "copies" the input operand).
 pub(crate) fn cast(call: &OpCall, input: &OperandDescriptor, data_type: DataType) -> Result<OperandDescriptor> {
     let allowed = member_limits(call.op, "output").map(|l| l.data_types).unwrap_or(&[]);
     if !allowed.contains(&data_type) {
@@ -25,11 +26,13 @@ pub(crate) fn cast(call: &OpCall, input: &OperandDescriptor, data_type: DataType
     Ok(OperandDescriptor::new(data_type, input.shape.clone()))
 }
 
-/// `clamp()` (§8.9.8) steps 3–7: the bounds, cast to the input's data type.
+/// `clamp()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-clamp)) steps 3–7: the bounds,
+/// cast to the input's data type.
 ///
 /// decisions.md D4: an absent minValue is −∞ and an absent maxValue +∞ (the spec text swaps
-/// them); both are cast per §9.2 (±∞ saturate to an integer type's range); min > max is a
-/// TypeError, min == max is allowed. A NaN bound compares false and is accepted.
+/// them); both are cast per [spec](https://www.w3.org/TR/webnn/#algorithms-casting) (±∞ saturate to
+/// an integer type's range); min > max is a TypeError, min == max is allowed. A NaN bound compares
+/// false and is accepted.
 pub(crate) fn clamp(
     call: &OpCall,
     input: &OperandDescriptor,
@@ -48,14 +51,16 @@ pub(crate) fn clamp(
 }
 
 /// The attributes of elu, leakyRelu (alpha; beta 0), hardSigmoid and linear (alpha, beta):
-/// each value cast to the input's data type (§9.2) and stored as f64.
+/// each value cast to the input's data type
+/// ([spec](https://www.w3.org/TR/webnn/#algorithms-casting)) and stored as f64.
 pub(crate) fn alpha_beta(input: &OperandDescriptor, alpha: f64, beta: f64) -> Attrs {
     let cast = |v: f64| MLNumber::Double(v).cast(input.data_type).to_f64();
     Attrs::AlphaBeta { alpha: cast(alpha), beta: cast(beta) }
 }
 
-/// `prelu()` (§8.9.38) steps 3–5: slope has the input's data type ("same as input" in the
-/// table); the output shape is the bidirectional broadcast of slope's and input's shapes.
+/// `prelu()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-prelu)) steps 3–5: slope has
+/// the input's data type ("same as input" in the table); the output shape is the bidirectional
+/// broadcast of slope's and input's shapes.
 pub(crate) fn prelu(call: &OpCall, input: &OperandDescriptor, slope: &OperandDescriptor) -> Result<OperandDescriptor> {
     check_same_type(call, "slope", slope, "input", input)?;
     let shape = broadcast_bidirectional(&slope.shape, &input.shape).ok_or_else(|| {
@@ -67,8 +72,11 @@ pub(crate) fn prelu(call: &OpCall, input: &OperandDescriptor, slope: &OperandDes
     Ok(OperandDescriptor::new(input.data_type, shape))
 }
 
-/// The axis check of softmax (§8.9.48), cumulativeSum (§8.9.12) and argMin/argMax (§8.9.5):
-/// `axis` must be less than the input's rank.
+/// The axis check of softmax
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-softmax-method)), cumulativeSum
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-cumulativesum)) and argMin/argMax
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-argminmax)): `axis` must be less than
+/// the input's rank.
 pub(crate) fn check_axis(call: &OpCall, input: &OperandDescriptor, axis: u32) -> Result<()> {
     if axis as usize >= input.rank() {
         return Err(call.error(format_args!(
@@ -80,14 +88,16 @@ pub(crate) fn check_axis(call: &OpCall, input: &OperandDescriptor, axis: u32) ->
     Ok(())
 }
 
-/// `softmax()` (§8.9.48) step 4: the axis is in range; the output copies the input.
+/// `softmax()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-softmax-method)) step 4: the
+/// axis is in range; the output copies the input.
 pub(crate) fn softmax(call: &OpCall, input: &OperandDescriptor, axis: u32) -> Result<OperandDescriptor> {
     check_axis(call, input, axis)?;
     Ok(input.clone())
 }
 
-/// `quantizeLinear()` (§8.9.17) and `dequantizeLinear()` (§8.9.16), the steps after the
-/// limits-table data type checks.
+/// `quantizeLinear()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-quantizelinear)) and
+/// `dequantizeLinear()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-dequantizelinear)),
+/// the steps after the limits-table data type checks.
 ///
 /// dequantizeLinear: zeroPoint's data type equals input's; output = (scale type, input shape).
 /// quantizeLinear: scale's data type equals input's; output = (zeroPoint type, input shape).

@@ -151,7 +151,7 @@ fn alpha_beta_defaults_are_cast_to_the_input_type() {
 
 #[test]
 fn alpha_beta_values_are_cast_to_the_input_type() {
-    // (type, given value, value after the §9.2 cast)
+    // (type, given value, value after the https://www.w3.org/TR/webnn/#algorithms-casting cast)
     let rows: [(DataType, f64, f64); 12] = [
         (Float32, 0.1, 0.1f32 as f64),
         (Float16, 0.1, f16::from_f64(0.1).to_f64()),

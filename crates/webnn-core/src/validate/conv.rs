@@ -1,6 +1,10 @@
-//! conv2d (§8.9.10), convTranspose2d (§8.9.11), pooling (§8.9.37), resample2d (§8.9.41),
-//! gemm (§8.9.24) and matmul (§8.9.35): pure validation, (descriptors, options) → output
-//! descriptor and resolved attributes, or a TypeError.
+//! conv2d ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-conv2d)), convTranspose2d
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-convtranspose2d)), pooling
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-pool2d)), resample2d
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-resample2d-method)), gemm
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gemm)) and matmul
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-matmul)): pure validation, (descriptors,
+//! options) → output descriptor and resolved attributes, or a TypeError.
 //!
 //! Sizes are computed in `i128` (never overflowing, never negative by accident) and rejected
 //! when they are not *valid dimensions*.
@@ -68,7 +72,8 @@ pub(crate) fn check_shape(call: &OpCall, member: &str, desc: &OperandDescriptor,
     Ok(())
 }
 
-/// §9.2 cast of a `double` option (alpha, beta, epsilon) to a float operand type, back as f64.
+/// [spec](https://www.w3.org/TR/webnn/#algorithms-casting) cast of a `double` option (alpha, beta,
+/// epsilon) to a float operand type, back as f64.
 pub(crate) fn cast_float(value: f64, data_type: DataType) -> f64 {
     MLNumber::Double(value).cast(data_type).to_f64()
 }
@@ -103,8 +108,9 @@ fn encode_output(layout: InputOperandLayout, [n, c, h, w]: [u32; 4]) -> Vec<u32>
     }
 }
 
-/// *calculate conv output size* (§8.9.10) — `(in − ((k − 1)·d + 1) + pb + pe) / s + 1` as a
-/// real number — returned as its exact (floor, ceil).
+/// *calculate conv output size* ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-conv2d)) —
+/// `(in − ((k − 1)·d + 1) + pb + pe) / s + 1` as a real number — returned as its exact (floor,
+/// ceil).
 fn conv_output_size(input: u32, filter: u32, pad_begin: u32, pad_end: u32, stride: u32, dilation: u32) -> (i128, i128) {
     let effective = (filter as i128 - 1) * dilation as i128 + 1;
     let numerator = input as i128 - effective + pad_begin as i128 + pad_end as i128;
@@ -114,7 +120,9 @@ fn conv_output_size(input: u32, filter: u32, pad_begin: u32, pad_end: u32, strid
     (floor, ceil)
 }
 
-/// *calculate convtranspose output size* (§8.9.11): `(in − 1)·s + (k − 1)·d + 1 − pb − pe`.
+/// *calculate convtranspose output size*
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-convtranspose2d)): `(in − 1)·s + (k −
+/// 1)·d + 1 − pb − pe`.
 fn conv_transpose_output_size(
     input: u32,
     filter: u32,
@@ -147,8 +155,9 @@ fn window_params(
 // conv2d
 // ---------------------------------------------------------------------------------------------
 
-/// `conv2d()` (§8.9.10) after the limits check: filter type, padding/strides/dilations/groups,
-/// channel checks (including 2026's `outputChannels % groups`), bias, output size.
+/// `conv2d()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-conv2d)) after the limits
+/// check: filter type, padding/strides/dilations/groups, channel checks (including 2026's
+/// `outputChannels % groups`), bias, output size.
 pub(crate) fn conv2d(
     call: &OpCall,
     input: &OperandDescriptor,
@@ -217,8 +226,9 @@ pub(crate) fn conv2d(
 // convTranspose2d
 // ---------------------------------------------------------------------------------------------
 
-/// `convTranspose2d()` (§8.9.11) after the limits check. outputPadding must be smaller than
-/// strides unless outputSizes is given; outputSizes must lie in `[calculated, calculated + stride)`.
+/// `convTranspose2d()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-convtranspose2d))
+/// after the limits check. outputPadding must be smaller than strides unless outputSizes is given;
+/// outputSizes must lie in `[calculated, calculated + stride)`.
 pub(crate) fn conv_transpose2d(
     call: &OpCall,
     input: &OperandDescriptor,
@@ -322,8 +332,9 @@ pub(crate) fn conv_transpose2d(
 // pooling
 // ---------------------------------------------------------------------------------------------
 
-/// *create a pooling operation* (§8.9.37) after the limits check (which holds the allowed
-/// data types: float for averagePool2d / l2Pool2d, any for maxPool2d).
+/// *create a pooling operation* ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-pool2d))
+/// after the limits check (which holds the allowed data types: float for averagePool2d / l2Pool2d,
+/// any for maxPool2d).
 ///
 /// decisions.md D14: the caller's padding is kept when outputSizes is given (only an absent
 /// padding becomes zeros), the "outputSizes smaller than strides" sentence is not applied, and
@@ -380,8 +391,9 @@ pub(crate) fn pool2d(
 // resample2d
 // ---------------------------------------------------------------------------------------------
 
-/// `resample2d()` (§8.9.41) after the limits check. Scales are validated even when sizes are
-/// given; axes must be exactly 2 distinct values in [0, rank) (decisions.md D16).
+/// `resample2d()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-resample2d-method)) after
+/// the limits check. Scales are validated even when sizes are given; axes must be exactly 2
+/// distinct values in [0, rank) (decisions.md D16).
 pub(crate) fn resample2d(
     call: &OpCall,
     input: &OperandDescriptor,
@@ -454,8 +466,9 @@ pub(crate) fn resample2d(
 // gemm, matmul
 // ---------------------------------------------------------------------------------------------
 
-/// `gemm()` (§8.9.24) after the limits check: b has a's type, alpha/beta cast to a's type,
-/// inner dimensions agree, `c` is unidirectionally broadcastable to [M, N] and has a's type.
+/// `gemm()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gemm)) after the limits check:
+/// b has a's type, alpha/beta cast to a's type, inner dimensions agree, `c` is unidirectionally
+/// broadcastable to [M, N] and has a's type.
 pub(crate) fn gemm(
     call: &OpCall,
     a: &OperandDescriptor,
@@ -495,8 +508,9 @@ pub(crate) fn gemm(
     Ok((OperandDescriptor::new(a.data_type, out.to_vec()), attrs))
 }
 
-/// `matmul()` (§8.9.35) after the limits check: b has a's type, both ranks ≥ 2, inner
-/// dimensions agree, batch dimensions broadcast bidirectionally.
+/// `matmul()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-matmul)) after the limits
+/// check: b has a's type, both ranks ≥ 2, inner dimensions agree, batch dimensions broadcast
+/// bidirectionally.
 pub(crate) fn matmul(call: &OpCall, a: &OperandDescriptor, b: &OperandDescriptor) -> Result<OperandDescriptor> {
     check_same_type(call, "b", b, "a", a)?;
     let (rank_a, rank_b) = (a.rank(), b.rank());

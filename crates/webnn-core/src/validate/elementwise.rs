@@ -1,4 +1,6 @@
-//! Element-wise binary (§8.9.13), logical (§8.9.14) and unary (§8.9.15) ops.
+//! Element-wise binary ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)), logical
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)) and unary
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)) ops.
 
 use super::broadcast_bidirectional;
 use super::OpCall;
@@ -6,9 +8,11 @@ use crate::error::Result;
 use crate::ops::OpKind;
 use crate::types::{DataType, OperandDescriptor};
 
-/// *create element-wise binary operation* (§8.9.13) and the binary part of *create
-/// element-wise logical operation* (§8.9.14): same data types, bidirectional broadcast.
-/// Comparison and logical ops output uint8.
+/// *create element-wise binary operation*
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)) and the binary part of *create
+/// element-wise logical operation*
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)): same data types,
+/// bidirectional broadcast. Comparison and logical ops output uint8.
 pub(crate) fn binary(call: &OpCall, a: &OperandDescriptor, b: &OperandDescriptor) -> Result<OperandDescriptor> {
     if a.data_type != b.data_type {
         return Err(call.error(format_args!("a data type {} must equal b data type {}", a.data_type, b.data_type)));
@@ -19,7 +23,8 @@ pub(crate) fn binary(call: &OpCall, a: &OperandDescriptor, b: &OperandDescriptor
     Ok(OperandDescriptor::new(data_type, shape))
 }
 
-/// True for the ops of §8.9.14 (uint8 output).
+/// True for the ops of [spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical) (uint8
+/// output).
 pub(crate) fn is_logical(op: OpKind) -> bool {
     use OpKind::*;
     matches!(
@@ -39,8 +44,8 @@ pub(crate) fn is_logical(op: OpKind) -> bool {
     )
 }
 
-/// logicalNot, isNaN, isInfinite (§8.9.14): the allowed type is in the limits table; the
-/// output is uint8 of the input's shape.
+/// logicalNot, isNaN, isInfinite ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)):
+/// the allowed type is in the limits table; the output is uint8 of the input's shape.
 pub(crate) fn logical_unary(a: &OperandDescriptor) -> OperandDescriptor {
     OperandDescriptor::new(DataType::Uint8, a.shape.clone())
 }

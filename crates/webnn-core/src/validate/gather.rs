@@ -1,5 +1,9 @@
-//! Index-driven data movement: gather (§8.9.20), gatherElements (§8.9.21), gatherND
-//! (§8.9.22), scatterElements (§8.9.44) and scatterND (§8.9.45).
+//! Index-driven data movement: gather
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gather)), gatherElements
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gatherelements)), gatherND
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gathernd)), scatterElements
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-scatterelements)) and scatterND
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-scatternd)).
 //!
 //! Only shapes are validated here; index values are unknown at build time. Their valid range
 //! is [−N, N), negative values wrap, and kernels clamp anything else (decisions.md D10).
@@ -45,7 +49,8 @@ fn coordinate_size(call: &OpCall, input: &OperandDescriptor, indices: &OperandDe
     Ok(c as usize)
 }
 
-/// `gather(input, indices, options)` (§8.9.20): output shape is
+/// `gather(input, indices, options)`
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gather)): output shape is
 /// `input.shape[..axis] ++ indices.shape ++ input.shape[axis+1..]`.
 pub(crate) fn gather(
     call: &OpCall,
@@ -61,8 +66,10 @@ pub(crate) fn gather(
     Ok(OperandDescriptor::new(input.data_type, shape))
 }
 
-/// `gatherElements(input, indices, options)` (§8.9.21): indices has the input's shape except
-/// along `axis`; the output has the indices' shape and the input's type (decisions.md D11).
+/// `gatherElements(input, indices, options)`
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gatherelements)): indices has the
+/// input's shape except along `axis`; the output has the indices' shape and the input's type
+/// (decisions.md D11).
 pub(crate) fn gather_elements(
     call: &OpCall,
     input: &OperandDescriptor,
@@ -94,7 +101,8 @@ fn check_indices_shape(
     Ok(())
 }
 
-/// `gatherND(input, indices, options)` (§8.9.22): output shape is
+/// `gatherND(input, indices, options)`
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gathernd)): output shape is
 /// `indices.shape[..-1] ++ input.shape[indices.shape[-1]..]`.
 pub(crate) fn gather_nd(
     call: &OpCall,
@@ -118,9 +126,9 @@ fn check_updates_type(call: &OpCall, input: &OperandDescriptor, updates: &Operan
     Ok(())
 }
 
-/// `scatterElements(input, indices, updates, options)` (§8.9.44): indices as for
-/// gatherElements, updates of the indices' shape; the output is a copy of the input's
-/// descriptor.
+/// `scatterElements(input, indices, updates, options)`
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-scatterelements)): indices as for
+/// gatherElements, updates of the indices' shape; the output is a copy of the input's descriptor.
 pub(crate) fn scatter_elements(
     call: &OpCall,
     input: &OperandDescriptor,
@@ -142,9 +150,10 @@ pub(crate) fn scatter_elements(
     Ok(input.clone())
 }
 
-/// `scatterND(input, indices, updates, options)` (§8.9.45): updates must have the shape
-/// `indices.shape[..-1] ++ input.shape[indices.shape[-1]..]`; the output has the input's
-/// descriptor (the "Returns" rank formula copied from gatherND is wrong; the steps rule).
+/// `scatterND(input, indices, updates, options)`
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-scatternd)): updates must have the shape
+/// `indices.shape[..-1] ++ input.shape[indices.shape[-1]..]`; the output has the input's descriptor
+/// (the "Returns" rank formula copied from gatherND is wrong; the steps rule).
 pub(crate) fn scatter_nd(
     call: &OpCall,
     input: &OperandDescriptor,

@@ -1,6 +1,6 @@
 //! Pure validation functions, one file per op family: (operand descriptors, options) →
 //! output descriptor(s) and resolved attributes, or a TypeError. They never touch data.
-//! Shared algorithms of spec §9 live here.
+//! Shared algorithms of [spec](https://www.w3.org/TR/webnn/#algorithms) live here.
 
 pub(crate) mod activation;
 pub(crate) mod conv;
@@ -81,7 +81,9 @@ pub(crate) fn check_sizes_are_rank(
     Ok(())
 }
 
-/// *unidirectionally broadcast the shapes* (§9.1): `from` broadcast to `to`, or `None`.
+/// *unidirectionally broadcast the shapes*
+/// ([spec](https://www.w3.org/TR/webnn/#algorithms-broadcasting)): `from` broadcast to `to`, or
+/// `None`.
 pub fn broadcast_unidirectional(from: &[u32], to: &[u32]) -> Option<Vec<u32>> {
     if from.len() > to.len() {
         return None;
@@ -96,7 +98,9 @@ pub fn broadcast_unidirectional(from: &[u32], to: &[u32]) -> Option<Vec<u32>> {
     Some(to.to_vec())
 }
 
-/// *bidirectionally broadcast the shapes* (§9.1): the numpy broadcast of `a` and `b`, or `None`.
+/// *bidirectionally broadcast the shapes*
+/// ([spec](https://www.w3.org/TR/webnn/#algorithms-broadcasting)): the numpy broadcast of `a` and
+/// `b`, or `None`.
 pub fn broadcast_bidirectional(a: &[u32], b: &[u32]) -> Option<Vec<u32>> {
     let rank = a.len().max(b.len());
     let mut out = Vec::with_capacity(rank);
@@ -111,13 +115,15 @@ pub fn broadcast_bidirectional(a: &[u32], b: &[u32]) -> Option<Vec<u32>> {
     Some(out)
 }
 
-/// *blockwise broadcastable* (§9.1): same rank and every `to[i]` a multiple of `from[i]`.
+/// *blockwise broadcastable* ([spec](https://www.w3.org/TR/webnn/#algorithms-broadcasting)): same
+/// rank and every `to[i]` a multiple of `from[i]`.
 pub fn blockwise_broadcastable(from: &[u32], to: &[u32]) -> bool {
     from.len() == to.len() && from.iter().zip(to).all(|(&f, &t)| f != 0 && t % f == 0)
 }
 
-/// *calculate reduction output sizes* (§9): `axes` absent reduces all dims; duplicate or
-/// out-of-range axes fail (the spec's "return failure", a TypeError for the caller).
+/// *calculate reduction output sizes* ([spec](https://www.w3.org/TR/webnn/#algorithms)): `axes`
+/// absent reduces all dims; duplicate or out-of-range axes fail (the spec's "return failure", a
+/// TypeError for the caller).
 pub fn reduction_output_shape(
     input: &[u32],
     axes: Option<&[u32]>,

@@ -1,6 +1,8 @@
-//! batchNormalization (§8.9.6), instanceNormalization (§8.9.29) and layerNormalization
-//! (§8.9.30): pure validation, (descriptors, options) → output descriptor and resolved
-//! attributes, or a TypeError. The output is always a copy of the input's descriptor.
+//! batchNormalization ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-batchnorm)),
+//! instanceNormalization ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-instancenorm)) and
+//! layerNormalization ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-layernorm)): pure
+//! validation, (descriptors, options) → output descriptor and resolved attributes, or a TypeError.
+//! The output is always a copy of the input's descriptor.
 
 use super::conv::{cast_float, check_same_type, check_shape};
 use super::OpCall;
@@ -24,8 +26,9 @@ fn check_channel_operand(
     Ok(())
 }
 
-/// `batchNormalization()` (§8.9.6) after the limits check: axis in range, mean / variance /
-/// scale / bias of input's type and shape `[input.shape[axis]]`, epsilon cast to input's type.
+/// `batchNormalization()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-batchnorm)) after
+/// the limits check: axis in range, mean / variance / scale / bias of input's type and shape
+/// `[input.shape[axis]]`, epsilon cast to input's type.
 pub(crate) fn batch_normalization(
     call: &OpCall,
     input: &OperandDescriptor,
@@ -47,8 +50,9 @@ pub(crate) fn batch_normalization(
     Ok((input.clone(), Attrs::BatchNormalization { axis, epsilon }))
 }
 
-/// `instanceNormalization()` (§8.9.29) after the limits check: epsilon cast to input's type,
-/// scale / bias of input's type and shape `[channels]` (axis 1 for "nchw", 3 for "nhwc").
+/// `instanceNormalization()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-instancenorm))
+/// after the limits check: epsilon cast to input's type, scale / bias of input's type and shape
+/// `[channels]` (axis 1 for "nchw", 3 for "nhwc").
 pub(crate) fn instance_normalization(
     call: &OpCall,
     input: &OperandDescriptor,
@@ -69,9 +73,9 @@ pub(crate) fn instance_normalization(
     Ok((input.clone(), Attrs::InstanceNormalization { epsilon, layout: options.layout }))
 }
 
-/// `layerNormalization()` (§8.9.30) after the limits check: axes default to `[1, rank)`;
-/// duplicate or out-of-range axes are a TypeError; scale / bias have input's type and the
-/// input's sizes at `axes`, in `axes` order.
+/// `layerNormalization()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-layernorm)) after
+/// the limits check: axes default to `[1, rank)`; duplicate or out-of-range axes are a TypeError;
+/// scale / bias have input's type and the input's sizes at `axes`, in `axes` order.
 pub(crate) fn layer_normalization(
     call: &OpCall,
     input: &OperandDescriptor,

@@ -1,4 +1,7 @@
-//! gru (§8.9.25), gruCell (§8.9.26), lstm (§8.9.33) and lstmCell (§8.9.34): pure validation,
+//! gru ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gru)), gruCell
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-grucell)), lstm
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-lstm)) and lstmCell
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-lstmcell)): pure validation,
 //! (descriptors, sizes, options) → output descriptors and resolved attributes, or a TypeError.
 //!
 //! Expected shapes such as `3 * hiddenSize` are computed in u64 so they never wrap.
@@ -122,8 +125,8 @@ fn sequence_outputs(
     outputs
 }
 
-/// `gru()` (§8.9.25) after the limits check. Outputs: `[output0]`, plus `output1` (the
-/// sequence) when returnSequence.
+/// `gru()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gru)) after the limits check.
+/// Outputs: `[output0]`, plus `output1` (the sequence) when returnSequence.
 pub(crate) fn gru(
     call: &OpCall,
     args: &RecurrentArgs,
@@ -182,8 +185,8 @@ fn cell_head(call: &OpCall, args: &CellArgs, gates: u64) -> Result<u32> {
     Ok(batch_size)
 }
 
-/// `gruCell()` (§8.9.26) after the limits check. Output: `[batchSize, hiddenSize]`. The
-/// attributes are those of a one-step forward gru.
+/// `gruCell()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-grucell)) after the limits
+/// check. Output: `[batchSize, hiddenSize]`. The attributes are those of a one-step forward gru.
 pub(crate) fn gru_cell(
     call: &OpCall,
     args: &CellArgs,
@@ -218,8 +221,8 @@ pub(crate) struct LstmOperands<'a> {
     pub initial_cell_state: Option<&'a OperandDescriptor>,
 }
 
-/// `lstm()` (§8.9.33) after the limits check. Outputs: `[hidden, cell]`, plus the sequence
-/// when returnSequence.
+/// `lstm()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-lstm)) after the limits check.
+/// Outputs: `[hidden, cell]`, plus the sequence when returnSequence.
 pub(crate) fn lstm(
     call: &OpCall,
     args: &RecurrentArgs,
@@ -247,8 +250,9 @@ pub(crate) fn lstm(
     Ok((outputs, attrs))
 }
 
-/// `lstmCell()` (§8.9.34) after the limits check. Outputs: `[hiddenState', cellState']`, each
-/// `[batchSize, hiddenSize]`. The attributes are those of a one-step forward lstm.
+/// `lstmCell()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-lstmcell)) after the limits
+/// check. Outputs: `[hiddenState', cellState']`, each `[batchSize, hiddenSize]`. The attributes are
+/// those of a one-step forward lstm.
 pub(crate) fn lstm_cell(
     call: &OpCall,
     args: &CellArgs,

@@ -1,6 +1,8 @@
-//! argMin / argMax (§8.9.5), cumulativeSum (§8.9.12) and the reductions (§8.9.39):
-//! reduceL1, reduceL2, reduceLogSum, reduceLogSumExp, reduceMax, reduceMean, reduceMin,
-//! reduceProduct, reduceSum, reduceSumSquare.
+//! argMin / argMax ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-argminmax)),
+//! cumulativeSum ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-cumulativesum)) and the
+//! reductions ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-reduce)): reduceL1, reduceL2,
+//! reduceLogSum, reduceLogSumExp, reduceMax, reduceMean, reduceMin, reduceProduct, reduceSum,
+//! reduceSumSquare.
 //!
 //! The input's data type and rank are checked by the limits table in `GraphBuilder::begin`;
 //! the functions here run the op-specific steps that follow.
@@ -25,8 +27,10 @@ fn max_value(t: DataType) -> Option<u64> {
     })
 }
 
-/// *create an argMin/argMax operation* (§8.9.5) steps 4–8: axis in range, outputDataType an
-/// allowed output type, the axis size representable in it, then the reduction output shape.
+/// *create an argMin/argMax operation*
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-argminmax)) steps 4–8: axis in range,
+/// outputDataType an allowed output type, the axis size representable in it, then the reduction
+/// output shape.
 pub(crate) fn arg_min_max(
     call: &OpCall,
     input: &OperandDescriptor,
@@ -55,8 +59,9 @@ pub(crate) fn arg_min_max(
     Ok(OperandDescriptor::new(output_data_type, shape))
 }
 
-/// *create a reduction operation* (§8.9.39): the output shape of *calculate reduction output
-/// sizes* (failure → TypeError) and the reduced axes, sorted.
+/// *create a reduction operation* ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-reduce)):
+/// the output shape of *calculate reduction output sizes* (failure → TypeError) and the reduced
+/// axes, sorted.
 pub(crate) fn reduce(
     call: &OpCall,
     input: &OperandDescriptor,
@@ -67,7 +72,8 @@ pub(crate) fn reduce(
     Ok((OperandDescriptor::new(input.data_type, shape), axes))
 }
 
-/// `cumulativeSum()` (§8.9.12) step 4: the axis is in range; the output copies the input.
+/// `cumulativeSum()` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-cumulativesum)) step
+/// 4: the axis is in range; the output copies the input.
 pub(crate) fn cumulative_sum(call: &OpCall, input: &OperandDescriptor, axis: u32) -> Result<OperandDescriptor> {
     check_axis(call, input, axis)?;
     Ok(input.clone())

@@ -1,7 +1,16 @@
-//! Data-movement ops that change or keep the shape without looking at values: concat (§8.9.9),
-//! expand (§8.9.19), pad (§8.9.36), reshape (§8.9.42), reverse (§8.9.43), slice (§8.9.47),
-//! split (§8.9.51), tile (§8.9.53), transpose (§8.9.54), triangular (§8.9.55) and
-//! where (§8.9.56). The index-driven ops (gather/scatter) are in [`super::gather`].
+//! Data-movement ops that change or keep the shape without looking at values: concat
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-concat)), expand
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-expand)), pad
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-pad)), reshape
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-reshape-method)), reverse
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-reverse-method)), slice
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-slice)), split
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-split)), tile
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-tile)), transpose
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-transpose)), triangular
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-triangular)) and where
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-where)). The index-driven ops
+//! (gather/scatter) are in [`super::gather`].
 //!
 //! Every function runs the op's own checks in the spec's order, after the builder has done the
 //! can-build, same-builder and limits-table checks, and returns the output descriptor(s) and the
@@ -15,10 +24,12 @@ use crate::limits::member_limits;
 use crate::types::options::{PadOptions, Splits};
 use crate::types::{element_count, is_valid_dimension, OperandDescriptor, PaddingMode, Scalar};
 
-/// The largest *valid tensor count* (§8.9, 2026): concat inputs and split outputs.
+/// The largest *valid tensor count* ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder),
+/// 2026): concat inputs and split outputs.
 pub const MAX_TENSOR_COUNT: usize = 8192;
 
-/// *valid tensor count* (§8.9): an integer greater than zero and at most [`MAX_TENSOR_COUNT`].
+/// *valid tensor count* ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder)): an integer
+/// greater than zero and at most [`MAX_TENSOR_COUNT`].
 pub fn is_valid_tensor_count(n: u64) -> bool {
     n > 0 && n <= MAX_TENSOR_COUNT as u64
 }
@@ -52,8 +63,9 @@ fn check_valid_shape(call: &OpCall, shape: &[u64], what: &str) -> Result<Vec<u32
     Ok(out)
 }
 
-/// `concat(inputs, axis)` (§8.9.9) after the per-item limits check: valid tensor count, axis
-/// in range, equal data types and ranks, equal sizes off the axis, valid summed axis size.
+/// `concat(inputs, axis)` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-concat)) after
+/// the per-item limits check: valid tensor count, axis in range, equal data types and ranks, equal
+/// sizes off the axis, valid summed axis size.
 pub(crate) fn concat(call: &OpCall, inputs: &[&OperandDescriptor], axis: u32) -> Result<OperandDescriptor> {
     if !is_valid_tensor_count(inputs.len() as u64) {
         return Err(call.error(format_args!(
@@ -94,8 +106,9 @@ pub(crate) fn concat(call: &OpCall, inputs: &[&OperandDescriptor], axis: u32) ->
     Ok(desc)
 }
 
-/// `expand(input, newShape)` (§8.9.19): unidirectional broadcast of the input shape to
-/// `newShape`, an allowed output rank, and every item a valid dimension (decisions.md D9).
+/// `expand(input, newShape)` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-expand)):
+/// unidirectional broadcast of the input shape to `newShape`, an allowed output rank, and every
+/// item a valid dimension (decisions.md D9).
 pub(crate) fn expand(call: &OpCall, input: &OperandDescriptor, new_shape: &[u32]) -> Result<OperandDescriptor> {
     let shape = broadcast_unidirectional(&input.shape, new_shape).ok_or_else(|| {
         call.error(format_args!(
@@ -111,8 +124,9 @@ pub(crate) fn expand(call: &OpCall, input: &OperandDescriptor, new_shape: &[u32]
     Ok(OperandDescriptor::new(input.data_type, shape))
 }
 
-/// `pad(input, beginningPadding, endingPadding, options)` (§8.9.36): returns the output
-/// descriptor and the fill value cast to the input's data type.
+/// `pad(input, beginningPadding, endingPadding, options)`
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-pad)): returns the output descriptor and
+/// the fill value cast to the input's data type.
 pub(crate) fn pad(
     call: &OpCall,
     input: &OperandDescriptor,
@@ -150,8 +164,9 @@ pub(crate) fn pad(
     Ok((OperandDescriptor::new(input.data_type, shape), value))
 }
 
-/// `reshape(input, newShape)` (§8.9.42): allowed output rank, valid dimensions, same element
-/// count.
+/// `reshape(input, newShape)`
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-reshape-method)): allowed output rank,
+/// valid dimensions, same element count.
 pub(crate) fn reshape(call: &OpCall, input: &OperandDescriptor, new_shape: &[u32]) -> Result<OperandDescriptor> {
     check_output_rank(call, new_shape.len(), "newShape")?;
     if let Some((i, d)) = new_shape.iter().enumerate().find(|(_, &d)| !is_valid_dimension(d as u64)) {
@@ -169,9 +184,10 @@ pub(crate) fn reshape(call: &OpCall, input: &OperandDescriptor, new_shape: &[u32
     Ok(OperandDescriptor::new(input.data_type, new_shape.to_vec()))
 }
 
-/// `reverse(input, options)` (§8.9.43): the reversed axes (absent: all; empty: none), sorted.
-/// Duplicates or out-of-range axes are the spec's "return failure", a TypeError
-/// (decisions.md D18).
+/// `reverse(input, options)`
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-reverse-method)): the reversed axes
+/// (absent: all; empty: none), sorted. Duplicates or out-of-range axes are the spec's "return
+/// failure", a TypeError (decisions.md D18).
 pub(crate) fn reverse(call: &OpCall, input: &OperandDescriptor, axes: Option<&[u32]>) -> Result<Vec<u32>> {
     let rank = input.rank();
     let Some(axes) = axes else {
@@ -189,9 +205,10 @@ pub(crate) fn reverse(call: &OpCall, input: &OperandDescriptor, axes: Option<&[u
     Ok((0..rank as u32).filter(|&a| seen[a as usize]).collect())
 }
 
-/// `slice(input, starts, sizes, options)` (§8.9.47): returns the output descriptor and the
-/// resolved strides (all 1 when absent). `sizes` is the extent in the input; the output size
-/// is ceil(size / stride).
+/// `slice(input, starts, sizes, options)`
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-slice)): returns the output descriptor
+/// and the resolved strides (all 1 when absent). `sizes` is the extent in the input; the output
+/// size is ceil(size / stride).
 pub(crate) fn slice(
     call: &OpCall,
     input: &OperandDescriptor,
@@ -236,8 +253,8 @@ pub(crate) fn slice(
     Ok((OperandDescriptor::new(input.data_type, shape), strides))
 }
 
-/// `split(input, splits, options)` (§8.9.51): returns the output descriptors and the size of
-/// every output along `axis`.
+/// `split(input, splits, options)` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-split)):
+/// returns the output descriptors and the size of every output along `axis`.
 pub(crate) fn split(
     call: &OpCall,
     input: &OperandDescriptor,
@@ -296,8 +313,9 @@ pub(crate) fn split(
     Ok((outputs, sizes))
 }
 
-/// `tile(input, repetitions)` (§8.9.53): one non-zero repetition per dimension; every output
-/// dimension and the element count must be valid dimensions (decisions.md D20).
+/// `tile(input, repetitions)` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-tile)): one
+/// non-zero repetition per dimension; every output dimension and the element count must be valid
+/// dimensions (decisions.md D20).
 pub(crate) fn tile(call: &OpCall, input: &OperandDescriptor, repetitions: &[u32]) -> Result<OperandDescriptor> {
     if repetitions.len() != input.rank() {
         return Err(call.error(format_args!(
@@ -314,9 +332,9 @@ pub(crate) fn tile(call: &OpCall, input: &OperandDescriptor, repetitions: &[u32]
     Ok(OperandDescriptor::new(input.data_type, shape))
 }
 
-/// `transpose(input, options)` (§8.9.54): returns the output descriptor and the resolved
-/// permutation (absent: the reversed dimensions). The output shape is permuted
-/// (decisions.md D21).
+/// `transpose(input, options)` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-transpose)):
+/// returns the output descriptor and the resolved permutation (absent: the reversed dimensions).
+/// The output shape is permuted (decisions.md D21).
 pub(crate) fn transpose(
     call: &OpCall,
     input: &OperandDescriptor,
@@ -347,8 +365,9 @@ pub(crate) fn transpose(
     Ok((OperandDescriptor::new(input.data_type, shape), permutation))
 }
 
-/// `where(condition, trueValue, falseValue)` (§8.9.56): falseValue's type equals trueValue's
-/// (the table's "same as trueValue"); the three shapes broadcast bidirectionally.
+/// `where(condition, trueValue, falseValue)`
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-where)): falseValue's type equals
+/// trueValue's (the table's "same as trueValue"); the three shapes broadcast bidirectionally.
 pub(crate) fn where_(
     call: &OpCall,
     condition: &OperandDescriptor,

@@ -1,6 +1,17 @@
-//! Activations: clamp (§8.9.8), elu (§8.9.18), gelu (§8.9.23), hardSigmoid (§8.9.27),
-//! hardSwish (§8.9.28), leakyRelu (§8.9.31), linear (§8.9.32), prelu (§8.9.38), relu (§8.9.40),
-//! sigmoid (§8.9.46), softmax (§8.9.48), softplus (§8.9.49), softsign (§8.9.50), tanh (§8.9.52).
+//! Activations: clamp ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-clamp)), elu
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-elu)), gelu
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gelu-method)), hardSigmoid
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-hard-sigmoid)), hardSwish
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-hard-swish)), leakyRelu
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-leakyrelu)), linear
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-linear)), prelu
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-prelu)), relu
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-relu-method)), sigmoid
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-sigmoid-method)), softmax
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-softmax-method)), softplus
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-softplus-method)), softsign
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-softsign-method)), tanh
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-tanh-method)).
 //!
 //! float16 is computed in f32 (or f64 where noted) and rounded once. Formulas are arranged for
 //! accuracy: elu uses expm1, gelu uses `0.5·x·erfc(−x/√2)` for x ≪ 0 (no cancellation; see

@@ -1,7 +1,7 @@
-//! Element-wise binary arithmetic (§8.9.13): add, sub, mul, div, max, min, pow, with numpy
-//! broadcasting. Integer div truncates toward zero and gives 0 on division by zero; integer
-//! overflow wraps; integer pow with a negative exponent gives 0 except for bases ±1
-//! (decisions.md D5). float16 is computed in f32 and rounded once.
+//! Element-wise binary arithmetic ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)):
+//! add, sub, mul, div, max, min, pow, with numpy broadcasting. Integer div truncates toward zero
+//! and gives 0 on division by zero; integer overflow wraps; integer pow with a negative exponent
+//! gives 0 except for bases ±1 (decisions.md D5). float16 is computed in f32 and rounded once.
 
 use super::simd::simd;
 use super::util::broadcast_strides;

@@ -1,4 +1,4 @@
-//! cast (§8.9.7) between all 8 data types.
+//! cast ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-cast)) between all 8 data types.
 //!
 //! - float → float: nearest representable, ties to even; out of range → ±Infinity; NaN → NaN.
 //! - integer → float: nearest representable, ties to even (int → float16 goes through f32,

@@ -1,5 +1,6 @@
-//! conv2d (§8.9.10), float32 and float16 (computed in f32, rounded once); the geometry and
-//! float I/O shared with convTranspose2d (`conv_transpose.rs`).
+//! conv2d ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-conv2d)), float32 and float16
+//! (computed in f32, rounded once); the geometry and float I/O shared with convTranspose2d
+//! (`conv_transpose.rs`).
 //!
 //! conv2d: filters are repacked once in `lower` (when constant) into the GEMM operand of the
 //! input layout; 1×1 stride-1 unpadded convolutions are a plain GEMM on the input, depthwise

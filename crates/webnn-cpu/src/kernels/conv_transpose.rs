@@ -1,7 +1,8 @@
-//! convTranspose2d (§8.9.11), float32 and float16 (computed in f32, rounded once): GEMM of the
-//! filter with the input into columns, then col2im; the output size comes from the output
-//! descriptor (outputPadding/outputSizes may make it larger than the computed size: positions
-//! no input reaches hold the bias). The geometry and the float I/O are conv2d's (`conv.rs`).
+//! convTranspose2d ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-convtranspose2d)),
+//! float32 and float16 (computed in f32, rounded once): GEMM of the filter with the input into
+//! columns, then col2im; the output size comes from the output descriptor
+//! (outputPadding/outputSizes may make it larger than the computed size: positions no input reaches
+//! hold the bias). The geometry and the float I/O are conv2d's (`conv.rs`).
 
 use super::constants::constant_f32;
 use super::conv::{check_sizes, conv_geom, fill_bias, span, ConvOperands, Geom};

@@ -1,6 +1,8 @@
-//! gather (§8.9.20), gatherElements (§8.9.21) and gatherND (§8.9.22) for every data type,
-//! with int32/uint32/int64 indices. Indices in [−N, −1] wrap by +N; anything still outside
-//! [0, N) is clamped to [0, N−1] (decisions.md D10): no index value reads out of bounds.
+//! gather ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gather)), gatherElements
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gatherelements)) and gatherND
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gathernd)) for every data type, with
+//! int32/uint32/int64 indices. Indices in [−N, −1] wrap by +N; anything still outside [0, N) is
+//! clamped to [0, N−1] (decisions.md D10): no index value reads out of bounds.
 
 use super::strided::par_rows;
 use super::util::input_desc;

@@ -1,7 +1,8 @@
-//! Element-wise logical ops (§8.9.14): equal, notEqual, greater, greaterOrEqual, lesser,
-//! lesserOrEqual (any input type, numpy broadcasting, uint8 0/1 output), logicalNot/And/Or/Xor
-//! (uint8, any non-zero value is true), isNaN, isInfinite; and `where` (§8.9.56), which selects
-//! (it never multiplies, so NaN/Infinity in the unselected branch do not leak).
+//! Element-wise logical ops ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical)):
+//! equal, notEqual, greater, greaterOrEqual, lesser, lesserOrEqual (any input type, numpy
+//! broadcasting, uint8 0/1 output), logicalNot/And/Or/Xor (uint8, any non-zero value is true),
+//! isNaN, isInfinite; and `where` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-where)),
+//! which selects (it never multiplies, so NaN/Infinity in the unselected branch do not leak).
 //!
 //! Also the parallel broadcast walk shared with prelu.
 //!

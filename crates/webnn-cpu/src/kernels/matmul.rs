@@ -1,8 +1,8 @@
-//! matmul (§8.9.35: batched, batch dimensions broadcast; on [`super::packed_gemm`], a shared
-//! float32 constant `b` packed once at build) and gemm (§8.9.24:
-//! `alpha·A'·B' + beta·C`, on the `gemm` crate through [`sgemm`]). Constant operands are
-//! widened to f32 (and for gemm transposed to row-major) once in `lower`; float16 is computed
-//! in f32 and rounded once.
+//! matmul ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-matmul): batched, batch
+//! dimensions broadcast; on [`super::packed_gemm`], a shared float32 constant `b` packed once at
+//! build) and gemm ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gemm): `alpha·A'·B' +
+//! beta·C`, on the `gemm` crate through [`sgemm`]). Constant operands are widened to f32 (and for
+//! gemm transposed to row-major) once in `lower`; float16 is computed in f32 and rounded once.
 
 use super::constants::constant_f32;
 use super::epilogue::{BoundEpilogue, Epilogue, TileBias};

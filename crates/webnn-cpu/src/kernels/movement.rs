@@ -1,8 +1,15 @@
-//! Data movement (§8.9.9 concat, §8.9.19 expand, §8.9.42 reshape, §8.9.43 reverse, §8.9.47 slice,
-//! §8.9.51 split, §8.9.53 tile, §8.9.54 transpose, §8.9.55 triangular). All are independent of
-//! the element type except for its size. Transpose, slice, reverse, expand, tile and reshape are
-//! affine views run by [`StridedCopy`]; concat and split copy contiguous runs; triangular copies
-//! row prefixes/suffixes and zero-fills the rest. pad is in `pad.rs`.
+//! Data movement ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-concat) concat,
+//! [spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-expand) expand,
+//! [spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-reshape-method) reshape,
+//! [spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-reverse-method) reverse,
+//! [spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-slice) slice,
+//! [spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-split) split,
+//! [spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-tile) tile,
+//! [spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-transpose) transpose,
+//! [spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-triangular) triangular). All are
+//! independent of the element type except for its size. Transpose, slice, reverse, expand, tile and
+//! reshape are affine views run by [`StridedCopy`]; concat and split copy contiguous runs;
+//! triangular copies row prefixes/suffixes and zero-fills the rest. pad is in `pad.rs`.
 
 use super::strided::{istrides, par_memcpy, par_rows, StridedCopy, PAR_MIN_BYTES};
 use super::{In, Kernel, Out};

@@ -1,5 +1,8 @@
-//! batchNormalization (§8.9.6, any channel axis), instanceNormalization (§8.9.29, nchw and
-//! nhwc) and layerNormalization (§8.9.30, any axes; scale/bias laid out in `axes` order).
+//! batchNormalization ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-batchnorm), any
+//! channel axis), instanceNormalization
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-instancenorm), nchw and nhwc) and
+//! layerNormalization ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-layernorm), any axes;
+//! scale/bias laid out in `axes` order).
 //!
 //! `y = scale · (x − mean) / sqrt(variance + epsilon) + bias`, scale defaulting to 1 and bias
 //! to 0. Statistics (instance/layer) are accumulated in f64 (mean, then the population

@@ -1,5 +1,6 @@
-//! pad (§8.9.36): constant, edge and reflection modes, for every data type (data movement on
-//! the element size; the constant is already cast to the input type in the attributes).
+//! pad ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-pad)): constant, edge and reflection
+//! modes, for every data type (data movement on the element size; the constant is already cast to
+//! the input type in the attributes).
 //!
 //! Per dimension, a table maps every output coordinate to its input coordinate (or to "the
 //! constant"); the table of the last dimension is only used for the borders, the interior of

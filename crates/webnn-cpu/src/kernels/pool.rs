@@ -1,4 +1,5 @@
-//! averagePool2d, l2Pool2d, maxPool2d (§8.9.37), nchw and nhwc.
+//! averagePool2d, l2Pool2d, maxPool2d
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-pool2d)), nchw and nhwc.
 //!
 //! The output size is read from the output descriptor (it may come from ceil rounding or
 //! outputSizes). Only real input elements take part in a window: padded positions, and

@@ -1,6 +1,8 @@
-//! quantizeLinear (§8.9.17) and dequantizeLinear (§8.9.16), with `scale` and `zeroPoint`
-//! blockwise broadcast to the input (same rank; each scale element covers a block of
-//! `input.shape[d] / scale.shape[d]` consecutive elements along every dimension d).
+//! quantizeLinear ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-quantizelinear)) and
+//! dequantizeLinear ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-dequantizelinear)),
+//! with `scale` and `zeroPoint` blockwise broadcast to the input (same rank; each scale element
+//! covers a block of `input.shape[d] / scale.shape[d]` consecutive elements along every dimension
+//! d).
 //!
 //! - quantize: `q = saturate(roundHalfEven(x / scale) + zeroPoint)` to the zeroPoint type's range
 //!   (decisions.md D7), computed in f32 (float16 inputs widened), the addition in f64 (exact for

@@ -1,4 +1,7 @@
-//! Recurrent networks: gru (§8.9.25), gruCell (§8.9.26), lstm (§8.9.33), lstmCell (§8.9.34).
+//! Recurrent networks: gru ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gru)), gruCell
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-grucell)), lstm
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-lstm)), lstmCell
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-lstmcell)).
 //!
 //! The cells are the networks with one step, one (forward) direction and no leading
 //! `numDirections`/`steps` dimensions, so all four ops share one kernel.

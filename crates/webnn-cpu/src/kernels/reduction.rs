@@ -1,6 +1,8 @@
-//! Reductions (§8.9.39): reduceL1, reduceL2, reduceLogSum, reduceLogSumExp, reduceMax,
-//! reduceMean, reduceMin, reduceProduct, reduceSum, reduceSumSquare; argMin / argMax (§8.9.5);
-//! cumulativeSum (§8.9.12).
+//! Reductions ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-reduce)): reduceL1, reduceL2,
+//! reduceLogSum, reduceLogSumExp, reduceMax, reduceMean, reduceMin, reduceProduct, reduceSum,
+//! reduceSumSquare; argMin / argMax
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-argminmax)); cumulativeSum
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-cumulativesum)).
 //!
 //! - Floats (float32 and float16) accumulate in f64 and are rounded once at the end, which
 //!   keeps every result well inside the WPT tolerances (R ULP for reduceSum over R elements).

@@ -1,6 +1,7 @@
-//! resample2d (§8.9.41): nearest-neighbor and linear over any two distinct axes of a 4-D
-//! tensor, with the spec's half-pixel transform
-//! `in = clamp((out + 0.5) / scale − 0.5, 0, inSize − 1)`; nearest takes `ceil(in − 0.5)`.
+//! resample2d ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-resample2d-method)):
+//! nearest-neighbor and linear over any two distinct axes of a 4-D tensor, with the spec's
+//! half-pixel transform `in = clamp((out + 0.5) / scale − 0.5, 0, inSize − 1)`; nearest takes
+//! `ceil(in − 0.5)`.
 //!
 //! The scale of an axis is `scales[i]` when the caller gave `scales` (and no `sizes`), else
 //! `outSize / inSize`. The WPT vectors only use integral scales, where both agree; the given

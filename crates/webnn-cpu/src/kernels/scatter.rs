@@ -1,7 +1,9 @@
-//! scatterElements (§8.9.44) and scatterND (§8.9.45) for every data type, with
-//! int32/uint32/int64 indices: the output is a copy of the input with the updates written at
-//! the indexed places. Indices wrap/clamp as in gather (decisions.md D10); when several updates
-//! hit the same place, the last one in row-major order of the indices wins (decisions.md D19).
+//! scatterElements ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-scatterelements)) and
+//! scatterND ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-scatternd)) for every data
+//! type, with int32/uint32/int64 indices: the output is a copy of the input with the updates
+//! written at the indexed places. Indices wrap/clamp as in gather (decisions.md D10); when several
+//! updates hit the same place, the last one in row-major order of the indices wins (decisions.md
+//! D19).
 
 use super::gather::{resolve, IndexValue};
 use super::strided::par_memcpy;

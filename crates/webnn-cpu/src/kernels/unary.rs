@@ -1,6 +1,6 @@
-//! Element-wise unary ops (§8.9.15): abs, ceil, cos, erf, exp, floor, identity, log, neg,
-//! reciprocal, roundEven, sin, sign, sqrt, tan. Also the element-map helpers shared by the
-//! activation, logical and cast kernels.
+//! Element-wise unary ops ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary)): abs,
+//! ceil, cos, erf, exp, floor, identity, log, neg, reciprocal, roundEven, sin, sign, sqrt, tan.
+//! Also the element-map helpers shared by the activation, logical and cast kernels.
 //!
 //! float16 is computed in f32 and rounded once. On integers abs and neg wrap (abs(−128i8) is
 //! −128), sign gives −1/0/1. sign(NaN) is 0, as in the spec's emulation

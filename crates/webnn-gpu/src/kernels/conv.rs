@@ -1,6 +1,7 @@
-//! Convolutions: `conv2d` (§8.9.10) and `convTranspose2d` (§8.9.11), float32 and float16
-//! (computed in f32, rounded to f16 once when stored), every input layout (nchw, nhwc) and
-//! filter layout, groups, padding, strides, dilations and the optional bias.
+//! Convolutions: `conv2d` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-conv2d)) and
+//! `convTranspose2d` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-convtranspose2d)),
+//! float32 and float16 (computed in f32, rounded to f16 once when stored), every input layout
+//! (nchw, nhwc) and filter layout, groups, padding, strides, dilations and the optional bias.
 //!
 //! Design: two paths sharing the same WGSL accessors — `x_at(b, ic, oh, ow, kh, kw)`, the
 //! input element that filter tap (kh, kw) of output pixel (oh, ow) reads (0 in the padding,

@@ -1,6 +1,8 @@
-//! Element-wise operations (§7.9.13 element-wise binary, §7.9.14 element-wise unary, the
-//! activations of §7.9, cast, clamp, prelu): one invocation per output element, inputs
-//! broadcast with numpy's rules by index arithmetic baked into the shader.
+//! Element-wise operations ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary)
+//! element-wise binary, [spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary) element-wise
+//! unary, the activations of [spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder), cast, clamp,
+//! prelu): one invocation per output element, inputs broadcast with numpy's rules by index
+//! arithmetic baked into the shader.
 //!
 //! Floats (float32 and float16) are computed in f32. Functions WGSL lacks are written here:
 //! `erf` (|x| < 1: its Taylor series to x^23, truncation error < 1e-10; beyond: 1 − erfc with

@@ -1,6 +1,9 @@
-//! gather (§7.9.20), gatherElements (§7.9.21), gatherND (§7.9.22), scatterElements
-//! (§7.9.44) and scatterND (§7.9.45), for every data type the GPU stores, with int32 or
-//! uint32 indices (int64 is not stored on the GPU).
+//! gather ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gather)), gatherElements
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gatherelements)), gatherND
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gathernd)), scatterElements
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-scatterelements)) and scatterND
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-scatternd)), for every data type the GPU
+//! stores, with int32 or uint32 indices (int64 is not stored on the GPU).
 //!
 //! Index semantics are the CPU engine's (webnn-cpu kernels/gather.rs, decisions.md D10):
 //! indices in [−N, −1] wrap by +N, anything still outside [0, N) is clamped to [0, N−1], so no

@@ -1,5 +1,6 @@
-//! Matrix products: `gemm` (§8.9.24) and `matmul` (§8.9.35), float32 and float16 (computed
-//! in f32, rounded to f16 once when stored), and the tiled GEMM kernel generator that
+//! Matrix products: `gemm` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gemm)) and
+//! `matmul` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-matmul)), float32 and float16
+//! (computed in f32, rounded to f16 once when stored), and the tiled GEMM kernel generator that
 //! `conv.rs` reuses for its implicit-GEMM convolutions.
 //!
 //! Design: one workgroup of 16×16 threads computes a TM×TN output tile (TM, TN ∈ {16, 32,

@@ -1,7 +1,7 @@
-//! Data movement (§7.9 concat, expand, pad, reverse, slice, split, tile, transpose,
-//! triangular): elements are moved without arithmetic, so every data type the GPU stores is
-//! executed (8-bit outputs are written a word at a time by the per-element skeleton; 8-bit
-//! inputs are unpacked by `wgsl::load`).
+//! Data movement ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder) concat, expand, pad,
+//! reverse, slice, split, tile, transpose, triangular): elements are moved without arithmetic, so
+//! every data type the GPU stores is executed (8-bit outputs are written a word at a time by the
+//! per-element skeleton; 8-bit inputs are unpacked by `wgsl::load`).
 //!
 //! Design: one invocation per output element (per output word for 8-bit types).
 //! - transpose, slice, split, expand, reverse and tile are *affine views*: input offset =

@@ -1,5 +1,7 @@
-//! batchNormalization (§7.9.6), instanceNormalization (§7.9.29) and layerNormalization
-//! (§7.9.30), float32 and float16 (computed in f32).
+//! batchNormalization ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-batchnorm)),
+//! instanceNormalization ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-instancenorm)) and
+//! layerNormalization ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-layernorm)), float32
+//! and float16 (computed in f32).
 //!
 //! `y = scale · (x − mean) / sqrt(variance + epsilon) + bias`, scale defaulting to 1 and bias
 //! to 0, as the CPU engine computes it: batchNormalization is one invocation per element

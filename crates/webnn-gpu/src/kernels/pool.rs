@@ -1,4 +1,6 @@
-//! averagePool2d, l2Pool2d, maxPool2d (§7.9.37) and resample2d (§7.9.41): one invocation per
+//! averagePool2d, l2Pool2d, maxPool2d
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-pool2d)) and resample2d
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-resample2d-method)): one invocation per
 //! output element.
 //!
 //! Pooling follows the CPU engine: the output size comes from the output descriptor; only

@@ -1,7 +1,9 @@
-//! quantizeLinear (§7.9.17) and dequantizeLinear (§7.9.16): float32/float16 values with
-//! int8/uint8/int32/uint32 quantized values and zero points; `scale` and `zeroPoint` blockwise
-//! broadcast to the input (same rank, each dimension dividing the input's: scale element
-//! `Σ (cᵈ / blockᵈ)·strideᵈ` covers output element `c`). One invocation per output element.
+//! quantizeLinear ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-quantizelinear)) and
+//! dequantizeLinear ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-dequantizelinear)):
+//! float32/float16 values with int8/uint8/int32/uint32 quantized values and zero points; `scale`
+//! and `zeroPoint` blockwise broadcast to the input (same rank, each dimension dividing the
+//! input's: scale element `Σ (cᵈ / blockᵈ)·strideᵈ` covers output element `c`). One invocation per
+//! output element.
 //!
 //! Numerics follow the CPU engine (webnn-cpu kernels/quantize.rs, decisions.md D7) exactly:
 //! - quantize: `saturate(roundHalfEven(x / scale) + zeroPoint)`, NaN → 0. The quotient is

@@ -1,9 +1,9 @@
-//! Recurrent networks: gru (§7.9 gru), gruCell, lstm and lstmCell, float32 and float16
-//! (computed in f32, rounded once when stored), with the CPU engine's semantics
-//! (webnn-cpu kernels/recurrent.rs): the cells are one-step, one-direction networks without
-//! the leading `numDirections`/`steps` dimensions; missing biases, peephole weights and
-//! initial states are zeros; gru gates use `activations[0]` (z, r) and `activations[1]` (n),
-//! lstm `activations[0]` (i, o, f), `[1]` (g) and `[2]` (cell output); the lstm output-gate
+//! Recurrent networks: gru ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder) gru), gruCell,
+//! lstm and lstmCell, float32 and float16 (computed in f32, rounded once when stored), with the CPU
+//! engine's semantics (webnn-cpu kernels/recurrent.rs): the cells are one-step, one-direction
+//! networks without the leading `numDirections`/`steps` dimensions; missing biases, peephole
+//! weights and initial states are zeros; gru gates use `activations[0]` (z, r) and `activations[1]`
+//! (n), lstm `activations[0]` (i, o, f), `[1]` (g) and `[2]` (cell output); the lstm output-gate
 //! peephole uses the previous cell state; the sequence output is indexed by input time step
 //! for both directions (`[steps, numDirections, batch, hidden]`).
 //!

@@ -1,5 +1,8 @@
-//! Reductions (§7.9.39 reduceL1 … reduceSumSquare), argMin / argMax (§7.9.5), softmax
-//! (§7.9.48) and cumulativeSum (§7.9.12).
+//! Reductions ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-reduce) reduceL1 …
+//! reduceSumSquare), argMin / argMax
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-argminmax)), softmax
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-softmax-method)) and cumulativeSum
+//! ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-cumulativesum)).
 //!
 //! Geometry: the input's dimensions are split into kept and reduced ones, size-1 dimensions
 //! dropped and adjacent dimensions of the same kind merged (as the CPU engine does), so each

@@ -588,7 +588,8 @@ impl Importer<'_> {
         Ok(op)
     }
 
-    /// A scalar WebNN constant of `ty` (cast per §9.2).
+    /// A scalar WebNN constant of `ty` (cast per
+    /// [spec](https://www.w3.org/TR/webnn/#algorithms-casting)).
     pub fn scalar(&mut self, ty: DataType, v: f64) -> NResult<Operand> {
         bld(self.b.constant_scalar(ty, MLNumber::Double(v)))
     }

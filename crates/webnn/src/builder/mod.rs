@@ -25,7 +25,9 @@ pub struct GraphBuilder {
 }
 
 impl GraphBuilder {
-    /// `new MLGraphBuilder(context)` (§8.9.1): InvalidStateError if the context is lost.
+    /// `new MLGraphBuilder(context)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-constructor)): InvalidStateError if
+    /// the context is lost.
     pub fn new(context: &Context) -> Result<Self> {
         Ok(GraphBuilder { inner: webnn_core::GraphBuilder::new(context.link())?, context: context.clone() })
     }
@@ -57,11 +59,12 @@ impl GraphBuilder {
         self.inner.constant_scalar(data_type, value)
     }
 
-    /// `constant(tensor)` (§8.9.3.2): a constant operand holding the bytes of a constant
-    /// tensor (from [`Context::create_constant_tensor`]). TypeError if the tensor belongs to
-    /// another context, is destroyed or is not a constant tensor; InvalidStateError if the
-    /// builder cannot build. The tensor may be destroyed after `build()` (not before:
-    /// decisions.md D2).
+    /// `constant(tensor)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-constant-tensor)): a constant
+    /// operand holding the bytes of a constant tensor (from [`Context::create_constant_tensor`]).
+    /// TypeError if the tensor belongs to another context, is destroyed or is not a constant
+    /// tensor; InvalidStateError if the builder cannot build. The tensor may be destroyed after
+    /// `build()` (not before: decisions.md D2).
     pub fn constant_tensor(&mut self, tensor: &Tensor) -> Result<Operand> {
         self.inner.constant_tensor(tensor)
     }
@@ -98,11 +101,11 @@ impl GraphBuilder {
         &mut self.inner
     }
 
-    /// `build(outputs)` (§8.9.4), synchronous in Rust: validates the outputs, then compiles
-    /// the graph with the context's backend on the calling thread (compiling touches no tensor
-    /// data, so it needs no timeline ordering). Bindings that must not block split it in two:
-    /// [`GraphBuilder::start_build`] on the caller's thread, [`PendingBuild::compile`] on a
-    /// worker thread.
+    /// `build(outputs)` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-build)),
+    /// synchronous in Rust: validates the outputs, then compiles the graph with the context's
+    /// backend on the calling thread (compiling touches no tensor data, so it needs no timeline
+    /// ordering). Bindings that must not block split it in two: [`GraphBuilder::start_build`] on
+    /// the caller's thread, [`PendingBuild::compile`] on a worker thread.
     ///
     /// Errors: those of the core `build` (InvalidStateError if built already or the context is
     /// lost; TypeError for bad outputs or a destroyed constant tensor, decisions.md D2);
@@ -112,17 +115,19 @@ impl GraphBuilder {
         self.start_build(outputs)?.compile()
     }
 
-    /// The synchronous steps of `build(outputs)` (§8.9.4): validates the outputs and marks the
-    /// builder as built (so that every later call on it throws InvalidStateError), returning
-    /// the graph still to be compiled. On error the builder is unchanged.
+    /// The synchronous steps of `build(outputs)`
+    /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-build)): validates the outputs and
+    /// marks the builder as built (so that every later call on it throws InvalidStateError),
+    /// returning the graph still to be compiled. On error the builder is unchanged.
     pub fn start_build(&mut self, outputs: &[(&str, &Operand)]) -> Result<PendingBuild> {
         let graph = self.inner.build(outputs)?;
         Ok(PendingBuild { graph, context: self.context.clone() })
     }
 }
 
-/// A validated graph waiting to be compiled: the "in parallel" half of `build()` (§8.9.4).
-/// It is `Send`, so bindings compile it off their event loop.
+/// A validated graph waiting to be compiled: the "in parallel" half of `build()`
+/// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-build)). It is `Send`, so bindings
+/// compile it off their event loop.
 #[derive(Debug)]
 pub struct PendingBuild {
     graph: webnn_core::Graph,

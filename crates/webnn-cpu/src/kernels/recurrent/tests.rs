@@ -1,6 +1,7 @@
 //! Tests of the recurrent kernels against a straightforward f64 reference written from the
-//! spec emulation (§8.9.25/26/33/34): weights sliced per gate by layout offsets, one naive
-//! matrix product per term, backward sequences prepended.
+//! spec emulation ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gru)/26/33/34): weights
+//! sliced per gate by layout offsets, one naive matrix product per term, backward sequences
+//! prepended.
 
 use crate::testing::constant_operands::{OneOp, Operand};
 use half::f16;
