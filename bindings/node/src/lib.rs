@@ -8,10 +8,10 @@
 //!
 //! Nothing here blocks the event loop on the engine: `build` compiles on a libuv worker
 //! (an `AsyncTask`), `dispatch` / `writeTensor` only queue work on the context's timeline, and
-//! `readTensor` settles from the timeline through the environment's [`hub`], which never calls
+//! `readTensor` settles from the timeline through the environment's `hub`, which never calls
 //! into an environment that has been torn down (a worker that exited with reads pending).
 //!
-//! Builders, graphs and tensors report the native memory they hold to V8 ([`memory`]).
+//! Builders, graphs and tensors report the native memory they hold to V8 (`memory`).
 
 mod hub;
 mod memory;
@@ -317,7 +317,7 @@ pub fn builder_constant_tensor(mut builder: BuilderHandle, tensor: TensorHandle)
     Ok(External::new(operand))
 }
 
-/// Any operation method of `MLGraphBuilder` (see [`ops::call`]).
+/// Any operation method of `MLGraphBuilder` (see `ops::call`).
 #[napi]
 pub fn builder_op(
     mut builder: BuilderHandle,

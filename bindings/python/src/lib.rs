@@ -5,7 +5,7 @@
 //! keyword options with the IDL defaults, argument conversions with TypeErrors naming the
 //! parameter, numpy conversions — and calls this module, which calls the `webnn` crate (and
 //! `webnn-onnx` for `InferenceSession`). Errors come back as the spec's kinds
-//! ([`errors`]); no Rust panic crosses into Python.
+//! (`errors`); no Rust panic crosses into Python.
 //!
 //! Waits release the GIL: `build()` compiles, reads and `compute()` wait for the context's
 //! timeline, and ONNX imports run, while other Python threads go on.

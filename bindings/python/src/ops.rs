@@ -1,5 +1,5 @@
 //! The operation methods of `MLGraphBuilder`, reached through one native entry point
-//! (https://www.w3.org/TR/webnn/#api-mlgraphbuilder), as in the Node.js binding.
+//! (<https://www.w3.org/TR/webnn/#api-mlgraphbuilder>), as in the Node.js binding.
 //!
 //! The Python layer (`webnn/_builder.py`, from the table in `webnn/_ops.py`) converts every
 //! argument and sends, for an op:

@@ -12,7 +12,7 @@
 //!   the IDL has one);
 //! - `enums`: the values of every IDL enum a member or argument uses, by IDL name.
 //!
-//! The type keys are those of [`MemberSignature`](crate::types::options::MemberSignature),
+//! The type keys are those of [`crate::types::options::MemberSignature`],
 //! plus `usv` (label), `operandSeq` (concat's inputs), `u32` (`unsigned long` without
 //! `[EnforceRange]`), `u32Seq` and `splits` (split's count or sizes).
 

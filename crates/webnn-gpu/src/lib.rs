@@ -5,8 +5,8 @@
 //! (the spec's `createContext(GPUDevice)`,
 //! [spec](https://www.w3.org/TR/webnn/#api-mlcontextoptions)).
 //!
-//! A graph is compiled once ([`program`]): each operation becomes WGSL compute kernels
-//! specialised to its shapes and data types ([`kernels`], one file per op family), every
+//! A graph is compiled once (`program`): each operation becomes WGSL compute kernels
+//! specialised to its shapes and data types (`kernels`, one file per op family), every
 //! operand gets a buffer (intermediates share buffers once dead), and the bind groups are
 //! made at build, so a dispatch records one command buffer. Tensors are wgpu buffers
 //! ([`GpuTensor`]) that a caller holding the same device can use in its own passes.

@@ -5,7 +5,7 @@
 //! The operation methods live in one file per op family next to this one; each runs the
 //! spec's steps in order — can-build (InvalidStateError), every operand from this builder
 //! (TypeError, issue #572), the op's checks (TypeError), output descriptor — through
-//! [`GraphBuilder::begin`] and [`GraphBuilder::finish`]. A method that fails adds nothing.
+//! `GraphBuilder::begin` and `GraphBuilder::finish`. A method that fails adds nothing.
 
 mod activation;
 mod by_name;

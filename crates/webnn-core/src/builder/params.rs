@@ -158,7 +158,7 @@ impl<T: IdlValue> IdlValue for Vec<T> {
     }
 }
 
-/// A present optional member is `Some`; absence is handled by [`OpParams::member`].
+/// A present optional member is `Some`; absence is handled by `OpParams::member`.
 impl<T: FromParam> FromParam for Option<T> {
     fn from_param(value: &Value) -> std::result::Result<Self, String> {
         T::from_param(value).map(Some)

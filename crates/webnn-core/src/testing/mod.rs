@@ -1,5 +1,5 @@
 //! The workspace's one home for deterministic test data and float comparisons: the
-//! pseudo-random generator [`Rng`] and the ULP distances [`ulp_f32`], [`ulp_f16`] and [`ulp`].
+//! pseudo-random generator [`Rng`] and the ULP distances [`ulp_f32`], [`ulp_f16`] and `ulp`.
 //!
 //! Tests, benches and fuzz-style tests of every crate use these (the CLI's seeded fill too:
 //! its documented stream is [`Rng::from_state`]). The module is always compiled — a few dozen

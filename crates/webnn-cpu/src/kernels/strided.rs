@@ -338,7 +338,7 @@ const MICRO: usize = 8;
 
 /// An element moved by the data-movement kernels (u8, u16, u32, u64: one per element size).
 pub trait Elem: bytemuck::Pod + Send + Sync {
-    /// The 8 × 8 micro-tile of [`blocked`]: `out[o + a·os + b] = inp[i + a + b·is]` for a, b < 8.
+    /// The 8 × 8 micro-tile of `blocked`: `out[o + a·os + b] = inp[i + a + b·is]` for a, b < 8.
     #[inline(always)]
     fn micro_tile(out: &mut [Self], o: usize, os: usize, inp: &[Self], i: isize, is: isize) {
         micro_tile_portable(out, o, os, inp, i, is)

@@ -41,7 +41,7 @@ pub(crate) fn map_portable<T: Copy, U, F: Fn(T) -> U>(inp: &[T], out: &mut [U], 
 }
 
 /// The same loop compiled for AVX2 (8 f32 lanes). No FMA contraction happens (Rust does not
-/// fuse `a * b + c`), so results are bit-identical to [`map_portable`].
+/// fuse `a * b + c`), so results are bit-identical to `map_portable`.
 ///
 /// # Safety
 /// The CPU must support AVX2 and FMA.

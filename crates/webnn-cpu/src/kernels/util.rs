@@ -2,7 +2,7 @@
 
 /// Runs `$body` with `$T` bound to the Rust type of the first arm whose pattern matches `$dt`;
 /// after a `;`, an optional last arm runs its expression with no type bound. The shared body
-/// of the type dispatch macros ([`with_type!`] and the kernels' narrower ones).
+/// of the type dispatch macros (`with_type!` and the kernels' narrower ones).
 #[macro_export]
 macro_rules! match_type {
     ($dt:expr, $T:ident => $body:expr; $($p:pat => $ty:ty),+ $(; $np:pat => $none:expr)?) => {{

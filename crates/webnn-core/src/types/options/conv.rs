@@ -22,7 +22,7 @@ options_dict! {
         /// `filterLayout`, default "oihw".
         filter_layout: Conv2dFilterOperandLayout = Conv2dFilterOperandLayout::Oihw,
             "filterLayout": "enum:MLConv2dFilterOperandLayout";
-        /// `bias`: 1-D [outputChannels].
+        /// `bias`: 1-D `[outputChannels]`.
         bias: Option<Operand> = None, "bias": "operand";
     }
 }

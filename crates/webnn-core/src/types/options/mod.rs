@@ -1,5 +1,5 @@
 //! Option dictionaries of the builder methods, one file per group of ops. Each is declared
-//! once with [`options_dict!`]: its fields with their IDL member names, IDL types and
+//! once with `options_dict!`: its fields with their IDL member names, IDL types and
 //! defaults, from which come the struct, its `Default` (the IDL defaults), the reading of
 //! its members from a dynamic call ([`OptionsDict::from_params`]) and the member list of the
 //! op signatures ([`OptionsDict::members`]). Every dictionary inherits

@@ -7,9 +7,9 @@ use crate::types::InputOperandLayout;
 options_dict! {
     /// `MLBatchNormalizationOptions`
     BatchNormalizationOptions = "MLBatchNormalizationOptions" {
-        /// `scale`: 1-D [input.shape[axis]].
+        /// `scale`: 1-D `[input.shape[axis]]`.
         scale: Option<Operand> = None, "scale": "operand";
-        /// `bias`: 1-D [input.shape[axis]].
+        /// `bias`: 1-D `[input.shape[axis]]`.
         bias: Option<Operand> = None, "bias": "operand";
         /// `axis`, default 1.
         axis: u32 = 1, "axis": "u32e";
@@ -21,9 +21,9 @@ options_dict! {
 options_dict! {
     /// `MLInstanceNormalizationOptions`
     InstanceNormalizationOptions = "MLInstanceNormalizationOptions" {
-        /// `scale`: 1-D [channels].
+        /// `scale`: 1-D `[channels]`.
         scale: Option<Operand> = None, "scale": "operand";
-        /// `bias`: 1-D [channels].
+        /// `bias`: 1-D `[channels]`.
         bias: Option<Operand> = None, "bias": "operand";
         /// `epsilon`, default 1e-5.
         epsilon: f64 = 1e-5, "epsilon": "double";

@@ -56,7 +56,7 @@ pub struct PackedRhs {
     isa: Isa,
 }
 
-/// The left operand of [`gemm`].
+/// The left operand of [`gemm()`].
 #[derive(Clone, Copy)]
 pub enum Lhs<'a> {
     /// Packed at build time.
@@ -65,7 +65,7 @@ pub enum Lhs<'a> {
     Strided(Mat<'a>),
 }
 
-/// The right operand of [`gemm`].
+/// The right operand of [`gemm()`].
 #[derive(Clone, Copy)]
 pub enum Rhs<'a> {
     /// Packed at build time.
@@ -245,7 +245,7 @@ impl<'a> TileOut<'a> {
     }
 }
 
-/// What [`gemm`] applies to each tile it finishes: any `Fn(i, j0, &mut row_segment)`
+/// What [`gemm()`] applies to each tile it finishes: any `Fn(i, j0, &mut row_segment)`
 /// closure (called once per row of the tile, `i` and `j0` the segment's position in C), or
 /// a [`PerTile`] closure that takes the whole tile at once (one call, one SIMD dispatch).
 pub trait TileEpilogue: Sync {
@@ -305,7 +305,7 @@ where
     gemm_with(isa, m, n, k, a, b, c, c_rs, parallel, epilogue)
 }
 
-/// [`gemm`] with the microkernel of `isa` (an error if this CPU lacks it, or if a packed
+/// [`gemm()`] with the microkernel of `isa` (an error if this CPU lacks it, or if a packed
 /// operand is packed for another).
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_with<E>(
