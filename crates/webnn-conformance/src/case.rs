@@ -82,7 +82,7 @@ fn run_inner(context: &Context, file: &str, case: &Value) -> Result<Option<Strin
     for op in graph_json["operators"].as_array().ok_or("graph without operators")? {
         let name = op["name"].as_str().ok_or("operator without name")?;
         let arg_list = op["argList"].as_array().ok_or("operator without argList")?;
-        let results = ops::call(&mut builder, name, arg_list, &operands).map_err(|e| format!("{name}: {e}"))?;
+        let results = ops::call(builder.core_mut(), name, arg_list, &operands).map_err(|e| format!("{name}: {e}"))?;
         let output_names: Vec<&str> = match &op["outputs"] {
             Value::String(s) => vec![s.as_str()],
             Value::Array(list) => list.iter().filter_map(Value::as_str).collect(),

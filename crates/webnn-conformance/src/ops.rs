@@ -25,9 +25,11 @@ fn operand<'a>(operands: &'a Operands, value: &Value) -> Result<&'a Operand, Str
     operands.get(key).ok_or_else(|| format!("unknown operand {key}"))
 }
 
-/// Calls the builder method named `name` with `arg_list`; returns its output operand(s).
+/// Calls the builder method named `name` with `arg_list`; returns its output operand(s). Takes
+/// webnn-core's builder, so that a `webnn::GraphBuilder` (through `core_mut()`) and a
+/// backend-less one (the `builder_ops` fuzz target's) both work.
 pub fn call(
-    builder: &mut GraphBuilder,
+    builder: &mut webnn::webnn_core::GraphBuilder,
     name: &str,
     arg_list: &[Value],
     operands: &Operands,
