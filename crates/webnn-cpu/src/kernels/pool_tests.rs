@@ -93,6 +93,11 @@ const CASES: &[P] = &[
     // the nchw plane sliced its row buffer past its end)
     P::new([1, 1, 5, 5], [3, 3], [3, 7], [2, 2], [1, 1], [1, 1, 3, 3]),
     P::new([1, 2, 4, 3], [3, 2], [2, 3], [1, 1], [1, 2], [0, 0, 2, 1]),
+    // strided windows of one row pass over the row's phases: 3 taps (odd width, padded),
+    // 4 taps at stride 3, 1 tap
+    P::new([1, 2, 11, 35], [6, 18], [3, 3], [2, 2], [1, 1], [1, 1, 1, 1]),
+    P::new([1, 2, 10, 20], [3, 6], [4, 4], [3, 3], [1, 1], [0; 4]),
+    P::new([1, 1, 7, 9], [4, 5], [1, 1], [2, 2], [1, 1], [0; 4]),
 ];
 
 fn attrs(p: &P, nhwc: bool) -> Attrs {
@@ -185,4 +190,30 @@ fn max_pool_propagates_nan() {
         &[1, 1, 1, 1],
     );
     assert!(got[0].is_nan());
+}
+
+#[test]
+fn strided_max_pool_propagates_nan_from_every_tap() {
+    // 3×3 windows at stride 2 over a 3×9 plane: 4 outputs, a NaN at each input in turn.
+    let p = P::new([1, 1, 3, 9], [1, 4], [3, 3], [2, 2], [1, 1], [0; 4]);
+    for at in 0..27 {
+        let mut x: Vec<f32> = (0..27).map(|i| i as f32).collect();
+        x[at] = f32::NAN;
+        let got = run_float(
+            OpKind::MaxPool2d,
+            DataType::Float32,
+            &[Some((&[1, 1, 3, 9], &x, false))],
+            attrs(&p, false),
+            &[1, 1, 1, 4],
+        );
+        for (j, v) in got.iter().enumerate() {
+            let column = at % 9;
+            let in_window = (2 * j..2 * j + 3).contains(&column);
+            assert_eq!(v.is_nan(), in_window, "NaN at {at}, output {j}: {v}");
+            if !in_window {
+                // The window's bottom-right element is its largest.
+                assert_eq!(*v, (20 + 2 * j) as f32);
+            }
+        }
+    }
 }
