@@ -37,6 +37,8 @@ pub mod matmul;
 pub mod normalization;
 pub mod packed_gemm;
 pub mod pool;
+#[cfg(target_arch = "x86_64")]
+mod pool_avx512;
 pub mod resample;
 pub mod scratch;
 pub mod sgemm;

@@ -207,13 +207,15 @@ impl PoolGeom {
         PoolGeom { n, c, h, w, oh, ow, nhwc, strides, dilations, pad_begin, window, interior, rows, cols }
     }
 
+    /// The input row of window row `kh` of output row `oh` (a real row: `kh` in `rows[oh]`).
     #[inline(always)]
-    fn ih(&self, oh: usize, kh: usize) -> usize {
+    pub(super) fn ih_of(&self, oh: usize, kh: usize) -> usize {
         oh * self.strides[0] + kh * self.dilations[0] - self.pad_begin[0]
     }
 
+    /// The input column of window column `kw` of output column `ow` (a real column).
     #[inline(always)]
-    fn iw(&self, ow: usize, kw: usize) -> usize {
+    pub(super) fn iw_of(&self, ow: usize, kw: usize) -> usize {
         ow * self.strides[1] + kw * self.dilations[1] - self.pad_begin[1]
     }
 }
@@ -245,7 +247,7 @@ fn pool_plane_nchw<T: Copy, R: Reducer<T>>(g: &PoolGeom, xp: &[T], o: &mut [T], 
     }
     for (oh, orow) in o.chunks_exact_mut(g.ow).enumerate() {
         let (h0, h1) = g.rows[oh];
-        let row = |kh: usize| &xp[g.ih(oh, kh) * g.w..][..g.w];
+        let row = |kh: usize| &xp[g.ih_of(oh, kh) * g.w..][..g.w];
         // The window rows in one pass per three (one store of vbuf, not one per row).
         let mut kh = h0;
         while kh < h1 {
@@ -291,7 +293,7 @@ fn pool_plane_nchw<T: Copy, R: Reducer<T>>(g: &PoolGeom, xp: &[T], o: &mut [T], 
                     }
                 }
             }
-            let first = if a < b { g.iw(a, 0) } else { 0 };
+            let first = if a < b { g.iw_of(a, 0) } else { 0 };
             for (j, ov) in orow[a..b].iter_mut().enumerate() {
                 *ov = R::finish(hbuf[first + j * sw], count);
             }
@@ -300,7 +302,7 @@ fn pool_plane_nchw<T: Copy, R: Reducer<T>>(g: &PoolGeom, xp: &[T], o: &mut [T], 
             let (w0, w1) = g.cols[ow];
             let mut acc = R::init();
             for kw in w0..w1 {
-                acc = R::combine(acc, vbuf[g.iw(ow, kw)]);
+                acc = R::combine(acc, vbuf[g.iw_of(ow, kw)]);
             }
             orow[ow] = R::finish(acc, (h1 - h0) * (w1 - w0));
         }
@@ -346,7 +348,7 @@ fn horizontal_strided<T: Copy, R: Reducer<T>>(
         }
     }
     // Output column interior.0 + t reads input column first + kw + t·s: phase r, index q0 + t.
-    let first = g.iw(g.interior.0, 0);
+    let first = g.iw_of(g.interior.0, 0);
     let tap = |kw: usize| {
         let pos = first + kw;
         &phases[(pos % s) * len + pos / s..][..n]
@@ -392,9 +394,9 @@ fn pool_row_nhwc<T: Copy, R: Reducer<T>>(g: &PoolGeom, xn: &[T], oh: usize, o: &
             let lanes = LANES.min(c - c0);
             let mut acc = [R::init(); LANES];
             for kh in h0..h1 {
-                let ih = g.ih(oh, kh);
+                let ih = g.ih_of(oh, kh);
                 for kw in w0..w1 {
-                    let px = &xn[(ih * g.w + g.iw(ow, kw)) * c + c0..][..lanes];
+                    let px = &xn[(ih * g.w + g.iw_of(ow, kw)) * c + c0..][..lanes];
                     for (a, &v) in acc.iter_mut().zip(px) {
                         *a = R::add(*a, v);
                     }
@@ -477,6 +479,25 @@ pub fn pool<T: Copy + Send + Sync, R: Reducer<T>>(g: &PoolGeom, x: &[T], out: &m
     }
 }
 
+/// maxPool2d of float32: the AVX-512 planes of [`super::pool_avx512`] where they apply, else
+/// [`pool`].
+fn max_pool_f32(g: &PoolGeom, x: &[f32], out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if super::pool_avx512::applies(g) && super::unary::has_avx512() {
+        let (plane, oplane) = (g.h * g.w, g.oh * g.ow);
+        let per_task = (4096 / plane.max(1)).max(1);
+        crate::par::chunks(out, oplane * per_task, |t, o| {
+            for (i, op) in o.chunks_exact_mut(oplane).enumerate() {
+                let p = t * per_task + i;
+                // SAFETY: AVX-512F was detected; `applies` holds; the slices are one plane.
+                unsafe { super::pool_avx512::max_pool_plane(g, &x[p * plane..][..plane], op) };
+            }
+        });
+        return;
+    }
+    pool::<f32, MaxR>(g, x, out)
+}
+
 struct PoolKernel {
     kind: OpKind,
     data_type: DataType,
@@ -528,6 +549,7 @@ impl Kernel for PoolKernel {
             (OpKind::AveragePool2d, _) => pool::<f32, AvgR>(g, x.slice(), out.slice_mut()),
             (OpKind::L2Pool2d, DataType::Float16) => pool::<f16, L2R>(g, x.slice(), out.slice_mut()),
             (OpKind::L2Pool2d, _) => pool::<f32, L2R>(g, x.slice(), out.slice_mut()),
+            (OpKind::MaxPool2d, DataType::Float32) => max_pool_f32(g, x.slice(), out.slice_mut()),
             _ => crate::with_type!(self.data_type, T => pool::<T, MaxR>(g, x.slice(), out.slice_mut())),
         }
         Ok(())
