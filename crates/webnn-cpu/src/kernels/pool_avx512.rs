@@ -13,7 +13,7 @@
 //! (`maxps` gives its second operand when either is NaN; a NaN first operand is fixed by an
 //! add), so results are the same bits.
 
-use super::pool::PoolGeom;
+use super::pool::{MaxElem, PoolGeom};
 use std::arch::x86_64::*;
 
 /// Whether [`max_pool_plane`] applies to this geometry.
@@ -44,21 +44,11 @@ pub(super) unsafe fn max_pool_plane(g: &PoolGeom, xp: &[f32], o: &mut [f32]) {
             for kh in h0..h1 {
                 let r = row(kh);
                 for kw in w0..w1 {
-                    acc = max_scalar(acc, r[g.iw_of(ow, kw)]);
+                    acc = f32::max_of(acc, r[g.iw_of(ow, kw)]);
                 }
             }
             orow[ow] = acc;
         }
-    }
-}
-
-#[inline(always)]
-fn max_scalar(a: f32, b: f32) -> f32 {
-    let m = if a > b { a } else { b };
-    if a.is_nan() {
-        a + b
-    } else {
-        m
     }
 }
 
