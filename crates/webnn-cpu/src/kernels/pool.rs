@@ -453,18 +453,10 @@ pub fn pool<T: Copy + Send + Sync, R: Reducer<T>>(g: &PoolGeom, x: &[T], out: &m
     }
     if !g.nhwc {
         let bufs = || (Vec::new(), Vec::new(), Vec::new());
-        // Several small planes per task, so per-task overhead stays small.
-        let oplane = g.oh * g.ow;
-        let per_task = (4096 / plane.max(1)).max(1);
-        crate::par::chunks_init(out, oplane * per_task, bufs, |bufs: &mut PlaneBufs<R::Acc>, t, o| {
+        for_each_nchw_plane(g, x, out, bufs, |bufs: &mut PlaneBufs<R::Acc>, xp, op| {
             simd(
                 #[inline(always)]
-                || {
-                    for (i, op) in o.chunks_exact_mut(oplane).enumerate() {
-                        let p = t * per_task + i;
-                        pool_plane_nchw::<T, R>(g, &x[p * plane..][..plane], op, bufs);
-                    }
-                },
+                || pool_plane_nchw::<T, R>(g, xp, op, bufs),
             )
         });
     } else {
@@ -479,20 +471,41 @@ pub fn pool<T: Copy + Send + Sync, R: Reducer<T>>(g: &PoolGeom, x: &[T], out: &m
     }
 }
 
+/// Runs `plane(scratch, input plane, output plane)` over every nchw plane of `x` and `out`,
+/// in parallel, several small planes per task so that per-task overhead stays small; each
+/// task's scratch comes from `init`.
+fn for_each_nchw_plane<T: Copy + Send + Sync, S>(
+    g: &PoolGeom,
+    x: &[T],
+    out: &mut [T],
+    init: impl Fn() -> S + Sync + Send,
+    plane: impl Fn(&mut S, &[T], &mut [T]) + Sync + Send,
+) {
+    let (iplane, oplane) = (g.h * g.w, g.oh * g.ow);
+    let per_task = (4096 / iplane.max(1)).max(1);
+    crate::par::chunks_init(out, oplane * per_task, init, |scratch: &mut S, t, o| {
+        for (i, op) in o.chunks_exact_mut(oplane).enumerate() {
+            let p = t * per_task + i;
+            plane(scratch, &x[p * iplane..][..iplane], op);
+        }
+    });
+}
+
 /// maxPool2d of float32: the AVX-512 planes of [`super::pool_avx512`] where they apply, else
 /// [`pool`].
 fn max_pool_f32(g: &PoolGeom, x: &[f32], out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     if super::pool_avx512::applies(g) && super::unary::has_avx512() {
-        let (plane, oplane) = (g.h * g.w, g.oh * g.ow);
-        let per_task = (4096 / plane.max(1)).max(1);
-        crate::par::chunks(out, oplane * per_task, |t, o| {
-            for (i, op) in o.chunks_exact_mut(oplane).enumerate() {
-                let p = t * per_task + i;
+        for_each_nchw_plane(
+            g,
+            x,
+            out,
+            || (),
+            |_, xp, op| {
                 // SAFETY: AVX-512F was detected; `applies` holds; the slices are one plane.
-                unsafe { super::pool_avx512::max_pool_plane(g, &x[p * plane..][..plane], op) };
-            }
-        });
+                unsafe { super::pool_avx512::max_pool_plane(g, xp, op) }
+            },
+        );
         return;
     }
     pool::<f32, MaxR>(g, x, out)

@@ -38,14 +38,13 @@ pub(super) unsafe fn max_pool_plane(g: &PoolGeom, xp: &[f32], o: &mut [f32]) {
             // the interior outputs' windows lie inside them.
             unsafe { row_interior(&row, h0, h1, first, &mut orow[a..b]) };
         }
+        // Columns, each reduced over the rows first: the portable kernel's order.
         for ow in (0..a).chain(b..g.ow) {
             let (w0, w1) = g.cols[ow];
             let mut acc = f32::NEG_INFINITY;
-            for kh in h0..h1 {
-                let r = row(kh);
-                for kw in w0..w1 {
-                    acc = f32::max_of(acc, r[g.iw_of(ow, kw)]);
-                }
+            for kw in w0..w1 {
+                let column = (h0..h1).fold(f32::NEG_INFINITY, |v, kh| f32::max_of(v, row(kh)[g.iw_of(ow, kw)]));
+                acc = f32::max_of(acc, column);
             }
             orow[ow] = acc;
         }
