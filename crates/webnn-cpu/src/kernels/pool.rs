@@ -239,7 +239,9 @@ fn pool_plane_nchw<T: Copy, R: Reducer<T>>(g: &PoolGeom, xp: &[T], o: &mut [T], 
     let kw_n = g.window[1];
     let dw = g.dilations[1];
     let sw = g.strides[1];
-    let strided = sw > 1 && dw == 1;
+    // A stride past the row (a fuzzer's 2^32 − 1) has at most one window per row: the
+    // phases would be `sw` long, so the plain path takes it.
+    let strided = sw > 1 && dw == 1 && sw <= g.w;
     let reach = (kw_n - 1) * dw;
     let full = g.w.saturating_sub(reach);
     if !strided {

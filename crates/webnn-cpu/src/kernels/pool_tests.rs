@@ -98,6 +98,10 @@ const CASES: &[P] = &[
     P::new([1, 2, 11, 35], [6, 18], [3, 3], [2, 2], [1, 1], [1, 1, 1, 1]),
     P::new([1, 2, 10, 20], [3, 6], [4, 4], [3, 3], [1, 1], [0; 4]),
     P::new([1, 1, 7, 9], [4, 5], [1, 1], [2, 2], [1, 1], [0; 4]),
+    // strides past the input: one window per row (fuzz target builder_ops: a stride of
+    // 2^32 − 1 sized the row's phase buffer by the stride, an out-of-memory abort)
+    P::new([1, 2, 5, 5], [1, 1], [3, 3], [u32::MAX as usize; 2], [1, 1], [0; 4]),
+    P::new([1, 2, 5, 5], [1, 1], [3, 3], [7, 6], [1, 1], [0; 4]),
 ];
 
 fn attrs(p: &P, nhwc: bool) -> Attrs {
