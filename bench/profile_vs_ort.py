@@ -53,12 +53,29 @@ def parse_ort_profile(events):
     return {n: (float(np.median(d)), kinds[n]) for n, d in times.items()}
 
 
-def join(ours, ort):
+def fused_anchors(model_path):
+    """ONNX node name -> the name of the node producing its first input. ORT names a fused
+    node after its last member (`relu6_6` for Conv `conv_3` + Clip `relu6_6`), our steps after
+    their first (`conv2d+clamp [conv_3]`); this lets the join walk back from one to the other."""
+    import onnx
+    graph = onnx.load(model_path, load_external_data=False).graph
+    producer = {out: node.name for node in graph.node for out in node.output}
+    return {node.name: producer.get(node.input[0]) for node in graph.node if node.input}
+
+
+def join(ours, ort, anchors=None):
     """(rows, unmatched): rows of (label, our µs, ORT µs, op, operands) for steps whose label
-    names an ORT node (with or without `_nchwc`), and ORT's other nodes' µs per op type."""
+    names an ORT node (with or without `_nchwc`, or, through `anchors`, the node its fused
+    ORT node starts from), and ORT's other nodes' µs per op type."""
     by_name = {}
     for name, (us, kind) in ort.items():
-        by_name[name[: -len("_nchwc")] if name.endswith("_nchwc") else name] = (us, kind, name)
+        base = name[: -len("_nchwc")] if name.endswith("_nchwc") else name
+        # Up to two steps back (conv → add → relu named after the relu).
+        for _ in range(3):
+            if base in ours or not anchors or anchors.get(base) is None:
+                break
+            base = anchors[base]
+        by_name[base] = (us, kind, name)
     rows, used = [], set()
     for label, (ms, op, operands) in ours.items():
         if label in by_name:
@@ -121,7 +138,7 @@ def main(argv=None):
         if proc.returncode != 0:
             sys.exit(f"webnn bench failed: {(proc.stderr or proc.stdout).strip()[-300:]}")
         ours = parse_webnn_profile(proc.stdout + proc.stderr)
-    rows, unmatched = join(ours, ort)
+    rows, unmatched = join(ours, ort, fused_anchors(model["path"]))
     rows.sort(key=lambda r: r[2] - r[1])
     print(f"{model['name']}, {args.threads} thread(s): {len(rows)} steps matched; "
           f"ours {sum(r[1] for r in rows):.0f} µs, ORT {sum(r[2] for r in rows):.0f} µs on them")
