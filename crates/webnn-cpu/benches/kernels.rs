@@ -268,6 +268,8 @@ fn main() {
             }),
         ),
         ("conv3x3 64->64 40x40", conv(64, 64, 40, 3, 1)),
+        ("conv3x3 512->512 7x7", conv(512, 512, 7, 3, 1)),
+        ("conv3x3 stride 2 512->512 14x14", conv_strided(512, 512, 14, 3, 1, 2)),
         ("conv3x3 3->32 224x224 (few input channels)", conv(3, 32, 224, 3, 1)),
         ("depthwise3x3 96 112x112", conv(96, 96, 112, 3, 96)),
         ("depthwise5x5 144 56x56", conv(144, 144, 56, 5, 144)),
@@ -277,6 +279,14 @@ fn main() {
         ("depthwise3x3 384 14x14", conv(384, 384, 14, 3, 384)),
         ("depthwise3x3 stride 2 96 112x112", conv_strided(96, 96, 112, 3, 96, 2)),
         ("depthwise5x5 stride 2 144 56x56", conv_strided(144, 144, 56, 5, 144, 2)),
+        ("depthwise3x3 stride 2 144 56x56", conv_strided(144, 144, 56, 3, 144, 2)),
+        ("depthwise3x3 stride 2 576 14x14", conv_strided(576, 576, 14, 3, 576, 2)),
+        ("depthwise3x3 stride 2 192 28x28", conv_strided(192, 192, 28, 3, 192, 2)),
+        ("depthwise5x5 stride 2 240 28x28", conv_strided(240, 240, 28, 5, 240, 2)),
+        ("depthwise3x3 960 7x7", conv(960, 960, 7, 3, 960)),
+        ("depthwise3x3 576 14x14", conv(576, 576, 14, 3, 576)),
+        ("depthwise3x3 32 112x112", conv(32, 32, 112, 3, 32)),
+        ("depthwise3x3 144 56x56", conv(144, 144, 56, 3, 144)),
         ("pointwise 64->256 56x56", conv(64, 256, 56, 1, 1)),
     ];
     let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();

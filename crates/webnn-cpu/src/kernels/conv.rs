@@ -640,10 +640,7 @@ impl Conv2dKernel {
     ) -> webnn_core::Result<()> {
         let g = &self.g;
         match self.path {
-            ConvPath::Depthwise => {
-                fill_bias(g, bias, out);
-                depthwise::depthwise(g, x, wts, out, ep)
-            }
+            ConvPath::Depthwise => depthwise::depthwise(g, x, wts, bias, out, ep),
             #[cfg(target_arch = "x86_64")]
             ConvPath::FewChannels => {
                 super::conv_few_channels::conv(g, x, wts, bias, &self.operands.col_scratch, out, ep)

@@ -341,10 +341,10 @@ fn span_counts_valid_positions() {
 #[test]
 fn depthwise_padding_stays_zero_when_one_thread_changes_geometry() {
     // The plane kernel zeroes its padded plane only when the geometry changes: on one thread,
-    // a conv without padding fills the whole 18×18 plane with input, then one with padding 1
-    // on a 16×16 input (the same 18×18 plane) must see zeros in its border.
-    let a = Case::new([1, 2, 18, 18], [2, 3, 3], [1, 1], [1, 1], [0; 4], 2);
-    let b = Case { h: 16, w: 16, padding: [1; 4], ..a };
+    // a conv without padding fills the whole 34×34 plane with input, then one with padding 1
+    // on a 32×32 input (the same 34×34 plane) must see zeros in its border.
+    let a = Case::new([1, 2, 34, 34], [2, 3, 3], [1, 1], [1, 1], [0; 4], 2);
+    let b = Case { h: 32, w: 32, padding: [1; 4], ..a };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     pool.install(|| {
         for (i, c) in [a, b, a, b].iter().enumerate() {
@@ -369,8 +369,67 @@ fn depthwise_padding_stays_zero_when_one_thread_changes_geometry() {
             let f = pseudo(c.cout * 9, 50 + i as u32);
             let mut out = vec![0f32; c.cout * oh * ow];
             let none = super::super::epilogue::Epilogue::default();
-            super::super::depthwise::depthwise(&g, &x, &f, &mut out, &none.bind(&[])).unwrap();
+            super::super::depthwise::planes(&g, &x, &f, None, &mut out, &none.bind(&[])).unwrap();
             assert_close(&out, &conv_ref(c, &x, &f, None), 1e-4, &format!("depthwise {c:?}"));
         }
     });
+}
+
+#[test]
+fn depthwise_blocked_and_plane_kernels_each_match_reference() {
+    // Both depthwise paths on every depthwise case above that each can hold (the routing in
+    // `depthwise::depthwise` picks one per CPU, so each is also called directly), plus
+    // strided planes large enough for several bands of `depthwise_blocked`, with a residual
+    // add as the epilogue: each band's epilogue reads the residual at its own offsets.
+    use super::super::epilogue::{Epilogue, EpilogueBinary, EpilogueStep};
+    let extra = [
+        Case::new([1, 17, 112, 112], [17, 3, 3], [2, 2], [1, 1], [0, 1, 0, 1], 17),
+        Case::new([2, 18, 57, 61], [18, 5, 5], [2, 2], [1, 1], [2, 2, 2, 2], 18),
+        Case::new([1, 16, 90, 40], [16, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 16),
+    ];
+    let cases = CASES.iter().chain(&extra).filter(|c| c.groups == c.cin && c.cin == c.cout);
+    for (i, c) in cases.enumerate() {
+        let (oh, ow) = conv_out_size(c);
+        let g = Geom {
+            n: c.n,
+            cin: c.cin,
+            h: c.h,
+            w: c.w,
+            cout: c.cout,
+            oh,
+            ow,
+            kh: c.kh,
+            kw: c.kw,
+            groups: c.groups,
+            strides: c.strides,
+            dilations: c.dilations,
+            padding: c.padding,
+            nhwc: false,
+        };
+        let x = pseudo(c.n * c.cin * c.h * c.w, 500 + i as u32);
+        let f = pseudo(c.cout * c.kh * c.kw, 600 + i as u32);
+        let b = pseudo(c.cout, 700 + i as u32);
+        let len = c.n * c.cout * oh * ow;
+        let residual = pseudo(len, 800 + i as u32);
+        let want: Vec<f32> = conv_ref(c, &x, &f, Some(&b)).iter().zip(&residual).map(|(y, r)| y + r).collect();
+        let desc = webnn_core::OperandDescriptor::new(DataType::Float32, vec![len as u32]);
+        let input = In { desc: &desc, bytes: bytemuck::cast_slice(&residual) };
+        let ep = Epilogue {
+            steps: [EpilogueStep::Binary { op: EpilogueBinary::Add, input: 0, inner: 1, len }].into_iter().collect(),
+        };
+        let bound = ep.bind(&[Some(input)]);
+        for blocked in [true, false] {
+            let fits = if blocked { depthwise_blocked::fits(&g) } else { depthwise::plane_fits(&g) };
+            if !fits {
+                continue;
+            }
+            let mut out = vec![f32::NAN; len];
+            if blocked {
+                depthwise_blocked::depthwise_blocked(&g, &x, &f, Some(&b), &mut out, &bound).unwrap();
+            } else {
+                depthwise::planes(&g, &x, &f, Some(&b), &mut out, &bound).unwrap();
+            }
+            assert_close(&out, &want, 1e-4, &format!("depthwise blocked={blocked} {c:?}"));
+        }
+    }
 }

@@ -291,15 +291,36 @@ fn streamed_here(g: &Geom) -> bool {
     false
 }
 
-/// Direct depthwise conv2d: `out` pre-filled with the bias; `ep` applied to each output plane
-/// (nchw) or row (nhwc) as it is finished.
-pub fn depthwise(g: &Geom, x: &[f32], wts: &[f32], out: &mut [f32], ep: &BoundEpilogue<'_>) -> webnn_core::Result<()> {
+/// Direct depthwise conv2d (`bias` per channel, none: zeros); `ep` applied to each output
+/// plane (nchw) or row (nhwc) as it is finished, or each band of rows of a plane
+/// ([`depthwise_blocked`]).
+pub fn depthwise(
+    g: &Geom,
+    x: &[f32],
+    wts: &[f32],
+    bias: Option<&[f32]>,
+    out: &mut [f32],
+    ep: &BoundEpilogue<'_>,
+) -> webnn_core::Result<()> {
+    if depthwise_blocked::fits(g) && (depthwise_blocked::preferred(g) || !plane_fits(g)) {
+        return depthwise_blocked::depthwise_blocked(g, x, wts, bias, out, ep);
+    }
+    planes(g, x, wts, bias, out, ep)
+}
+
+/// [`depthwise`] one nchw plane (or nhwc row) at a time, for shapes that [`plane_fits`].
+pub(super) fn planes(
+    g: &Geom,
+    x: &[f32],
+    wts: &[f32],
+    bias: Option<&[f32]>,
+    out: &mut [f32],
+    ep: &BoundEpilogue<'_>,
+) -> webnn_core::Result<()> {
+    super::conv::fill_bias(g, bias, out);
     let kk = g.kk();
     let c = g.cout;
     let plane = g.h * g.w;
-    if depthwise_blocked::fits(g) && !streamed_here(g) {
-        return depthwise_blocked::depthwise_blocked(g, x, wts, out, ep);
-    }
     if !g.nhwc {
         let layout = PhaseLayout::of(g);
         let taps: smallvec::SmallVec<[usize; 64]> =
