@@ -138,13 +138,13 @@ unsafe fn depthwise_plane_pair(
     layout: &PhaseLayout,
     xp: [&[f32]; 2],
     wk: [&[f32]; 2],
+    bias: [f32; 2],
     o: [&mut [f32]; 2],
     padded: &mut [f32],
 ) {
     let (pa, pb) = padded[..2 * layout.len].split_at_mut(layout.len);
     fill_padded(g, layout, xp[0], pa);
     fill_padded(g, layout, xp[1], pb);
-    let bias = [o[0][0], o[1][0]];
     // SAFETY (caller): AVX-512F, a streamed geometry one vector wide; both padded planes
     // have this layout and both outputs are oh × ow.
     unsafe {
@@ -163,7 +163,7 @@ unsafe fn depthwise_plane_pair(
     };
 }
 
-/// One nchw output plane of a depthwise conv2d (`o` pre-filled with the bias).
+/// One nchw output plane `o` of a depthwise conv2d: `bias` plus the taps.
 ///
 /// The input plane is first copied into a zero-padded plane (the spec's padding made explicit),
 /// so that every window lies inside it and no edge needs special handling, split by phase
@@ -184,6 +184,7 @@ fn depthwise_plane(
     taps: &[usize],
     xp: &[f32],
     wk: &[f32],
+    bias: f32,
     o: &mut [f32],
     padded: &mut [f32],
     wide: &mut [f32],
@@ -206,19 +207,19 @@ fn depthwise_plane(
                     g.kh,
                     g.strides[0],
                     wk,
-                    o[0],
+                    bias,
                     o,
                     g.oh,
                     g.ow,
                 )
             } else {
-                super::depthwise_avx512::plane(padded, layout.pitch, taps, wk, o[0], o, g.oh, g.ow)
+                super::depthwise_avx512::plane(padded, layout.pitch, taps, wk, bias, o, g.oh, g.ow)
             }
         };
         return;
     }
     let wide = &mut wide[..layout.wide];
-    wide.fill(o[0]); // the bias: every element of the plane holds it
+    wide.fill(bias); // every element of the plane starts from it
     window_taps(wide, padded, wk, g.kh, g.kw, tap_offset);
     for (oh, orow) in o.chunks_exact_mut(g.ow).enumerate() {
         orow.copy_from_slice(&wide[oh * layout.pitch..][..g.ow]);
@@ -317,8 +318,8 @@ pub(super) fn planes(
     out: &mut [f32],
     ep: &BoundEpilogue<'_>,
 ) -> webnn_core::Result<()> {
-    super::conv::fill_bias(g, bias, out);
     let kk = g.kk();
+    let bias_of = |ch: usize| bias.map_or(0.0, |b| b[ch]);
     let c = g.cout;
     let plane = g.h * g.w;
     if !g.nhwc {
@@ -364,6 +365,7 @@ pub(super) fn planes(
                                         &layout,
                                         [&x[p * plane..][..plane], &x[(p + 1) * plane..][..plane]],
                                         [&wts[c1 * kk..][..kk], &wts[c2 * kk..][..kk]],
+                                        [bias_of(c1), bias_of(c2)],
                                         [&mut *o, &mut *o2],
                                         padded,
                                     )
@@ -384,6 +386,7 @@ pub(super) fn planes(
                                 &taps,
                                 &x[p * plane..][..plane],
                                 &wts[ch * kk..][..kk],
+                                bias_of(ch),
                                 o,
                                 &mut padded[..layout.len],
                                 wide,
@@ -400,6 +403,12 @@ pub(super) fn planes(
             (0..g.kw).map(|k| span(g.ow, g.strides[1], k * g.dilations[1], g.padding[2], g.w)).collect();
         crate::par::chunks(out, g.ow * c, |row, o| {
             let (n, oh) = (row / g.oh, row % g.oh);
+            for px in o.chunks_exact_mut(c) {
+                match bias {
+                    Some(b) => px.copy_from_slice(&b[..c]),
+                    None => px.fill(0.0),
+                }
+            }
             simd(
                 #[inline(always)]
                 || depthwise_row(g, &x[n * plane * c..][..plane * c], wts, &spans, oh, o),
