@@ -55,7 +55,7 @@ fn band_input_rows(g: &Geom, out_rows: usize) -> usize {
 /// Output rows per band: as many as keep the band within [`BAND_ELEMENTS`] (at least one).
 fn band_rows(g: &Geom, cols: usize) -> usize {
     let mut rows = 1;
-    while rows < g.oh && band_input_rows(g, rows + 1) * cols * LANES <= BAND_ELEMENTS {
+    while rows < g.oh && band_input_rows(g, rows + 1).saturating_mul(cols * LANES) <= BAND_ELEMENTS {
         rows += 1;
     }
     rows
