@@ -338,6 +338,27 @@ fn span_counts_valid_positions() {
     }
 }
 
+/// The nchw kernel geometry of a case.
+fn geom(c: &Case) -> Geom {
+    let (oh, ow) = conv_out_size(c);
+    Geom {
+        n: c.n,
+        cin: c.cin,
+        h: c.h,
+        w: c.w,
+        cout: c.cout,
+        oh,
+        ow,
+        kh: c.kh,
+        kw: c.kw,
+        groups: c.groups,
+        strides: c.strides,
+        dilations: c.dilations,
+        padding: c.padding,
+        nhwc: false,
+    }
+}
+
 #[test]
 fn depthwise_padding_stays_zero_when_one_thread_changes_geometry() {
     // The plane kernel zeroes its padded plane only when the geometry changes: on one thread,
@@ -349,22 +370,7 @@ fn depthwise_padding_stays_zero_when_one_thread_changes_geometry() {
     pool.install(|| {
         for (i, c) in [a, b, a, b].iter().enumerate() {
             let (oh, ow) = conv_out_size(c);
-            let g = Geom {
-                n: 1,
-                cin: c.cin,
-                h: c.h,
-                w: c.w,
-                cout: c.cout,
-                oh,
-                ow,
-                kh: 3,
-                kw: 3,
-                groups: c.groups,
-                strides: c.strides,
-                dilations: c.dilations,
-                padding: c.padding,
-                nhwc: false,
-            };
+            let g = geom(c);
             let x: Vec<f32> = pseudo(c.cin * c.h * c.w, 40 + i as u32).iter().map(|v| v + 100.0).collect();
             let f = pseudo(c.cout * 9, 50 + i as u32);
             let mut out = vec![0f32; c.cout * oh * ow];
@@ -390,22 +396,7 @@ fn depthwise_blocked_and_plane_kernels_each_match_reference() {
     let cases = CASES.iter().chain(&extra).filter(|c| c.groups == c.cin && c.cin == c.cout);
     for (i, c) in cases.enumerate() {
         let (oh, ow) = conv_out_size(c);
-        let g = Geom {
-            n: c.n,
-            cin: c.cin,
-            h: c.h,
-            w: c.w,
-            cout: c.cout,
-            oh,
-            ow,
-            kh: c.kh,
-            kw: c.kw,
-            groups: c.groups,
-            strides: c.strides,
-            dilations: c.dilations,
-            padding: c.padding,
-            nhwc: false,
-        };
+        let g = geom(c);
         let x = pseudo(c.n * c.cin * c.h * c.w, 500 + i as u32);
         let f = pseudo(c.cout * c.kh * c.kw, 600 + i as u32);
         let b = pseudo(c.cout, 700 + i as u32);
