@@ -9,7 +9,7 @@
 //! hundreds of channels) that setup dominates and a vector spans few pixels, and at stride 2
 //! the phase split is a pass of its own. Here the vector runs across channels, so neither the
 //! plane size nor the stride matters; with AVX-512 the transposes are 16×16 register
-//! transposes ([`avx512`]), else scalar loops.
+//! transposes (the `avx512` module), else scalar loops.
 //!
 //! Every output adds its taps to the bias in window order (row, then column) with fused
 //! multiply-adds, exactly as the plane kernel does: both give the same bits.
