@@ -70,7 +70,7 @@ def join(ours, ort, anchors=None):
     by_name = {}
     for name, (us, kind) in ort.items():
         base = name[: -len("_nchwc")] if name.endswith("_nchwc") else name
-        # Up to two steps back (conv → add → relu named after the relu).
+        # Up to three steps back (conv → add → relu, named after the relu).
         for _ in range(3):
             if base in ours or not anchors or anchors.get(base) is None:
                 break

@@ -300,12 +300,22 @@ pub(super) fn fill_bias(g: &Geom, bias: Option<&[f32]>, out: &mut [f32]) {
     let plane = g.oh * g.ow;
     match bias {
         None => out.fill(0.0),
-        Some(b) if g.nhwc => crate::par::chunks(out, g.cout * g.ow.max(1), |_, row| {
-            for px in row.chunks_exact_mut(g.cout) {
-                px.copy_from_slice(b);
-            }
-        }),
+        Some(b) if g.nhwc => {
+            crate::par::chunks(out, g.cout * g.ow.max(1), |_, row| fill_bias_nhwc(Some(b), g.cout, row))
+        }
         Some(b) => crate::par::chunks(out, plane, |i, p| p.fill(b[i % g.cout])),
+    }
+}
+
+/// Fills each pixel of the nhwc run `pixels` (`c` channels each) with the bias (or zeros).
+pub(super) fn fill_bias_nhwc(bias: Option<&[f32]>, c: usize, pixels: &mut [f32]) {
+    match bias {
+        None => pixels.fill(0.0),
+        Some(b) => {
+            for px in pixels.chunks_exact_mut(c) {
+                px.copy_from_slice(&b[..c]);
+            }
+        }
     }
 }
 

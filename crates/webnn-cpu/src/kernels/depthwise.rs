@@ -403,12 +403,7 @@ pub(super) fn planes(
             (0..g.kw).map(|k| span(g.ow, g.strides[1], k * g.dilations[1], g.padding[2], g.w)).collect();
         crate::par::chunks(out, g.ow * c, |row, o| {
             let (n, oh) = (row / g.oh, row % g.oh);
-            for px in o.chunks_exact_mut(c) {
-                match bias {
-                    Some(b) => px.copy_from_slice(&b[..c]),
-                    None => px.fill(0.0),
-                }
-            }
+            super::conv::fill_bias_nhwc(bias, c, o);
             simd(
                 #[inline(always)]
                 || depthwise_row(g, &x[n * plane * c..][..plane * c], wts, &spans, oh, o),

@@ -123,17 +123,21 @@ pub fn depthwise_blocked(
                 grow(xin, band_input_rows(g, band) * cols * LANES)?;
                 grow(acc, band * g.ow * LANES)?;
                 let xs = &x[(n * c + c0) * plane..][..lanes * plane];
-                let lane_of = |l: usize, v: &dyn Fn(usize) -> f32| if l < lanes { v(c0 + l) } else { 0.0 };
-                let bias: [f32; LANES] = std::array::from_fn(|l| lane_of(l, &|ch| bias.map_or(0.0, |b| b[ch])));
+                // Per lane (channel c0 + l) of the block; lanes past `lanes` are zero.
+                let tap = |t: usize| -> [f32; LANES] {
+                    std::array::from_fn(|l| if l < lanes { wts[(c0 + l) * taps + t] } else { 0.0 })
+                };
+                let bias: [f32; LANES] =
+                    std::array::from_fn(|l| if l < lanes { bias.map_or(0.0, |b| b[c0 + l]) } else { 0.0 });
                 let mut w_small = [[0.0f32; LANES]; 49];
                 let w_big: Vec<[f32; LANES]>;
                 let w: &[[f32; LANES]] = if taps <= w_small.len() {
                     for (t, wt) in w_small.iter_mut().enumerate().take(taps) {
-                        *wt = std::array::from_fn(|l| lane_of(l, &|ch| wts[ch * taps + t]));
+                        *wt = tap(t);
                     }
                     &w_small[..taps]
                 } else {
-                    w_big = (0..taps).map(|t| std::array::from_fn(|l| lane_of(l, &|ch| wts[ch * taps + t]))).collect();
+                    w_big = (0..taps).map(tap).collect();
                     &w_big
                 };
                 let mut oh0 = 0;
@@ -169,6 +173,8 @@ fn gather_band(g: &Geom, xs: &[f32], lanes: usize, cols: usize, r0: usize, xin: 
     let [pt, _, pl, _] = g.padding;
     // Input columns that land inside the band's rows.
     let iw_end = g.w.min(cols.saturating_sub(pl));
+    #[cfg(target_arch = "x86_64")]
+    let avx512 = super::unary::has_avx512();
     for (r, row) in xin.chunks_exact_mut(cols * LANES).enumerate() {
         let ih = (r0 + r).checked_sub(pt).filter(|&ih| ih < g.h);
         let Some(ih) = ih.filter(|_| iw_end > 0) else {
@@ -179,7 +185,7 @@ fn gather_band(g: &Geom, xs: &[f32], lanes: usize, cols: usize, r0: usize, xin: 
         row[(pl + iw_end) * LANES..].fill(0.0);
         let dst = &mut row[pl * LANES..(pl + iw_end) * LANES];
         #[cfg(target_arch = "x86_64")]
-        if super::unary::has_avx512() {
+        if avx512 {
             // SAFETY: AVX-512F was detected; each of the `lanes` planes has row `ih` of `g.w ≥
             // iw_end` columns, and `dst` holds `iw_end` pixels.
             unsafe { avx512::gather_row(xs, g.h * g.w, ih * g.w, lanes, iw_end, dst) };

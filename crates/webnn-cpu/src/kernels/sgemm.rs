@@ -79,13 +79,10 @@ pub fn sgemm(
     assert!(extent(k, n, b.rs, b.cs) <= b.data.len(), "gemm rhs view out of bounds");
     // Below 2^18 multiply-adds a split costs more than it saves (the packed GEMM's rule).
     let macs = m * n * k;
-    if m == 1 && b.cs == 1 && c_cs == 1 {
-        let threads = if parallel && macs >= 1 << 18 { crate::par::threads_for_macs(macs) } else { 1 };
-        if n.div_ceil(threads) <= GEMV_MAX_COLS - 16 {
-            return gemv(k, n, a, b, &mut c[..n], alpha, acc, threads);
-        }
-    }
     let threads = if parallel && macs >= 1 << 18 { crate::par::threads_for_macs(macs) } else { 1 };
+    if m == 1 && b.cs == 1 && c_cs == 1 && gemv_chunk(n, threads) <= GEMV_MAX_COLS {
+        return gemv(k, n, a, b, &mut c[..n], alpha, acc, threads);
+    }
     let parallelism = if threads > 1 { gemm::Parallelism::Rayon(threads) } else { gemm::Parallelism::None };
     // SAFETY: the asserts above check that every element addressed through the three views
     // lies inside its slice (strides fit in isize because the extents fit in slice lengths)
@@ -128,14 +125,18 @@ const GEMV_ROWS: usize = 4;
 /// Most output columns of one [`gemv`] task (its sums live on the stack: 16 KiB).
 const GEMV_MAX_COLS: usize = 4096;
 
+/// Output columns of one [`gemv`] task: whole 64-byte lines, one task per thread.
+fn gemv_chunk(n: usize, threads: usize) -> usize {
+    n.div_ceil(threads.max(1)).next_multiple_of(16)
+}
+
 /// [`sgemm`] for one row of A and row-major B: `c = acc·c + alpha·Σ_p a[p]·B[p, ·]`, B's rows
 /// streamed [`GEMV_ROWS`] at a time into the output row (which stays in L1), the columns split
 /// across `threads`. A classifier's `1×1280 · 1280×1000` is bound by reading B (5 MB) once;
 /// the `gemm` crate took 149 µs on it against ONNX Runtime's 112 (MobileNetV2, 1 thread).
 #[allow(clippy::too_many_arguments)]
 fn gemv(k: usize, n: usize, a: Mat<'_>, b: Mat<'_>, c: &mut [f32], alpha: f32, acc: Option<f32>, threads: usize) {
-    // Column chunks of whole 64-byte lines, one per thread.
-    let chunk = n.div_ceil(threads.max(1)).next_multiple_of(16);
+    let chunk = gemv_chunk(n, threads);
     let run = |j0: usize, out: &mut [f32]| {
         super::simd::simd(
             #[inline(always)]

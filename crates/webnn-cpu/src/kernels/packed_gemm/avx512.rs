@@ -20,10 +20,11 @@ const NR: usize = 48;
 /// How far ahead (floats) the microkernels prefetch a packed A micro-panel: 3 KiB, about 100
 /// steps of 8 floats. A packed A is a conv's filter (m = output channels); when its pixels
 /// are few (7×7 and 14×14 planes) each filter element serves few FMAs, and the kernel
-/// consumes the panel faster than the hardware prefetcher brings it from DRAM. Measured (`WEBNN_PROFILE=all
-/// webnn bench resnet50.onnx --threads 1`, alternating runs): 3×3 512→512 conv on 7×7 2.10 →
-/// 1.31 ms, 1×1 1024→2048 stride 2 1.75 → 1.09 ms, the whole model 46.2 → 39.2–40.0 ms;
-/// 512 to 1024 floats ahead measured the same, 2048 slower on the 1×1 conv.
+/// consumes the panel faster than the hardware prefetcher brings it from DRAM. Measured
+/// (`WEBNN_PROFILE=all webnn bench resnet50.onnx --threads 1`, alternating runs): 3×3
+/// 512→512 conv on 7×7 2.10 → 1.31 ms, 1×1 1024→2048 stride 2 1.75 → 1.09 ms, the whole
+/// model 46.2 → 39.2–40.0 ms; 512 to 1024 floats ahead measured the same, 2048 slower on
+/// the 1×1 conv.
 const A_PREFETCH: usize = 768;
 
 /// The AVX-512 kernel.
