@@ -288,6 +288,9 @@ fn main() {
         ("depthwise3x3 32 112x112", conv(32, 32, 112, 3, 32)),
         ("depthwise3x3 144 56x56", conv(144, 144, 56, 3, 144)),
         ("pointwise 64->256 56x56", conv(64, 256, 56, 1, 1)),
+        ("pointwise 32->16 112x112", conv(32, 16, 112, 1, 1)),
+        ("pointwise 16->96 112x112", conv(16, 96, 112, 1, 1)),
+        ("pointwise 96->24 56x56", conv(96, 24, 56, 1, 1)),
     ];
     let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let threads = std::env::var("WEBNN_NUM_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);

@@ -27,6 +27,9 @@ enum Location {
     Constant(usize),
     /// The arena, at this byte offset.
     Arena(usize),
+    /// The bytes of operand `i` (never itself an alias): a reshape's output, whose step is
+    /// dropped ([`Plan::compile`]).
+    Alias(usize),
     /// Never read or written (an unused output of a multi-output op gets arena space instead).
     Unused,
 }
@@ -94,8 +97,23 @@ impl Plan {
         }
 
         let mut steps = Vec::with_capacity(program.nodes.len());
+        let root_of = |locations: &[Location], id: OperandId| match locations[id.index()] {
+            Location::Alias(root) => root,
+            _ => id.index(),
+        };
         for node in program.nodes {
             let op = &graph.operations[node.op];
+            // A reshape reinterprets its input's bytes: unless its result must land in a
+            // caller's output buffer, it reads them where they are and runs no step (kernels
+            // take shapes from the graph, and `In::desc` is the reshape's own descriptor).
+            if let (NodeKind::Op, webnn_core::OpKind::Reshape, [Some(input)], [output]) =
+                (&node.kind, op.kind, node.inputs.as_slice(), node.outputs.as_slice())
+            {
+                if locations[output.index()] == Location::Unused {
+                    locations[output.index()] = Location::Alias(root_of(&locations, *input));
+                    continue;
+                }
+            }
             let kernel = match &node.kind {
                 NodeKind::Op => kernels::lower(op, graph),
                 NodeKind::Activation(act) => {
@@ -123,8 +141,10 @@ impl Plan {
                 first[o.index()] = s;
                 last[o.index()] = last[o.index()].max(s);
             }
-            for o in step.inputs.iter().flatten() {
-                last[o.index()] = last[o.index()].max(s);
+            // An alias keeps the bytes it shares alive as long as it is read.
+            for &o in step.inputs.iter().flatten() {
+                let i = root_of(&locations, o);
+                last[i] = last[i].max(s);
             }
         }
         let mut arena_values = Vec::new();
@@ -280,7 +300,8 @@ impl CompiledGraph for CompiledPlan {
                 Location::Output(k) => outputs[k].as_mut_ptr() as usize,
                 Location::Constant(k) => plan.constants[k].as_ptr() as usize,
                 Location::Arena(off) => arena_ptr + off,
-                Location::Unused => 0,
+                // Set below, once the operand it shares has its address.
+                Location::Alias(_) | Location::Unused => 0,
             };
             if let Location::Input(k) = *loc {
                 if inputs[k].len() != len {
@@ -293,6 +314,11 @@ impl CompiledGraph for CompiledPlan {
                 }
             }
             state.addresses[i] = (addr, len);
+        }
+        for (i, loc) in plan.locations.iter().enumerate() {
+            if let Location::Alias(root) = *loc {
+                state.addresses[i].0 = state.addresses[root].0;
+            }
         }
         let addresses = &state.addresses;
         let mut times: SmallVec<[Duration; 64]> = SmallVec::new();

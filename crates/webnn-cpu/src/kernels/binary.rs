@@ -222,7 +222,7 @@ const TASK: usize = 1 << 14;
 
 /// One row: `o[i] = f(a[..], b[..])` with each operand read as `reads` says from its offset.
 #[inline(always)]
-fn row<T: Copy>(o: &mut [T], a: &[T], b: &[T], offs: [usize; 2], reads: [RowRead; 2], f: &impl Fn(T, T) -> T) {
+fn row<T: Copy, U: Copy>(o: &mut [U], a: &[T], b: &[T], offs: [usize; 2], reads: [RowRead; 2], f: &impl Fn(T, T) -> U) {
     let n = o.len();
     match reads {
         [RowRead::Contiguous, RowRead::Contiguous] => {
@@ -246,19 +246,20 @@ fn row<T: Copy>(o: &mut [T], a: &[T], b: &[T], offs: [usize; 2], reads: [RowRead
     }
 }
 
-/// Computes `out = f(a, b)` row by row, in parallel tasks of about [`TASK`] elements.
-fn binary_rows<T: Copy + Send + Sync>(
+/// Computes `out = f(a, b)` row by row, in parallel tasks of about [`TASK`] elements (also
+/// the comparisons of `logical.rs`, whose output is uint8).
+pub(super) fn binary_rows<T: Copy + Send + Sync, U: Copy + Send + Sync>(
     a: &[T],
     b: &[T],
-    out: &mut [T],
+    out: &mut [U],
     plan: &RowPlan,
-    f: impl Fn(T, T) -> T + Sync + Send,
+    f: impl Fn(T, T) -> U + Sync + Send,
 ) {
     let len = plan.len;
     if plan.rows == 1 {
         // One long row: split it into pieces.
         let reads = plan.reads;
-        let piece = |start: usize, o: &mut [T]| {
+        let piece = |start: usize, o: &mut [U]| {
             let offs = reads.map(|r| if r == RowRead::Contiguous { start } else { 0 });
             simd(
                 #[inline(always)]
@@ -273,7 +274,7 @@ fn binary_rows<T: Copy + Send + Sync>(
         return;
     }
     let rows_per_task = (TASK / len).max(1);
-    let task = |t: usize, o: &mut [T]| {
+    let task = |t: usize, o: &mut [U]| {
         simd(
             #[inline(always)]
             || {

@@ -4,11 +4,13 @@
 //! isNaN, isInfinite; and `where` ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-where)),
 //! which selects (it never multiplies, so NaN/Infinity in the unselected branch do not leak).
 //!
-//! Also the parallel broadcast walk shared with prelu.
+//! The binary comparisons and logical ops walk their operands with binary's row plan
+//! ([`RowPlan`]); `where` and prelu with the odometer walk [`Broadcast`] here.
 //!
 //! Comparisons with NaN are false (so notEqual(NaN, x) is 1); +0 equals −0. float16 compares
 //! its exact values.
 
+use super::binary::{binary_rows, RowPlan};
 use super::unary::{map, CHEAP_CHUNK};
 use super::util::broadcast_strides;
 use super::{In, Kernel, Out};
@@ -170,42 +172,29 @@ pub enum LogicalOp {
 struct CompareKernel {
     op: LogicalOp,
     data_type: DataType,
-    geom: Broadcast<2>,
+    rows: RowPlan,
 }
 
-/// Element-wise comparison / logical binary op into a 0/1 uint8 output.
-pub fn compare<T: PartialOrd + Copy + Send + Sync>(
-    op: LogicalOp,
-    a: &[T],
-    b: &[T],
-    out: &mut [u8],
-    geom: &Broadcast<2>,
-) {
-    macro_rules! go {
-        (|$x:ident, $y:ident| $e:expr) => {
-            geom.map(out, |[i, j]| {
-                let ($x, $y) = (a[i], b[j]);
-                $e as u8
-            })
-        };
-    }
+/// Element-wise comparison into a 0/1 uint8 output, broadcasting row by row as `plan` says
+/// (binary's row walker: each row a tight loop over contiguous or repeated operands).
+pub fn compare<T: PartialOrd + Copy + Send + Sync>(op: LogicalOp, a: &[T], b: &[T], out: &mut [u8], plan: &RowPlan) {
     match op {
-        LogicalOp::Equal => go!(|x, y| x == y),
-        LogicalOp::NotEqual => go!(|x, y| x != y),
-        LogicalOp::Greater => go!(|x, y| x > y),
-        LogicalOp::GreaterOrEqual => go!(|x, y| x >= y),
-        LogicalOp::Lesser => go!(|x, y| x < y),
-        LogicalOp::LesserOrEqual => go!(|x, y| x <= y),
+        LogicalOp::Equal => binary_rows(a, b, out, plan, |x, y| (x == y) as u8),
+        LogicalOp::NotEqual => binary_rows(a, b, out, plan, |x, y| (x != y) as u8),
+        LogicalOp::Greater => binary_rows(a, b, out, plan, |x, y| (x > y) as u8),
+        LogicalOp::GreaterOrEqual => binary_rows(a, b, out, plan, |x, y| (x >= y) as u8),
+        LogicalOp::Lesser => binary_rows(a, b, out, plan, |x, y| (x < y) as u8),
+        LogicalOp::LesserOrEqual => binary_rows(a, b, out, plan, |x, y| (x <= y) as u8),
         _ => {}
     }
 }
 
 /// Element-wise logicalAnd/Or/Xor of uint8 operands (non-zero = true).
-pub fn logical(op: LogicalOp, a: &[u8], b: &[u8], out: &mut [u8], geom: &Broadcast<2>) {
+pub fn logical(op: LogicalOp, a: &[u8], b: &[u8], out: &mut [u8], plan: &RowPlan) {
     match op {
-        LogicalOp::And => geom.map(out, |[i, j]| (a[i] != 0 && b[j] != 0) as u8),
-        LogicalOp::Or => geom.map(out, |[i, j]| (a[i] != 0 || b[j] != 0) as u8),
-        LogicalOp::Xor => geom.map(out, |[i, j]| ((a[i] != 0) != (b[j] != 0)) as u8),
+        LogicalOp::And => binary_rows(a, b, out, plan, |x, y| (x != 0 && y != 0) as u8),
+        LogicalOp::Or => binary_rows(a, b, out, plan, |x, y| (x != 0 || y != 0) as u8),
+        LogicalOp::Xor => binary_rows(a, b, out, plan, |x, y| ((x != 0) != (y != 0)) as u8),
         _ => {}
     }
 }
@@ -215,8 +204,8 @@ impl Kernel for CompareKernel {
         let (Some(a), Some(b)) = (inputs[0], inputs[1]) else { return Ok(()) };
         let out: &mut [u8] = outputs[0].slice_mut();
         match self.op {
-            LogicalOp::And | LogicalOp::Or | LogicalOp::Xor => logical(self.op, a.slice(), b.slice(), out, &self.geom),
-            _ => crate::with_type!(self.data_type, T => compare::<T>(self.op, a.slice(), b.slice(), out, &self.geom)),
+            LogicalOp::And | LogicalOp::Or | LogicalOp::Xor => logical(self.op, a.slice(), b.slice(), out, &self.rows),
+            _ => crate::with_type!(self.data_type, T => compare::<T>(self.op, a.slice(), b.slice(), out, &self.rows)),
         }
         Ok(())
     }
@@ -286,7 +275,9 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     if matches!(lop, LogicalOp::And | LogicalOp::Or | LogicalOp::Xor) && data_type != DataType::Uint8 {
         return Err(Error::not_supported(format!("{} on {}", op.kind, data_type.as_str())));
     }
-    Ok(Box::new(CompareKernel { op: lop, data_type, geom: Broadcast::of(op, graph)? }))
+    let geom = Broadcast::<2>::of(op, graph)?;
+    let rows = RowPlan::new(&geom.out_shape, [&geom.strides[0], &geom.strides[1]]);
+    Ok(Box::new(CompareKernel { op: lop, data_type, rows }))
 }
 
 struct WhereKernel {

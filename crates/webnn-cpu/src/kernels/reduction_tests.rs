@@ -155,6 +155,37 @@ fn float_reductions_special_values() {
     assert_eq!(got, [4.5]);
 }
 
+#[test]
+fn float32_max_and_min_rows_vectorized_match_naive_and_propagate_nan() {
+    // Rows through the 16-lane kernel (whole vectors and remainders), a NaN in a vector lane
+    // or in the remainder of the last row only, and one row long enough to be split across
+    // tasks.
+    let dt = DataType::Float32;
+    let mut rng = Rng::new(29);
+    let big = 3 * crate::kernels::unary::CHEAP_CHUNK + 7;
+    for &(rows, n) in &[(5usize, 1usize), (4, 15), (6, 16), (3, 33), (7, 100), (1, big)] {
+        for nan_at in [None, Some(0), Some(n / 2), Some(n - 1)] {
+            let mut x: Vec<f64> = rng.vec(rows * n, -100.0, 100.0).iter().map(|&v| round_to(dt, v)).collect();
+            if let Some(j) = nan_at {
+                x[(rows - 1) * n + j] = f64::NAN;
+            }
+            for (kind, max) in [(OpKind::ReduceMax, true), (OpKind::ReduceMin, false)] {
+                let got = decode(dt, &run_reduce(kind, dt, &[rows as u32, n as u32], &[1], encode(dt, &x)));
+                for (r, &g) in got.iter().enumerate() {
+                    let row = &x[r * n..][..n];
+                    if row.iter().any(|v| v.is_nan()) {
+                        assert!(g.is_nan(), "{kind} rows {rows} n {n} row {r}: {g}");
+                        continue;
+                    }
+                    let pick = |a: f64, v: f64| if max { a.max(v) } else { a.min(v) };
+                    let want = row.iter().fold(if max { f64::NEG_INFINITY } else { f64::INFINITY }, |a, &v| pick(a, v));
+                    assert_eq!(g, want, "{kind} rows {rows} n {n} row {r}");
+                }
+            }
+        }
+    }
+}
+
 /// Typed integer reference helpers.
 trait TestInt: bytemuck::Pod + Into<i128> + std::fmt::Debug + PartialEq {
     fn wrap(v: i128) -> Self;
