@@ -417,6 +417,34 @@ mod tests {
     }
 
     #[test]
+    fn reshapes_read_their_input_in_place_unless_they_are_outputs() {
+        // t = neg(x) lives in the arena; r = reshape(reshape(t)) reads it after u = relu(x),
+        // an arena value created later that must not take t's place while r is still read.
+        // rx = reshape(x) aliases a caller's input; `out` = reshape(v) is a graph output (copied).
+        let mut b = builder();
+        let x = b.input("x", &f32_desc(&[2, 4])).unwrap();
+        let t = b.neg(&x, &opts()).unwrap();
+        let r = b.reshape(&t, &[4, 2], &opts()).unwrap();
+        let r = b.reshape(&r, &[8], &opts()).unwrap();
+        let u = b.relu(&x, &opts()).unwrap();
+        let u = b.reshape(&u, &[8], &opts()).unwrap();
+        let v = b.add(&r, &u, &opts()).unwrap();
+        let rx = b.reshape(&x, &[8], &opts()).unwrap();
+        let w = b.mul(&v, &rx, &opts()).unwrap();
+        let out = b.reshape(&w, &[4, 2], &opts()).unwrap();
+        let graph = b.build(&[("w", &w), ("out", &out)]).unwrap();
+        let plan =
+            CompiledPlan::new(Plan::compile(&graph).unwrap(), Arc::new(crate::pool::build_pool(Some(1)).unwrap()));
+        let names: Vec<&str> = plan.plan.steps.iter().map(|s| s.name.0.as_str()).collect();
+        assert_eq!(names, ["neg", "relu", "add", "mul", "reshape"]);
+        let outs = dispatch(&plan, &graph);
+        let xs = [-1f32, 2., -3., 4., -5., 6., -7., 8.];
+        let want: Vec<f32> = xs.iter().map(|&x| (-x + x.max(0.0)) * x).collect();
+        assert_eq!(outs[0], want);
+        assert_eq!(outs[1], want);
+    }
+
+    #[test]
     fn steps_run_on_the_caller_until_one_wants_the_pool() {
         let graph = small_large_small();
         for threads in [1, 2] {
