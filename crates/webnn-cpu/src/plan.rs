@@ -53,6 +53,8 @@ pub struct Plan {
     input_count: usize,
     /// (output index, operand) pairs whose operand's home is another output: copied at the end.
     output_copies: Vec<(usize, usize)>,
+    /// (alias, operand) pairs: `Location::Alias` operands and the operand whose bytes they read.
+    aliases: Vec<(usize, usize)>,
     output_count: usize,
     /// What `WEBNN_OP_COVERAGE` records of this graph.
     coverage: Coverage,
@@ -164,6 +166,12 @@ impl Plan {
             .flat_map(|s| s.inputs.iter().flatten().chain(&s.outputs))
             .map(|id| descriptors[id.index()].byte_length() as usize)
             .fold(0usize, usize::saturating_add);
+        let aliases = (0..n)
+            .filter_map(|i| match locations[i] {
+                Location::Alias(root) => Some((i, root)),
+                _ => None,
+            })
+            .collect();
         let (offsets, arena_size) = plan_arena(&arena_values);
         for (k, &i) in arena_ids.iter().enumerate() {
             locations[i] = Location::Arena(offsets[k]);
@@ -176,6 +184,7 @@ impl Plan {
             arena_size,
             input_count: graph.inputs.len(),
             output_copies,
+            aliases,
             output_count: graph.outputs.len(),
             coverage: Coverage::new(Record::Cpu, original),
             touched_bytes,
@@ -315,10 +324,8 @@ impl CompiledGraph for CompiledPlan {
             }
             state.addresses[i] = (addr, len);
         }
-        for (i, loc) in plan.locations.iter().enumerate() {
-            if let Location::Alias(root) = *loc {
-                state.addresses[i].0 = state.addresses[root].0;
-            }
+        for &(alias, root) in &plan.aliases {
+            state.addresses[alias].0 = state.addresses[root].0;
         }
         let addresses = &state.addresses;
         let mut times: SmallVec<[Duration; 64]> = SmallVec::new();

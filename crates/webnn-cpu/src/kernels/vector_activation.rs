@@ -24,8 +24,8 @@
 //! the reciprocal as for sigmoid, and the sign of x. The scalar `fast_math::tanh_f32` is the
 //! same formula with a division; this form replaced its auto-vectorised loop (magika's two
 //! tanh steps, Zen 4, 1 thread: 245 → 156 µs together; ONNX Runtime 110). Measured
-//! (`tanh_is_within_4_ulp` below, the same sweep): 3 ULP at worst (at x ≈ 9.4e-4), relative, over the whole range
-//! (WPT tolerance for tanh: an absolute 1/1024).
+//! (`tanh_is_within_4_ulp` below, the same sweep): 3 ULP at worst (at x ≈ 9.4e-4), relative,
+//! over the whole range (WPT tolerance for tanh: an absolute 1/1024).
 
 use super::activation::Activation;
 use super::epilogue::TileBias;
