@@ -464,7 +464,7 @@ fn extreme_row<const MAX: bool>(x: &[f32]) -> f32 {
 }
 
 /// reduceMax (`MAX`) / reduceMin of float32 with an f32 accumulator (exact, NaN-propagating
-/// like [`FMax`] / [`FMin`]), whose contiguous rows fold with [`extreme_row`].
+/// like [`FMax`] / [`FMin`]), whose contiguous rows fold with `extreme_row` (16 lanes).
 pub struct F32Extreme<const MAX: bool>;
 
 impl<const MAX: bool> Reducer<f32> for F32Extreme<MAX> {
