@@ -60,44 +60,6 @@ fn time(backend: &CpuBackend, graph: &Graph) -> f64 {
     samples[samples.len() / 2]
 }
 
-/// An inverted-residual pair, nchw: 1×1 conv cin → c on hw × hw, relu6, depthwise k × k
-/// (`stride`, padding k/2), relu6: one fused step (`kernels::pointwise_depthwise`), or with
-/// `apart` two steps (the pointwise result is then also an output, which blocks the fusion).
-fn pointwise_depthwise(
-    cin: u32,
-    c: u32,
-    hw: u32,
-    k: u32,
-    stride: u32,
-    apart: bool,
-) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
-    Box::new(move || {
-        let mut b = builder();
-        let x = b.input("x", &f32_desc(&[1, cin, hw, hw])).unwrap();
-        let relu6 = ClampOptions { min_value: Some(0.0.into()), max_value: Some(6.0.into()), ..Default::default() };
-        let w = constant(&mut b, &[c, cin, 1, 1]);
-        let bias = constant(&mut b, &[c]);
-        let p = b.conv2d(&x, &w, &Conv2dOptions { bias: Some(bias), ..Default::default() }).unwrap();
-        let p = b.clamp(&p, &relu6).unwrap();
-        let w = constant(&mut b, &[c, 1, k, k]);
-        let bias = constant(&mut b, &[c]);
-        let pad = k / 2;
-        let options = Conv2dOptions {
-            padding: Some(vec![pad; 4]),
-            strides: Some(vec![stride; 2]),
-            groups: c,
-            bias: Some(bias),
-            ..Default::default()
-        };
-        let d = b.conv2d(&p, &w, &options).unwrap();
-        let y = b.clamp(&d, &relu6).unwrap();
-        let out_hw = (hw + 2 * pad - k) / stride + 1;
-        let flops = 2.0 * (c * cin * hw * hw + c * k * k * out_hw * out_hw) as f64;
-        let outputs = if apart { vec![("y", &y), ("mid", &p)] } else { vec![("y", &y)] };
-        (b.build(&outputs).unwrap(), flops, "GFLOP/s")
-    })
-}
-
 type Case = (&'static str, Box<dyn Fn() -> (Graph, f64, &'static str)>);
 
 fn elementwise(
@@ -329,14 +291,6 @@ fn main() {
         ("pointwise 32->16 112x112", conv(32, 16, 112, 1, 1)),
         ("pointwise 16->96 112x112", conv(16, 96, 112, 1, 1)),
         ("pointwise 96->24 56x56", conv(96, 24, 56, 1, 1)),
-        ("pw+dw 16->96 112x112 3x3 stride 2", pointwise_depthwise(16, 96, 112, 3, 2, false)),
-        ("pw+dw 16->96 112x112 3x3 stride 2, apart", pointwise_depthwise(16, 96, 112, 3, 2, true)),
-        ("pw+dw 16->96 112x112 3x3", pointwise_depthwise(16, 96, 112, 3, 1, false)),
-        ("pw+dw 16->96 112x112 3x3, apart", pointwise_depthwise(16, 96, 112, 3, 1, true)),
-        ("pw+dw 24->144 56x56 3x3", pointwise_depthwise(24, 144, 56, 3, 1, false)),
-        ("pw+dw 24->144 56x56 3x3, apart", pointwise_depthwise(24, 144, 56, 3, 1, true)),
-        ("pw+dw 24->144 56x56 3x3 stride 2", pointwise_depthwise(24, 144, 56, 3, 2, false)),
-        ("pw+dw 24->144 56x56 3x3 stride 2, apart", pointwise_depthwise(24, 144, 56, 3, 2, true)),
     ];
     let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let threads = std::env::var("WEBNN_NUM_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);

@@ -122,13 +122,6 @@ impl Plan {
                     Ok(kernels::activation::lower_fused(*act, graph.descriptor(node.outputs[0]).data_type))
                 }
                 NodeKind::WithEpilogue(epilogue) => kernels::lower_with_epilogue(op, graph, epilogue.clone()),
-                NodeKind::PointwiseDepthwise(f) => kernels::pointwise_depthwise::lower(
-                    graph,
-                    &graph.operations[f.pointwise_op],
-                    op,
-                    f.pointwise.clone(),
-                    f.depthwise.clone(),
-                ),
             }
             .map_err(|e| {
                 Error::operation(format!(

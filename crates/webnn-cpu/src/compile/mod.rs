@@ -11,9 +11,7 @@
 //! 2. [`epilogue`]: conv2d / matmul / gemm absorb the activations and the element-wise adds
 //!    and multiplies (residuals, biases, scales) that alone read their result, applied while
 //!    each output tile is in cache; the followers' table is in that file;
-//! 3. [`pointwise_depthwise`]: a 1×1 conv2d whose result only a depthwise conv2d reads runs
-//!    with it as one step, by bands of rows, so the tensor between them is never written whole;
-//! 4. [`dce`]: nodes whose results nobody reads are dropped.
+//! 3. [`dce`]: nodes whose results nobody reads are dropped.
 //!
 //! `WEBNN_DUMP_PLAN=1` prints the program after the passes (one line per node) to stderr when
 //! a graph is built; [`Program::dump`] is the same text.
@@ -22,7 +20,6 @@ pub mod dce;
 pub mod epilogue;
 pub mod fold;
 pub mod patterns;
-pub mod pointwise_depthwise;
 mod uses;
 
 use crate::kernels::activation::Activation;
@@ -42,9 +39,6 @@ pub enum NodeKind {
     /// Its operation (a conv2d, matmul or gemm) followed by an epilogue, whose binary steps
     /// read the inputs after the operation's own.
     WithEpilogue(Epilogue),
-    /// A pointwise conv2d and the depthwise conv2d (the node's `op`) that alone reads its
-    /// result, as one step ([`pointwise_depthwise`]).
-    PointwiseDepthwise(Box<pointwise_depthwise::PointwiseDepthwise>),
 }
 
 /// One step of the program.
@@ -105,7 +99,6 @@ impl Program {
         let mut program = Program::from_graph(&graph);
         patterns::run(&graph, &mut program);
         epilogue::run(&graph, &mut program);
-        pointwise_depthwise::run(&graph, &mut program);
         dce::run(&graph, &mut program);
         if std::env::var_os("WEBNN_DUMP_PLAN").is_some_and(|v| !v.is_empty() && v != "0") {
             eprint!("{}", program.dump(&graph));
@@ -130,7 +123,6 @@ impl Program {
                 NodeKind::Op => String::new(),
                 NodeKind::Activation(a) => format!(" {{{a:?}}}"),
                 NodeKind::WithEpilogue(e) => format!(" {{{:?}}}", e.steps),
-                NodeKind::PointwiseDepthwise(f) => format!(" {{{:?} | {:?}}}", f.pointwise.steps, f.depthwise.steps),
             };
             s += &format!(
                 "  {}{}{} {} -> {}\n",

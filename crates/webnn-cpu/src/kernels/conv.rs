@@ -228,7 +228,14 @@ pub fn lower_conv2d(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
 
 /// Lowers conv2d followed by a fused epilogue.
 pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> Result<Box<dyn Kernel>> {
-    let (data_type, g, filter_layout) = conv2d_geom(graph, op)?;
+    let Attrs::Conv2d { filter_layout, .. } = op.attrs else {
+        return Err(Error::operation("conv2d: missing attributes"));
+    };
+    let (data_type, g) = conv_geom(graph, op, |f| match filter_layout {
+        Conv2dFilterOperandLayout::Oihw => (f[2], f[3]),
+        Conv2dFilterOperandLayout::Hwio => (f[0], f[1]),
+        Conv2dFilterOperandLayout::Ohwi | Conv2dFilterOperandLayout::Ihwo => (f[1], f[2]),
+    })?;
     let (cin, cout, kh, kw, oh, ow) = (g.cin, g.cout, g.kh, g.kw, g.oh, g.ow);
     let g = g.along_width();
     let path = if g.groups == cin && g.groups == cout && (depthwise_blocked::fits(&g) || depthwise::plane_fits(&g)) {
@@ -275,19 +282,6 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
         packed,
         winograd,
     }))
-}
-
-/// A conv2d's output data type, geometry and filter layout.
-pub(super) fn conv2d_geom(graph: &Graph, op: &Operation) -> Result<(DataType, Geom, Conv2dFilterOperandLayout)> {
-    let Attrs::Conv2d { filter_layout, .. } = op.attrs else {
-        return Err(Error::operation("conv2d: missing attributes"));
-    };
-    let (data_type, g) = conv_geom(graph, op, |f| match filter_layout {
-        Conv2dFilterOperandLayout::Oihw => (f[2], f[3]),
-        Conv2dFilterOperandLayout::Hwio => (f[0], f[1]),
-        Conv2dFilterOperandLayout::Ohwi | Conv2dFilterOperandLayout::Ihwo => (f[1], f[2]),
-    })?;
-    Ok((data_type, g, filter_layout))
 }
 
 /// Whether the direct few-input-channel kernel takes `g` on this CPU.

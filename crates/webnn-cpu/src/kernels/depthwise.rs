@@ -303,62 +303,10 @@ pub fn depthwise(
     out: &mut [f32],
     ep: &BoundEpilogue<'_>,
 ) -> webnn_core::Result<()> {
-    if !runs_planes(g) {
+    if depthwise_blocked::fits(g) && (depthwise_blocked::preferred(g) || !plane_fits(g)) {
         return depthwise_blocked::depthwise_blocked(g, x, wts, bias, out, ep);
     }
     planes(g, x, wts, bias, out, ep)
-}
-
-/// Whether [`depthwise`] runs `g` one plane at a time (else in [`depthwise_blocked`]).
-pub(super) fn runs_planes(g: &Geom) -> bool {
-    !(depthwise_blocked::fits(g) && (depthwise_blocked::preferred(g) || !plane_fits(g)))
-}
-
-/// The nchw planes of `g` (one image's channels, `g.n` = 1) whose inputs are the consecutive
-/// `g.h × g.w` planes of `x`, filters the consecutive `[kh·kw]` runs of `wts` and biases
-/// `bias(j)`: plane `j`'s `g.oh × g.ow` outputs go to `out[first + j·stride..]`, then
-/// `finished(j, plane)` (its epilogue). Each plane on the calling thread, as [`planes`] computes
-/// it (the same taps in the same order), so a band of output rows computed from the band of
-/// input rows it reads, with the band's edges as padding, gives the bits of the whole plane.
-#[allow(clippy::too_many_arguments)] // the planes, their filters and where their outputs go
-pub(super) fn planes_on_thread(
-    g: &Geom,
-    x: &[f32],
-    wts: &[f32],
-    bias: impl Fn(usize) -> f32,
-    out: &mut [f32],
-    first: usize,
-    stride: usize,
-    finished: impl Fn(usize, &mut [f32]),
-) -> webnn_core::Result<()> {
-    let kk = g.kk();
-    let (plane, oplane) = (g.h * g.w, g.oh * g.ow);
-    let layout = PhaseLayout::of(g);
-    let taps: smallvec::SmallVec<[usize; 64]> =
-        (0..kk).map(|t| layout.at(g, t / g.kw * g.dilations[0], t % g.kw * g.dilations[1])).collect();
-    DEPTHWISE_SCRATCH.with(|cell| {
-        let (padded, wide, zeroed_for) = &mut *cell.borrow_mut();
-        grow(padded, 2 * layout.len)?;
-        grow(wide, layout.wide)?;
-        // Zeroed as `planes` zeroes them (both planes of a pair): they share the key.
-        let key = PhaseLayout::zeros_key(g);
-        if *zeroed_for != Some(key) {
-            padded[..2 * layout.len].fill(0.0);
-            *zeroed_for = Some(key);
-        }
-        let padded = &mut padded[..layout.len];
-        for (j, xp) in x.chunks_exact(plane).enumerate() {
-            let o = &mut out[first + j * stride..][..oplane];
-            let wk = &wts[j * kk..][..kk];
-            let b = bias(j);
-            simd(
-                #[inline(always)]
-                || depthwise_plane(g, &layout, &taps, xp, wk, b, o, padded, wide),
-            );
-            finished(j, o);
-        }
-        Ok(())
-    })
 }
 
 /// [`depthwise`] one nchw plane (or nhwc row) at a time, for shapes that [`plane_fits`].

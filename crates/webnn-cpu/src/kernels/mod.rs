@@ -36,7 +36,6 @@ pub mod float_elem;
 pub mod matmul;
 pub mod normalization;
 pub mod packed_gemm;
-pub mod pointwise_depthwise;
 pub mod pool;
 #[cfg(target_arch = "x86_64")]
 mod pool_avx512;
