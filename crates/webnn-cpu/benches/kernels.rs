@@ -89,6 +89,20 @@ fn conv_strided(
     groups: u32,
     stride: u32,
 ) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
+    conv_then(cin, cout, hw, k, groups, stride, false)
+}
+
+/// [`conv_strided`], followed by clamp(0, 6) (which the conv applies as its epilogue) if
+/// `relu6`.
+fn conv_then(
+    cin: u32,
+    cout: u32,
+    hw: u32,
+    k: u32,
+    groups: u32,
+    stride: u32,
+    relu6: bool,
+) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
     Box::new(move || {
         let mut b = builder();
         let x = b.input("x", &f32_desc(&[1, cin, hw, hw])).unwrap();
@@ -102,7 +116,12 @@ fn conv_strided(
             bias: Some(bias),
             ..Default::default()
         };
-        let y = b.conv2d(&x, &w, &options).unwrap();
+        let mut y = b.conv2d(&x, &w, &options).unwrap();
+        if relu6 {
+            let options =
+                ClampOptions { min_value: Some(0.0.into()), max_value: Some(6.0.into()), ..Default::default() };
+            y = b.clamp(&y, &options).unwrap();
+        }
         let out_hw = (hw + 2 * p - k) / stride + 1;
         let flops = 2.0 * (cout * (cin / groups) * k * k) as f64 * (out_hw * out_hw) as f64;
         (b.build(&[("y", &y)]).unwrap(), flops, "GFLOP/s")
@@ -284,6 +303,8 @@ fn main() {
         ("depthwise3x3 stride 2 192 28x28", conv_strided(192, 192, 28, 3, 192, 2)),
         ("depthwise5x5 stride 2 240 28x28", conv_strided(240, 240, 28, 5, 240, 2)),
         ("depthwise3x3 960 7x7", conv(960, 960, 7, 3, 960)),
+        ("depthwise3x3 960 7x7 relu6", conv_then(960, 960, 7, 3, 960, 1, true)),
+        ("depthwise3x3 384 14x14 relu6", conv_then(384, 384, 14, 3, 384, 1, true)),
         ("depthwise3x3 576 14x14", conv(576, 576, 14, 3, 576)),
         ("depthwise3x3 32 112x112", conv(32, 32, 112, 3, 32)),
         ("depthwise3x3 144 56x56", conv(144, 144, 56, 3, 144)),

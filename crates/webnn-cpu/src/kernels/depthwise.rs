@@ -124,6 +124,31 @@ pub(super) fn fill_padded(g: &Geom, layout: &PhaseLayout, xp: &[f32], padded: &m
     }
 }
 
+/// [`fill_padded`] with AVX-512: rows as vector copies (`depthwise_avx512::copy_rows`), or
+/// split by column phase with permutes at a width stride of 2
+/// (`depthwise_avx512::split_rows`).
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) unsafe fn fill_padded_avx512(g: &Geom, layout: &PhaseLayout, xp: &[f32], padded: &mut [f32]) {
+    let [pt, _, pl, _] = g.padding;
+    if g.strides == [1, 1] && g.w > 0 {
+        let first = layout.at(g, pt, pl);
+        // SAFETY (caller): AVX-512F; with unit strides padded row pt + r, column pl starts at
+        // `first + r·pitch`, and the plane holds every row.
+        unsafe { super::depthwise_avx512::copy_rows(xp, g.w, padded, first, layout.pitch) };
+    } else if g.strides[1] == 2 && g.w > 0 {
+        let at = |r: usize| (layout.at(g, pt + r, pl), layout.at(g, pt + r, pl + 1));
+        // SAFETY (caller): AVX-512F; the columns pl, pl + 2, … and pl + 1, pl + 3, … of
+        // padded row pt + r are consecutive in their phase planes, inside the padded plane.
+        unsafe { super::depthwise_avx512::split_rows(xp, g.w, padded, at) };
+    } else {
+        fill_padded(g, layout, xp, padded);
+    }
+}
+
 /// Two nchw output planes of the same geometry, one vector wide, with the AVX-512 streamed
 /// kernel (`depthwise_avx512::pair_streamed`); `padded` holds two padded planes, zero wherever
 /// the padding lies.
@@ -143,8 +168,11 @@ unsafe fn depthwise_plane_pair(
     padded: &mut [f32],
 ) {
     let (pa, pb) = padded[..2 * layout.len].split_at_mut(layout.len);
-    fill_padded(g, layout, xp[0], pa);
-    fill_padded(g, layout, xp[1], pb);
+    // SAFETY (caller): AVX-512F.
+    unsafe {
+        fill_padded_avx512(g, layout, xp[0], pa);
+        fill_padded_avx512(g, layout, xp[1], pb);
+    }
     // SAFETY (caller): AVX-512F, a streamed geometry one vector wide; both padded planes
     // have this layout and both outputs are oh × ow.
     unsafe {
@@ -191,6 +219,14 @@ fn depthwise_plane(
 ) {
     let [dl_h, dl_w] = g.dilations;
     let tap_offset = |kh: usize, kw: usize| layout.at(g, kh * dl_h, kw * dl_w);
+    #[cfg(target_arch = "x86_64")]
+    if super::unary::has_avx512() {
+        // SAFETY: AVX-512F was just detected.
+        unsafe { fill_padded_avx512(g, layout, xp, padded) };
+    } else {
+        fill_padded(g, layout, xp, padded);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
     fill_padded(g, layout, xp, padded);
     let padded = &*padded;
     #[cfg(target_arch = "x86_64")]
@@ -292,9 +328,9 @@ fn streamed_here(g: &Geom) -> bool {
     false
 }
 
-/// Direct depthwise conv2d (`bias` per channel, none: zeros); `ep` applied to each output
-/// plane (nchw) or row (nhwc) as it is finished, or each band of rows of a plane
-/// ([`depthwise_blocked`]).
+/// Direct depthwise conv2d (`bias` per channel, none: zeros); `ep` applied to each task's
+/// output planes (nchw) or each row (nhwc) as they are finished, or each band of rows of a
+/// plane ([`depthwise_blocked`]).
 pub fn depthwise(
     g: &Geom,
     x: &[f32],
@@ -348,12 +384,12 @@ pub(super) fn planes(
                     padded.fill(0.0);
                     *zeroed_for = Some(key);
                 }
-                let mut planes = planes.chunks_exact_mut(oplane).enumerate();
-                while let Some((i, o)) = planes.next() {
+                let mut each = planes.chunks_exact_mut(oplane).enumerate();
+                while let Some((i, o)) = each.next() {
                     let p = t * planes_per_task + i;
                     #[cfg(target_arch = "x86_64")]
                     if pairs {
-                        if let Some((_, o2)) = planes.next() {
+                        if let Some((_, o2)) = each.next() {
                             let (c1, c2) = (p % c, (p + 1) % c);
                             // SAFETY: `pairs` holds only with AVX-512F on a streamed geometry
                             // one vector wide.
@@ -371,8 +407,6 @@ pub(super) fn planes(
                                     )
                                 },
                             );
-                            ep.apply(p * oplane, o);
-                            ep.apply((p + 1) * oplane, o2);
                             continue;
                         }
                     }
@@ -393,8 +427,10 @@ pub(super) fn planes(
                             )
                         },
                     );
-                    ep.apply(p * oplane, o);
                 }
+                // The epilogue once for the task's planes (still in cache): one call instead
+                // of one per plane, which cost as much as a small plane's taps.
+                ep.apply(t * planes_per_task * oplane, planes);
                 Ok(())
             })
         })

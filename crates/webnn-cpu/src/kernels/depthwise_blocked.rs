@@ -74,7 +74,7 @@ pub fn fits(g: &Geom) -> bool {
 }
 
 /// Whether this path is the faster one for `g` on this CPU (it [`fits`]): with AVX-512 for
-/// strided 3×3 and 5×5 windows with outputs up to 28×28 (where the streamed plane kernel
+/// strided 3×3 and 5×5 windows with outputs up to 10×10 (where the streamed plane kernel
 /// spends most of its time splitting the input plane by phase), else for planes up to 10×10.
 ///
 /// Measured (`cargo bench -p webnn-cpu --bench kernels -- depthwise`, 1 thread, ms, the
@@ -82,14 +82,18 @@ pub fn fits(g: &Geom) -> bool {
 /// 0.066 → 0.028, 144 ch 56² 0.105 → 0.074; 5×5 240 ch 28² 0.094 → 0.052, 144 ch 56² 0.127
 /// → 0.098; but 3×3 96 ch 112² (a 56×56 output) 0.185 → 0.202. Stride 1 (the plane kernel
 /// streams rows with no phase split): 3×3 144 ch 28² 0.030 → 0.048, 576 ch 14² 0.044 →
-/// 0.062, 960 ch 7² 0.039 → 0.041, 5×5 672 ch 14² 0.088 → 0.132.
+/// 0.062, 960 ch 7² 0.039 → 0.041, 5×5 672 ch 14² 0.088 → 0.132. Since the plane kernels
+/// split rows by phase with permutes (`depthwise_avx512::split_rows`, 2026-11-27, Zen 4,
+/// 4 alternating runs, this path → the plane kernel): 3×3 stride 2 144 ch 56² 0.109 →
+/// 0.099, 192 ch 28² 0.044 → 0.042, 5×5 stride 2 240 ch 28² 0.080 → 0.073, 144 ch 56²
+/// 0.156 → 0.140, but 3×3 stride 2 576 ch 14² (a 7×7 output) 0.048 → 0.066.
 pub fn preferred(g: &Geom) -> bool {
     if !fits(g) {
         return false;
     }
     #[cfg(target_arch = "x86_64")]
     if super::unary::has_avx512() && super::depthwise_avx512::streamed(g.kh, g.kw, g.strides, g.dilations) {
-        return g.strides != [1, 1] && g.oh * g.ow <= 28 * 28;
+        return g.strides != [1, 1] && g.oh * g.ow <= 10 * 10;
     }
     g.oh * g.ow <= MAX_PLANE_PORTABLE
 }
