@@ -290,6 +290,7 @@ fn main() {
         ("conv3x3 512->512 7x7", conv(512, 512, 7, 3, 1)),
         ("conv3x3 stride 2 512->512 14x14", conv_strided(512, 512, 14, 3, 1, 2)),
         ("conv3x3 3->32 224x224 (few input channels)", conv(3, 32, 224, 3, 1)),
+        ("conv7x7 stride 2 3->64 224x224", conv_strided(3, 64, 224, 7, 1, 2)),
         ("depthwise3x3 96 112x112", conv(96, 96, 112, 3, 96)),
         ("depthwise5x5 144 56x56", conv(144, 144, 56, 5, 144)),
         ("depthwise5x5 672 14x14", conv(672, 672, 14, 5, 672)),

@@ -352,7 +352,7 @@ fn im2col_row_nchw(g: &Geom, xg: &[f32], p0: usize, r: usize, dst: &mut [f32]) {
                     let n = b - a;
                     let src = &xrow[first..first + (n - 1) * st_w + 1];
                     match st_w {
-                        1 => real.copy_from_slice(src),
+                        1 => super::simd::copy_short(real, src),
                         // Every other element: pairs, so the loop vectorises (loads and a
                         // permute) instead of gathering one element at a time.
                         2 => {
@@ -429,7 +429,7 @@ fn im2col_nchw_by_pixel(g: &Geom, xg: &[f32], p0: usize, pcount: usize, col: &mu
                 }
                 let xrow = &xp[ih * g.w..][..g.w];
                 if dl_w == 1 {
-                    d[lo..hi].copy_from_slice(&xrow[iw0..iw0 + (hi - lo)]);
+                    super::simd::copy_short(&mut d[lo..hi], &xrow[iw0..iw0 + (hi - lo)]);
                 } else {
                     for (j, v) in d[lo..hi].iter_mut().enumerate() {
                         *v = xrow[iw0 + j * dl_w];

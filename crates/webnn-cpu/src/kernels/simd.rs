@@ -35,6 +35,40 @@ pub fn simd<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// `dst.copy_from_slice(src)` for runs of a few floats (im2col rows of small images): with
+/// AVX-512, masked vector moves instead of a call to `memcpy`, which costs more than copying
+/// a short run itself. Panics if the lengths differ (as `copy_from_slice` does).
+#[inline(always)]
+pub fn copy_short(dst: &mut [f32], src: &[f32]) {
+    assert_eq!(dst.len(), src.len(), "copy_short: lengths differ");
+    #[cfg(target_arch = "x86_64")]
+    if dst.len() <= 64 && super::unary::has_avx512() {
+        // SAFETY: AVX-512F was just detected; both slices hold `dst.len()` floats.
+        unsafe { copy_masked(dst, src) };
+        return;
+    }
+    dst.copy_from_slice(src);
+}
+
+/// [`copy_short`] with AVX-512: 16 floats at a time, the last run masked.
+///
+/// # Safety
+/// The CPU must support AVX-512F; `src.len() == dst.len()`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn copy_masked(dst: &mut [f32], src: &[f32]) {
+    use std::arch::x86_64::*;
+    let n = dst.len();
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let mut i = 0;
+    while i < n {
+        let mask = ((1u32 << (n - i).min(16)) - 1) as u16;
+        // SAFETY (caller): lanes i.. under the mask lie inside both slices.
+        unsafe { _mm512_mask_storeu_ps(d.add(i), mask, _mm512_maskz_loadu_ps(mask, s.add(i))) };
+        i += 16;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -48,5 +82,20 @@ mod tests {
             || body(&x),
         );
         assert_eq!(dispatched, body(&x));
+    }
+
+    #[test]
+    fn short_copies_copy_exactly_their_run() {
+        let x = webnn_core::testing::Rng::new(5).vec_f32(100, -1.0, 1.0);
+        for len in 0..=80 {
+            for offset in [0, 1, 7] {
+                // Sentinels around the destination run must stay.
+                let mut dst = vec![f32::NAN; len + 20];
+                copy_short(&mut dst[offset..offset + len], &x[3..3 + len]);
+                assert!(dst[..offset].iter().all(|v| v.is_nan()), "len {len} offset {offset}: before");
+                assert_eq!(&dst[offset..offset + len], &x[3..3 + len], "len {len} offset {offset}");
+                assert!(dst[offset + len..].iter().all(|v| v.is_nan()), "len {len} offset {offset}: after");
+            }
+        }
     }
 }
