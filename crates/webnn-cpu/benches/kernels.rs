@@ -77,24 +77,12 @@ fn elementwise(
 
 /// conv2d nchw: input [1, cin, h, w], filter [cout, cin/groups, k, k], stride 1, same padding.
 fn conv(cin: u32, cout: u32, hw: u32, k: u32, groups: u32) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
-    conv_strided(cin, cout, hw, k, groups, 1)
+    conv_strided(cin, cout, hw, k, groups, 1, false)
 }
 
-/// conv2d nchw as [`conv`], with both strides `stride` (padding k/2).
+/// conv2d nchw as [`conv`], with both strides `stride` (padding k/2), followed by clamp(0, 6)
+/// (which the conv applies as its epilogue) if `relu6`.
 fn conv_strided(
-    cin: u32,
-    cout: u32,
-    hw: u32,
-    k: u32,
-    groups: u32,
-    stride: u32,
-) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
-    conv_then(cin, cout, hw, k, groups, stride, false)
-}
-
-/// [`conv_strided`], followed by clamp(0, 6) (which the conv applies as its epilogue) if
-/// `relu6`.
-fn conv_then(
     cin: u32,
     cout: u32,
     hw: u32,
@@ -288,24 +276,24 @@ fn main() {
         ),
         ("conv3x3 64->64 40x40", conv(64, 64, 40, 3, 1)),
         ("conv3x3 512->512 7x7", conv(512, 512, 7, 3, 1)),
-        ("conv3x3 stride 2 512->512 14x14", conv_strided(512, 512, 14, 3, 1, 2)),
+        ("conv3x3 stride 2 512->512 14x14", conv_strided(512, 512, 14, 3, 1, 2, false)),
         ("conv3x3 3->32 224x224 (few input channels)", conv(3, 32, 224, 3, 1)),
-        ("conv7x7 stride 2 3->64 224x224", conv_strided(3, 64, 224, 7, 1, 2)),
+        ("conv7x7 stride 2 3->64 224x224", conv_strided(3, 64, 224, 7, 1, 2, false)),
         ("depthwise3x3 96 112x112", conv(96, 96, 112, 3, 96)),
         ("depthwise5x5 144 56x56", conv(144, 144, 56, 5, 144)),
         ("depthwise5x5 672 14x14", conv(672, 672, 14, 5, 672)),
         ("depthwise5x5 1152 7x7", conv(1152, 1152, 7, 5, 1152)),
         ("depthwise3x3 144 28x28", conv(144, 144, 28, 3, 144)),
         ("depthwise3x3 384 14x14", conv(384, 384, 14, 3, 384)),
-        ("depthwise3x3 stride 2 96 112x112", conv_strided(96, 96, 112, 3, 96, 2)),
-        ("depthwise5x5 stride 2 144 56x56", conv_strided(144, 144, 56, 5, 144, 2)),
-        ("depthwise3x3 stride 2 144 56x56", conv_strided(144, 144, 56, 3, 144, 2)),
-        ("depthwise3x3 stride 2 576 14x14", conv_strided(576, 576, 14, 3, 576, 2)),
-        ("depthwise3x3 stride 2 192 28x28", conv_strided(192, 192, 28, 3, 192, 2)),
-        ("depthwise5x5 stride 2 240 28x28", conv_strided(240, 240, 28, 5, 240, 2)),
+        ("depthwise3x3 stride 2 96 112x112", conv_strided(96, 96, 112, 3, 96, 2, false)),
+        ("depthwise5x5 stride 2 144 56x56", conv_strided(144, 144, 56, 5, 144, 2, false)),
+        ("depthwise3x3 stride 2 144 56x56", conv_strided(144, 144, 56, 3, 144, 2, false)),
+        ("depthwise3x3 stride 2 576 14x14", conv_strided(576, 576, 14, 3, 576, 2, false)),
+        ("depthwise3x3 stride 2 192 28x28", conv_strided(192, 192, 28, 3, 192, 2, false)),
+        ("depthwise5x5 stride 2 240 28x28", conv_strided(240, 240, 28, 5, 240, 2, false)),
         ("depthwise3x3 960 7x7", conv(960, 960, 7, 3, 960)),
-        ("depthwise3x3 960 7x7 relu6", conv_then(960, 960, 7, 3, 960, 1, true)),
-        ("depthwise3x3 384 14x14 relu6", conv_then(384, 384, 14, 3, 384, 1, true)),
+        ("depthwise3x3 960 7x7 relu6", conv_strided(960, 960, 7, 3, 960, 1, true)),
+        ("depthwise3x3 384 14x14 relu6", conv_strided(384, 384, 14, 3, 384, 1, true)),
         ("depthwise3x3 576 14x14", conv(576, 576, 14, 3, 576)),
         ("depthwise3x3 32 112x112", conv(32, 32, 112, 3, 32)),
         ("depthwise3x3 144 56x56", conv(144, 144, 56, 3, 144)),
