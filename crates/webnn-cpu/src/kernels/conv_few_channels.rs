@@ -14,7 +14,7 @@
 //! see ARCHITECTURE.md.
 
 use super::conv::Geom;
-use super::depthwise::{fill_padded_avx512, plane_fits, PhaseLayout};
+use super::depthwise::{fill_padded, plane_fits, PhaseLayout};
 use super::epilogue::BoundEpilogue;
 use super::scratch::Scratch;
 use std::arch::x86_64::*;
@@ -57,9 +57,12 @@ pub fn conv(
     let block = if g.cout >= 32 && g.cout.is_multiple_of(16) { 16 } else { 8 };
     for n in 0..g.n {
         for ci in 0..g.cin {
-            let (xp, dst) = (&x[(n * g.cin + ci) * plane..][..plane], &mut padded[ci * layout.len..][..layout.len]);
-            // SAFETY: `applies` checked AVX-512F.
-            unsafe { fill_padded_avx512(g, &layout, xp, dst) };
+            fill_padded(
+                g,
+                &layout,
+                &x[(n * g.cin + ci) * plane..][..plane],
+                &mut padded[ci * layout.len..][..layout.len],
+            );
         }
         let padded = &*padded;
         let image = &mut out[n * g.cout * oplane..][..g.cout * oplane];

@@ -91,9 +91,16 @@ impl PhaseLayout {
 }
 
 /// Copies an input plane into the zero-padded, phase-split plane `padded` ([`PhaseLayout`]):
-/// every element but the padding is written.
+/// every element but the padding is written. With AVX-512, unit strides and width stride 2
+/// take [`fill_padded_avx512`].
 #[inline(always)]
 pub(super) fn fill_padded(g: &Geom, layout: &PhaseLayout, xp: &[f32], padded: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if g.w > 0 && (g.strides == [1, 1] || g.strides[1] == 2) && super::unary::has_avx512() {
+        // SAFETY: AVX-512F was just detected, on one of the strides it takes.
+        unsafe { fill_padded_avx512(g, layout, xp, padded) };
+        return;
+    }
     let [pt, _, pl, _] = g.padding;
     for (r, xrow) in xp.chunks_exact(g.w).enumerate() {
         let row = pt + r;
@@ -126,26 +133,26 @@ pub(super) fn fill_padded(g: &Geom, layout: &PhaseLayout, xp: &[f32], padded: &m
 
 /// [`fill_padded`] with AVX-512: rows as vector copies (`depthwise_avx512::copy_rows`), or
 /// split by column phase with permutes at a width stride of 2
-/// (`depthwise_avx512::split_rows`).
+/// (`depthwise_avx512::split_rows`), instead of a `memcpy` call per row and a scalar pair
+/// loop.
 ///
 /// # Safety
-/// The CPU must support AVX-512F.
+/// The CPU must support AVX-512F; `g.w > 0`; the strides are `[1, 1]` or `[_, 2]`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(super) unsafe fn fill_padded_avx512(g: &Geom, layout: &PhaseLayout, xp: &[f32], padded: &mut [f32]) {
+unsafe fn fill_padded_avx512(g: &Geom, layout: &PhaseLayout, xp: &[f32], padded: &mut [f32]) {
     let [pt, _, pl, _] = g.padding;
-    if g.strides == [1, 1] && g.w > 0 {
+    if g.strides == [1, 1] {
         let first = layout.at(g, pt, pl);
         // SAFETY (caller): AVX-512F; with unit strides padded row pt + r, column pl starts at
         // `first + r·pitch`, and the plane holds every row.
         unsafe { super::depthwise_avx512::copy_rows(xp, g.w, padded, first, layout.pitch) };
-    } else if g.strides[1] == 2 && g.w > 0 {
-        let at = |r: usize| (layout.at(g, pt + r, pl), layout.at(g, pt + r, pl + 1));
-        // SAFETY (caller): AVX-512F; the columns pl, pl + 2, … and pl + 1, pl + 3, … of
-        // padded row pt + r are consecutive in their phase planes, inside the padded plane.
-        unsafe { super::depthwise_avx512::split_rows(xp, g.w, padded, at) };
     } else {
-        fill_padded(g, layout, xp, padded);
+        let at = |r: usize| (layout.at(g, pt + r, pl), layout.at(g, pt + r, pl + 1));
+        // SAFETY (caller): AVX-512F, width stride 2; the columns pl, pl + 2, … and pl + 1,
+        // pl + 3, … of padded row pt + r are consecutive in their phase planes, inside the
+        // padded plane.
+        unsafe { super::depthwise_avx512::split_rows(xp, g.w, padded, at) };
     }
 }
 
@@ -168,11 +175,8 @@ unsafe fn depthwise_plane_pair(
     padded: &mut [f32],
 ) {
     let (pa, pb) = padded[..2 * layout.len].split_at_mut(layout.len);
-    // SAFETY (caller): AVX-512F.
-    unsafe {
-        fill_padded_avx512(g, layout, xp[0], pa);
-        fill_padded_avx512(g, layout, xp[1], pb);
-    }
+    fill_padded(g, layout, xp[0], pa);
+    fill_padded(g, layout, xp[1], pb);
     // SAFETY (caller): AVX-512F, a streamed geometry one vector wide; both padded planes
     // have this layout and both outputs are oh × ow.
     unsafe {
@@ -219,14 +223,6 @@ fn depthwise_plane(
 ) {
     let [dl_h, dl_w] = g.dilations;
     let tap_offset = |kh: usize, kw: usize| layout.at(g, kh * dl_h, kw * dl_w);
-    #[cfg(target_arch = "x86_64")]
-    if super::unary::has_avx512() {
-        // SAFETY: AVX-512F was just detected.
-        unsafe { fill_padded_avx512(g, layout, xp, padded) };
-    } else {
-        fill_padded(g, layout, xp, padded);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
     fill_padded(g, layout, xp, padded);
     let padded = &*padded;
     #[cfg(target_arch = "x86_64")]

@@ -216,30 +216,17 @@ pub(super) unsafe fn pair_streamed(
 }
 
 /// Copies the rows of a stride-1 input plane (`xp`, rows of `w`) into the padded plane at
-/// `padded[first + r·pitch..]`: whole vectors, then one masked load and store (a
-/// `copy_from_slice` of a short row is a call to `memcpy`, which cost more than the taps of a
-/// 7×7 plane: 3×3 960 ch 7² 0.080 → 0.046–0.060 ms, 5×5 1152 ch 7² 0.160 → 0.111–0.137).
+/// `padded[first + r·pitch..]`, each with `simd::copy_masked` (a `copy_from_slice` of a short
+/// row is a call to `memcpy`, which cost about as much as the taps of a 7×7 plane).
 ///
 /// # Safety
 /// The CPU must support AVX-512F; `w > 0`; every row's destination lies inside `padded`.
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn copy_rows(xp: &[f32], w: usize, padded: &mut [f32], first: usize, pitch: usize) {
     debug_assert!(w > 0 && xp.len().is_multiple_of(w));
-    debug_assert!(xp.len() / w == 0 || first + (xp.len() / w - 1) * pitch + w <= padded.len());
-    let (whole, tail) = (w / 16 * 16, w % 16);
-    let mask = ((1u32 << tail) - 1) as u16;
-    let (src, dst) = (xp.as_ptr(), padded.as_mut_ptr());
-    for r in 0..xp.len() / w {
-        // SAFETY (caller): row r's w floats lie inside `xp` and inside `padded` at its place.
-        unsafe {
-            let (s, d) = (src.add(r * w), dst.add(first + r * pitch));
-            for c in (0..whole).step_by(16) {
-                _mm512_storeu_ps(d.add(c), _mm512_loadu_ps(s.add(c)));
-            }
-            if tail > 0 {
-                _mm512_mask_storeu_ps(d.add(whole), mask, _mm512_maskz_loadu_ps(mask, s.add(whole)));
-            }
-        }
+    for (r, row) in xp.chunks_exact(w).enumerate() {
+        // SAFETY (caller): AVX-512F; both runs hold w floats.
+        unsafe { super::simd::copy_masked(&mut padded[first + r * pitch..][..w], row) };
     }
 }
 

@@ -35,7 +35,8 @@ pub fn simd<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// `dst.copy_from_slice(src)` for runs of a few floats (im2col rows of small images): with
+/// `dst.copy_from_slice(src)` for runs of a few floats (im2col and padded-plane rows of small
+/// images): with
 /// AVX-512, masked vector moves instead of a call to `memcpy`, which costs more than copying
 /// a short run itself. Panics if the lengths differ (as `copy_from_slice` does).
 #[inline(always)]
@@ -50,13 +51,15 @@ pub fn copy_short(dst: &mut [f32], src: &[f32]) {
     dst.copy_from_slice(src);
 }
 
-/// [`copy_short`] with AVX-512: 16 floats at a time, the last run masked.
+/// [`copy_short`] with AVX-512: 16 floats at a time, the last run masked (also the row copy
+/// of `depthwise_avx512::copy_rows`).
 ///
 /// # Safety
 /// The CPU must support AVX-512F; `src.len() == dst.len()`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn copy_masked(dst: &mut [f32], src: &[f32]) {
+#[inline]
+pub(super) unsafe fn copy_masked(dst: &mut [f32], src: &[f32]) {
     use std::arch::x86_64::*;
     let n = dst.len();
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
