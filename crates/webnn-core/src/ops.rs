@@ -474,11 +474,16 @@ macro_rules! define_op_kind {
                 }
             }
 
+            /// The anchor of the op's section of the spec (`"conv2d"`, `"unary"`, `"reduce"`,
+            /// ...): ops specified together share it, so it also names their group.
+            pub fn spec_anchor(self) -> &'static str {
+                match self { $(OpKind::$variant => $anchor),+ }
+            }
+
             /// The op's section of the spec:
             /// `https://www.w3.org/TR/webnn/#api-mlgraphbuilder-<anchor>`.
             pub fn spec_url(self) -> String {
-                let anchor = match self { $(OpKind::$variant => $anchor),+ };
-                format!("https://www.w3.org/TR/webnn/#api-mlgraphbuilder-{anchor}")
+                format!("https://www.w3.org/TR/webnn/#api-mlgraphbuilder-{}", self.spec_anchor())
             }
         }
     };

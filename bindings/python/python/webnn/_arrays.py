@@ -16,11 +16,12 @@ Outputs are new arrays that own their buffer.
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from collections.abc import Mapping
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ._convert import DATA_TYPES, fail, type_name
+from ._convert import DATA_TYPES, descriptor, fail, type_name
 
 #: The numpy dtype of each MLOperandDataType (float16 is ``np.float16``).
 DTYPES: Dict[str, np.dtype] = {name: np.dtype(name) for name in DATA_TYPES}
@@ -43,6 +44,22 @@ def contiguous(array: np.ndarray) -> np.ndarray:
     if not array.dtype.isnative:
         array = array.astype(array.dtype.newbyteorder("="))
     return np.ascontiguousarray(array)
+
+
+def constant_data(value: Any, data: Any, method: str, data_name: str) -> Optional[Tuple[str, List[int], np.ndarray]]:
+    """The data type, shape and data of constant data given as an ``ndarray`` (and no ``data``)
+    or as a descriptor with its ``data``; None for any other form. ``method`` names the caller
+    and ``data_name`` its data argument in errors."""
+    where = f"{method}(): argument"
+    if isinstance(value, Mapping):
+        if data is None:
+            raise TypeError(f"{method}(): the descriptor form takes the data as its second argument")
+        dt, dims = descriptor(value, f"{where} 'descriptor'")
+        return dt, dims, as_data(data, dt, f"{where} '{data_name}'")
+    if isinstance(value, (np.ndarray, np.generic)) and data is None:
+        array = np.asarray(value)
+        return data_type_of(array, f"{where} 'value'"), list(array.shape), contiguous(array)
+    return None
 
 
 def as_data(value: Any, data_type: str, where: str) -> np.ndarray:

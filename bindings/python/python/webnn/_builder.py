@@ -12,8 +12,6 @@ import inspect
 from collections.abc import Mapping
 from typing import Any, Callable, Dict, List, Optional
 
-import numpy as np
-
 from . import _arrays
 from . import _convert as c
 from . import _webnn
@@ -71,15 +69,9 @@ class MLGraphBuilder:
         if isinstance(value, MLTensor):
             self._no_second("the tensor form", data)
             return self._native.constant_tensor(value)
-        if isinstance(value, Mapping):
-            if data is None:
-                raise TypeError("constant(): the descriptor form takes the data as its second argument")
-            dt, dims = c.descriptor(value, f"{where} 'descriptor'")
-            return self._native.constant(dt, dims, _arrays.as_data(data, dt, f"{where} 'buffer'"))
-        if isinstance(value, (np.ndarray, np.generic)) and data is None:
-            array = np.asarray(value)
-            dt = _arrays.data_type_of(array, f"{where} 'value'")
-            return self._native.constant(dt, list(array.shape), _arrays.contiguous(array))
+        resolved = _arrays.constant_data(value, data, "constant", "buffer")
+        if resolved is not None:
+            return self._native.constant(*resolved)
         if data is not None:
             dt = c.data_type(value, f"{where} 'data_type'")
             return self._native.constant_scalar(dt, c.ml_number(data, f"{where} 'value'"))

@@ -114,15 +114,9 @@ class MLContext:
         for ``MLGraphBuilder.constant(tensor)``, as ``create_constant_tensor(ndarray)`` or
         ``create_constant_tensor({"dataType": ..., "shape": [...]}, data)``."""
         where = "create_constant_tensor(): argument"
-        if isinstance(value, Mapping):
-            if data is None:
-                raise TypeError("create_constant_tensor(): the descriptor form takes the data as its second argument")
-            dt, dims = c.descriptor(value, f"{where} 'descriptor'")
-            return self._native.create_constant_tensor(dt, dims, _arrays.as_data(data, dt, f"{where} 'data'"))
-        if isinstance(value, (np.ndarray, np.generic)) and data is None:
-            array = np.asarray(value)
-            dt = _arrays.data_type_of(array, f"{where} 'value'")
-            return self._native.create_constant_tensor(dt, list(array.shape), _arrays.contiguous(array))
+        resolved = _arrays.constant_data(value, data, "create_constant_tensor", "data")
+        if resolved is not None:
+            return self._native.create_constant_tensor(*resolved)
         raise c.fail(f"{where} 'value'", f"must be an ndarray or a descriptor (with data), not {c.type_name(value)}")
 
     def write_tensor(self, tensor: MLTensor, data: Any) -> None:

@@ -97,6 +97,28 @@ idl_enum!(
     Ifgo = "ifgo",
 });
 
+impl GruWeightLayout {
+    /// Where each gate sits in the stacked weights' gate axis (as a block index), in the order
+    /// update, reset, new — the order the kernels compute the gates in.
+    pub fn gate_blocks(self) -> [usize; 3] {
+        match self {
+            GruWeightLayout::Zrn => [0, 1, 2],
+            GruWeightLayout::Rzn => [1, 0, 2],
+        }
+    }
+}
+
+impl LstmWeightLayout {
+    /// Where each gate sits in the stacked weights' gate axis (as a block index), in the order
+    /// input, output, forget, cell — the order the kernels compute the gates in.
+    pub fn gate_blocks(self) -> [usize; 4] {
+        match self {
+            LstmWeightLayout::Iofg => [0, 1, 2, 3],
+            LstmWeightLayout::Ifgo => [0, 3, 1, 2],
+        }
+    }
+}
+
 idl_enum!(
     /// `MLRecurrentNetworkActivation`
     /// ([spec](https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gru)).

@@ -132,23 +132,9 @@ mod tests {
     #[test]
     fn unary_ops_allowed_types() {
         use crate::limits::member_limits;
-        for op in [
-            OpKind::Abs,
-            OpKind::Ceil,
-            OpKind::Cos,
-            OpKind::Erf,
-            OpKind::Exp,
-            OpKind::Floor,
-            OpKind::Identity,
-            OpKind::Log,
-            OpKind::Neg,
-            OpKind::Reciprocal,
-            OpKind::RoundEven,
-            OpKind::Sin,
-            OpKind::Sign,
-            OpKind::Sqrt,
-            OpKind::Tan,
-        ] {
+        let unary: Vec<OpKind> = OpKind::ALL.iter().copied().filter(|op| op.spec_anchor() == "unary").collect();
+        assert_eq!(unary.len(), 15, "{unary:?}");
+        for op in unary {
             let allowed = member_limits(op, "input").unwrap().data_types;
             for t in DataType::ALL {
                 for shape in [&[][..], &[5][..], &[2, 3, 4, 5][..]] {

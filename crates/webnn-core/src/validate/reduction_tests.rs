@@ -9,7 +9,7 @@ use crate::DataType::*;
 
 /// The ten reductions (reduceL1 … reduceSumSquare): the ops whose IDL name starts with "reduce".
 fn reductions() -> Vec<OpKind> {
-    let ops: Vec<OpKind> = OpKind::ALL.iter().copied().filter(|op| op.idl_name().starts_with("reduce")).collect();
+    let ops: Vec<OpKind> = OpKind::ALL.iter().copied().filter(|op| op.spec_anchor() == "reduce").collect();
     assert_eq!(ops.len(), 10, "{ops:?}");
     ops
 }

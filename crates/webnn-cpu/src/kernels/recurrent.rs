@@ -32,8 +32,7 @@ use linalg::{gate_products, project, PAR_THRESHOLD};
 use std::sync::Mutex;
 use webnn_core::graph::{OperandSource, Operation};
 use webnn_core::{
-    Attrs, DataType, Error, Graph, GruWeightLayout, LstmWeightLayout, OpKind, OperandId, RecurrentNetworkActivation,
-    RecurrentNetworkDirection, Result,
+    Attrs, DataType, Error, Graph, OpKind, OperandId, RecurrentNetworkActivation, RecurrentNetworkDirection, Result,
 };
 
 /// `MLRecurrentNetworkActivation` as applied by the kernel.
@@ -173,10 +172,8 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
             Attrs::Gru { steps, hidden_size, reset_after, return_sequence, direction, layout, activations },
             OpKind::Gru | OpKind::GruCell,
         ) => {
-            let src = match layout {
-                GruWeightLayout::Zrn => [0, 1, 2, 0],
-                GruWeightLayout::Rzn => [1, 0, 2, 0],
-            };
+            let [z, r, n] = layout.gate_blocks();
+            let src = [z, r, n, 0];
             let acts = [Act::from(activations[0]), Act::from(activations[1]), Act::Tanh];
             (CellKind::Gru { reset_after: *reset_after }, *steps, *hidden_size, *return_sequence, *direction, src, acts)
         }
@@ -184,11 +181,7 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
             Attrs::Lstm { steps, hidden_size, return_sequence, direction, layout, activations },
             OpKind::Lstm | OpKind::LstmCell,
         ) => {
-            // Internal order i, o, f, g.
-            let src = match layout {
-                LstmWeightLayout::Iofg => [0, 1, 2, 3],
-                LstmWeightLayout::Ifgo => [0, 3, 1, 2],
-            };
+            let src = layout.gate_blocks();
             let acts = activations.map(Act::from);
             (CellKind::Lstm, *steps, *hidden_size, *return_sequence, *direction, src, acts)
         }

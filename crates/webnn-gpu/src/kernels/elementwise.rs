@@ -169,26 +169,11 @@ fn binary(op: OpKind, dt: DataType) -> Option<&'static str> {
     })
 }
 
-/// The ops of this family with two inputs broadcast to the output.
-const BINARY: &[OpKind] = &[
-    OpKind::Add,
-    OpKind::Sub,
-    OpKind::Mul,
-    OpKind::Div,
-    OpKind::Max,
-    OpKind::Min,
-    OpKind::Pow,
-    OpKind::Prelu,
-    OpKind::Equal,
-    OpKind::NotEqual,
-    OpKind::Greater,
-    OpKind::GreaterOrEqual,
-    OpKind::Lesser,
-    OpKind::LesserOrEqual,
-    OpKind::LogicalAnd,
-    OpKind::LogicalOr,
-    OpKind::LogicalXor,
-];
+/// The ops of this family with two inputs broadcast to the output: the builder's binary
+/// family (arithmetic, comparisons, logicalAnd/Or/Xor) and prelu.
+fn is_binary(op: OpKind) -> bool {
+    op.builder_family() == Some("binary") || op == OpKind::Prelu
+}
 
 /// `cast`'s conversion of `x` (in `from`'s compute type) to `to`'s compute type, with the
 /// CPU engine's rules (webnn-cpu kernels/cast.rs): float → integer truncates toward zero,
@@ -219,7 +204,7 @@ pub(super) fn executes(op: OpKind, member: &str, dt: DataType) -> bool {
         | OpKind::LesserOrEqual => true,
         OpKind::IsNaN | OpKind::IsInfinite if member == "output" => true,
         OpKind::Where => true,
-        _ if BINARY.contains(&op) => binary(op, dt).is_some(),
+        _ if is_binary(op) => binary(op, dt).is_some(),
         _ => {
             let probe = Operation {
                 kind: op,
@@ -278,7 +263,7 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
             let k = l.per_element(label, &bindings, slots, "", &body, n);
             Ok(Some(Work { scratch: vec![], tasks: vec![Task::Kernel(k)] }))
         }
-        kind if BINARY.contains(&kind) => {
+        kind if is_binary(kind) => {
             let (a, b) = (l.input(op, 0)?, l.input(op, 1)?);
             let dt = l.data_type(a);
             let Some(expr) = binary(op.kind, dt) else { return Ok(None) };

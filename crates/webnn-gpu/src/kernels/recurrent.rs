@@ -50,10 +50,7 @@ use super::{Kernel, Lowering, Slot, Task, Work};
 use crate::wgsl::{self, Binding};
 use std::fmt::Write;
 use webnn_core::graph::{Attrs, Operation};
-use webnn_core::{
-    DataType, Error, GruWeightLayout, LstmWeightLayout, OpKind, OperandId, RecurrentNetworkActivation,
-    RecurrentNetworkDirection, Result,
-};
+use webnn_core::{DataType, Error, OpKind, OperandId, RecurrentNetworkActivation, RecurrentNetworkDirection, Result};
 
 /// Activation helpers (f32).
 const HELPERS: &str = r"
@@ -164,10 +161,8 @@ fn resolve(op: &Operation, l: &Lowering) -> Result<Net> {
             Attrs::Gru { steps, hidden_size, reset_after, return_sequence, direction, layout, activations },
             OpKind::Gru | OpKind::GruCell,
         ) => {
-            let src = match layout {
-                GruWeightLayout::Zrn => [0, 1, 2, 0],
-                GruWeightLayout::Rzn => [1, 0, 2, 0],
-            };
+            let [z, r, n] = layout.gate_blocks();
+            let src = [z, r, n, 0];
             let acts = [act(activations[0]), act(activations[1]), "tanh_"];
             (false, *reset_after, *steps, *hidden_size, *return_sequence, *direction, src, acts)
         }
@@ -175,11 +170,7 @@ fn resolve(op: &Operation, l: &Lowering) -> Result<Net> {
             Attrs::Lstm { steps, hidden_size, return_sequence, direction, layout, activations },
             OpKind::Lstm | OpKind::LstmCell,
         ) => {
-            // Internal order i, o, f, g.
-            let src = match layout {
-                LstmWeightLayout::Iofg => [0, 1, 2, 3],
-                LstmWeightLayout::Ifgo => [0, 3, 1, 2],
-            };
+            let src = layout.gate_blocks();
             (true, false, *steps, *hidden_size, *return_sequence, *direction, src, activations.map(act))
         }
         _ => return Err(Error::not_supported(format!("{}: unexpected attributes", op.kind))),
@@ -254,7 +245,7 @@ fn resolve(op: &Operation, l: &Lowering) -> Result<Net> {
         dirs,
         backward_only,
         gates,
-        src,
+        src: src.map(|b| b as u32),
         acts,
         x,
         w,

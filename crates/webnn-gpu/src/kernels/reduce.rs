@@ -423,23 +423,15 @@ pub(super) fn phases_kernel(
     l.custom(label, code, slots, workgroups)
 }
 
-const REDUCE: &[OpKind] = &[
-    OpKind::ReduceL1,
-    OpKind::ReduceL2,
-    OpKind::ReduceLogSum,
-    OpKind::ReduceLogSumExp,
-    OpKind::ReduceMax,
-    OpKind::ReduceMean,
-    OpKind::ReduceMin,
-    OpKind::ReduceProduct,
-    OpKind::ReduceSum,
-    OpKind::ReduceSumSquare,
-];
+/// The ten reductions: the ops specified in the spec's `reduce` section.
+fn is_reduction(op: OpKind) -> bool {
+    op.spec_anchor() == "reduce"
+}
 
 /// Whether this family executes `member` of `op` with `dt` (a type the GPU stores).
 pub(super) fn executes(op: OpKind, member: &str, dt: DataType) -> bool {
     match op {
-        _ if REDUCE.contains(&op) => reduce_fold(op, dt, 1).is_some(),
+        _ if is_reduction(op) => reduce_fold(op, dt, 1).is_some(),
         OpKind::ArgMin | OpKind::ArgMax => member == "input" || dt == DataType::Int32,
         OpKind::Softmax => dt.is_float(),
         OpKind::CumulativeSum => {
@@ -457,7 +449,7 @@ fn one(k: Kernel) -> Result<Option<Work>> {
 pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
     let label = op.kind.idl_name();
     match (op.kind, &op.attrs) {
-        (kind, Attrs::Reduce { axes, .. }) if REDUCE.contains(&kind) => {
+        (kind, Attrs::Reduce { axes, .. }) if is_reduction(kind) => {
             let (x, y) = (l.input(op, 0)?, op.outputs[0]);
             let shape = l.shape(x).to_vec();
             let (kept, red) = split(&shape, |d| axes.contains(&(d as u32)));

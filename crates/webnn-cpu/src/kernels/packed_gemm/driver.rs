@@ -20,7 +20,7 @@ pub(super) struct OutPtr {
 }
 
 // SAFETY: `OutPtr` is only dereferenced for the tiles of the task that holds it; tasks cover
-// disjoint rectangles of C (see `super::gemm_with`), so no element is accessed by two threads.
+// disjoint rectangles of C (see `super::gemm_blocked`), so no element is accessed by two threads.
 unsafe impl Send for OutPtr {}
 // SAFETY: as for Send.
 unsafe impl Sync for OutPtr {}

@@ -302,32 +302,12 @@ where
         (_, Rhs::Packed(p)) => p.isa,
         _ => Isa::best(),
     };
-    gemm_with(isa, m, n, k, a, b, c, c_rs, parallel, epilogue)
-}
-
-/// [`gemm()`] with the microkernel of `isa` (an error if this CPU lacks it, or if a packed
-/// operand is packed for another).
-#[allow(clippy::too_many_arguments)]
-pub fn gemm_with<E>(
-    isa: Isa,
-    m: usize,
-    n: usize,
-    k: usize,
-    a: Lhs<'_>,
-    b: Rhs<'_>,
-    c: &mut [f32],
-    c_rs: usize,
-    parallel: bool,
-    epilogue: &E,
-) -> webnn_core::Result<()>
-where
-    E: TileEpilogue,
-{
     gemm_blocked(isa, None, m, n, k, a, b, c, c_rs, parallel, epilogue)
 }
 
-/// [`gemm_with`] with the cache blocks given (tests use tiny ones to reach every block edge
-/// with small matrices); None chooses them.
+/// [`gemm()`] with the microkernel of `isa` (an error if this CPU lacks it, or if a packed
+/// operand is packed for another) and the cache blocks given (tests use tiny ones to reach
+/// every block edge with small matrices); None chooses them.
 #[allow(clippy::too_many_arguments)]
 fn gemm_blocked<E>(
     isa: Isa,

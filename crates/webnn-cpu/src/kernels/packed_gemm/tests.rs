@@ -220,8 +220,9 @@ fn old_contents_of_c_are_never_read() {
         let b = pseudo(k * n, 2);
         let run = |fill: f32| {
             let mut c = vec![fill; m * n];
-            gemm_with(
+            gemm_blocked(
                 isa,
+                None,
                 m,
                 n,
                 k,
@@ -251,7 +252,8 @@ fn zero_depth_gives_epilogue_of_zero() {
             calls.fetch_add(seg.len() as u32, Ordering::Relaxed);
             seg.iter_mut().enumerate().for_each(|(j, x)| *x += (i * 10 + j0 + j) as f32);
         };
-        gemm_with(isa, 3, 5, 0, Lhs::Packed(&a), Rhs::Strided(Mat::rows(&[], 5)), &mut c, 5, true, &epilogue).unwrap();
+        gemm_blocked(isa, None, 3, 5, 0, Lhs::Packed(&a), Rhs::Strided(Mat::rows(&[], 5)), &mut c, 5, true, &epilogue)
+            .unwrap();
         assert_eq!(calls.load(Ordering::Relaxed), 15);
         for i in 0..3 {
             for j in 0..5 {
@@ -289,8 +291,20 @@ fn mismatched_operands_are_errors() {
     assert!(PackedLhs::new(5, 6, am).is_none());
     // Packed for another ISA than the one forced.
     if Isa::best() != Isa::Portable {
-        assert!(gemm_with(Isa::Portable, 4, 5, 6, Lhs::Packed(&pa), Rhs::Strided(bm), &mut c, 5, false, &no_epilogue)
-            .is_err());
+        assert!(gemm_blocked(
+            Isa::Portable,
+            None,
+            4,
+            5,
+            6,
+            Lhs::Packed(&pa),
+            Rhs::Strided(bm),
+            &mut c,
+            5,
+            false,
+            &no_epilogue
+        )
+        .is_err());
     }
     assert!(gemm(4, 5, 6, Lhs::Packed(&pa), Rhs::Packed(&pb), &mut c, 5, false, &no_epilogue).is_ok());
 }
