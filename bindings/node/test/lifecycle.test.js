@@ -20,6 +20,17 @@ async function heavyGraph(context, shape, n) {
   return b.build({ y });
 }
 
+/** A new context with a graph that keeps its timeline busy for a while (16 pows over 2^20
+ * floats) and its input and output tensors: for tests that act while work is queued. */
+async function busyContext() {
+  const context = await ml.createContext();
+  const shape = [1 << 20];
+  const graph = await heavyGraph(context, shape, 16);
+  const x = await context.createTensor({ ...f32(shape), writable: true });
+  const y = await context.createTensor({ ...f32(shape), readable: true });
+  return { context, shape, graph, x, y };
+}
+
 test('build twice: the second build rejects with InvalidStateError', async () => {
   const context = await ml.createContext();
   const b = new MLGraphBuilder(context);
@@ -47,11 +58,7 @@ test('graph.destroy(): dispatch throws InvalidStateError; destroy is idempotent'
 });
 
 test('tensor.destroy(): later use is a TypeError; a pending read rejects with InvalidStateError', async () => {
-  const context = await ml.createContext();
-  const shape = [1 << 20];
-  const graph = await heavyGraph(context, shape, 16);
-  const x = await context.createTensor({ ...f32(shape), writable: true });
-  const y = await context.createTensor({ ...f32(shape), readable: true });
+  const { context, shape, graph, x, y } = await busyContext();
   for (let i = 0; i < 4; i++) context.dispatch(graph, { x }, { y });
   const pending = context.readTensor(y); // queued behind the dispatches
   y.destroy();
@@ -105,11 +112,7 @@ test('context.destroy(): lost settles, everything of the context is unusable', a
 });
 
 test('context.destroy() rejects pending reads with InvalidStateError', async () => {
-  const context = await ml.createContext();
-  const shape = [1 << 20];
-  const graph = await heavyGraph(context, shape, 16);
-  const x = await context.createTensor({ ...f32(shape), writable: true });
-  const y = await context.createTensor({ ...f32(shape), readable: true });
+  const { context, shape, graph, x, y } = await busyContext();
   for (let i = 0; i < 4; i++) context.dispatch(graph, { x }, { y });
   const reads = [context.readTensor(y), context.readTensor(y, new Float32Array(shape[0]))];
   context.destroy();
@@ -118,11 +121,7 @@ test('context.destroy() rejects pending reads with InvalidStateError', async () 
 });
 
 test('non-blocking: dispatch returns at once and the event loop runs while the timeline works', async () => {
-  const context = await ml.createContext();
-  const shape = [1 << 20];
-  const graph = await heavyGraph(context, shape, 16);
-  const x = await context.createTensor({ ...f32(shape), writable: true });
-  const y = await context.createTensor({ ...f32(shape), readable: true });
+  const { context, shape, graph, x, y } = await busyContext();
   context.writeTensor(x, new Float32Array(shape[0]).fill(2));
   const start = process.hrtime.bigint();
   for (let i = 0; i < 8; i++) context.dispatch(graph, { x }, { y });

@@ -19,6 +19,7 @@ pub mod ops;
 pub mod signatures;
 pub mod types;
 pub mod validate;
+pub mod view;
 
 #[doc(hidden)]
 pub mod testing;

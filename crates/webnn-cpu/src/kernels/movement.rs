@@ -11,10 +11,11 @@
 //! reshape are affine views run by [`StridedCopy`]; concat and split copy contiguous runs;
 //! triangular copies row prefixes/suffixes and zero-fills the rest. pad is in `pad.rs`.
 
-use super::strided::{istrides, par_memcpy, par_rows, StridedCopy, PAR_MIN_BYTES};
+use super::strided::{par_memcpy, par_rows, StridedCopy, PAR_MIN_BYTES};
 use super::{In, Kernel, Out};
 use smallvec::SmallVec;
 use webnn_core::graph::{Attrs, Operation};
+use webnn_core::view::affine_view;
 use webnn_core::{Error, Graph, OpKind, Result};
 
 fn shape_of(s: &[u32]) -> Vec<usize> {
@@ -64,59 +65,12 @@ pub fn lower_view(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let input = graph.descriptor(op.input(0).ok_or_else(|| Error::operation("missing input"))?);
     let output = graph.descriptor(op.outputs[0]);
     let elem = input.data_type.byte_size();
-    let in_shape = shape_of(&input.shape);
-    let out_shape = shape_of(&output.shape);
-    let ist = istrides(&in_shape);
-    let rank = in_shape.len();
-    let copy = match (op.kind, &op.attrs) {
-        // outShape[i] = inShape[perm[i]] (decisions.md D21): output dim i walks input dim perm[i].
-        (OpKind::Transpose, Attrs::Transpose { permutation })
-            if permutation.len() == rank && permutation.iter().all(|&p| (p as usize) < rank) =>
-        {
-            let st: Vec<isize> = permutation.iter().map(|&p| ist[p as usize]).collect();
-            StridedCopy::new(&out_shape, &st, 0, elem)
-        }
-        // output[j] = input[start + j·stride] per dimension.
-        (OpKind::Slice, Attrs::Slice { starts, strides, .. }) if starts.len() == rank && strides.len() == rank => {
-            let st: Vec<isize> = (0..rank).map(|d| ist[d] * strides[d] as isize).collect();
-            let base: isize = (0..rank).map(|d| ist[d] * starts[d] as isize).sum();
-            StridedCopy::new(&out_shape, &st, base, elem)
-        }
-        (OpKind::Reverse, Attrs::Reverse { axes }) => {
-            let mut st = ist.clone();
-            let mut base = 0isize;
-            for &a in axes {
-                let a = a as usize;
-                if a < rank && st[a] > 0 {
-                    base += (in_shape[a] as isize - 1) * ist[a];
-                    st[a] = -ist[a];
-                }
-            }
-            StridedCopy::new(&out_shape, &st, base, elem)
-        }
-        // Numpy broadcasting: stride 0 along broadcast dimensions.
-        (OpKind::Expand, _) if out_shape.len() >= rank => {
-            let pad = out_shape.len() - rank;
-            let st: Vec<isize> = (0..out_shape.len())
-                .map(|i| if i < pad || in_shape[i - pad] == 1 { 0 } else { ist[i - pad] })
-                .collect();
-            StridedCopy::new(&out_shape, &st, 0, elem)
-        }
-        // out dim i = rep × in_i: the view [rep₀, in₀, rep₁, in₁, …] with strides [0, s₀, 0, s₁, …].
-        (OpKind::Tile, Attrs::Tile { repetitions }) if repetitions.len() == rank => {
-            let mut shape = Vec::with_capacity(2 * rank);
-            let mut st = Vec::with_capacity(2 * rank);
-            for d in 0..rank {
-                shape.extend([repetitions[d] as usize, in_shape[d]]);
-                st.extend([0, ist[d]]);
-            }
-            StridedCopy::new(&shape, &st, 0, elem)
-        }
-        (OpKind::Reshape, _) => {
-            let n = output.element_count() as usize;
-            StridedCopy::new(&[n], &[1], 0, elem)
-        }
-        _ => return Err(bad_attrs(op)),
+    let copy = if op.kind == OpKind::Reshape {
+        StridedCopy::new(&[output.element_count() as usize], &[1], 0, elem)
+    } else {
+        let view = affine_view(op, &input.shape, &output.shape).ok_or_else(|| bad_attrs(op))?;
+        let strides: Vec<isize> = view.strides.iter().map(|&s| s as isize).collect();
+        StridedCopy::new(&shape_of(&view.shape), &strides, view.offset as isize, elem)
     };
     // The view must stay inside the input and fill the output exactly: never index out of
     // bounds in `run`, whatever the attributes.

@@ -107,15 +107,6 @@ pub fn merge_dims(shape: &[usize], strides: &[isize]) -> (Vec<usize>, Vec<isize>
     (s, t)
 }
 
-/// Row-major strides of `shape` (in elements) as isize.
-pub fn istrides(shape: &[usize]) -> Vec<isize> {
-    let mut s = vec![1isize; shape.len()];
-    for i in (0..shape.len().saturating_sub(1)).rev() {
-        s[i] = s[i + 1] * shape[i + 1] as isize;
-    }
-    s
-}
-
 /// Calls `f(first_row, rows)` on consecutive groups of rows of length `row_len` of `out`,
 /// on the thread pool when `out` is big.
 pub fn par_rows<T: Send>(out: &mut [T], row_len: usize, f: impl Fn(usize, &mut [T]) + Sync) {

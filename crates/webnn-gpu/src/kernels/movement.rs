@@ -22,6 +22,7 @@ use crate::wgsl::{self, Binding};
 use std::fmt::Write;
 use webnn_core::graph::{Attrs, Operation};
 use webnn_core::types::PaddingMode;
+use webnn_core::view::affine_view;
 use webnn_core::{DataType, Error, OpKind, Result, Scalar};
 
 /// The ops of this family.
@@ -153,55 +154,6 @@ fn scalar(s: &Scalar) -> Result<String> {
     wgsl::scalar_literal(s).ok_or_else(|| Error::not_supported("pad: a 64-bit value is not executed on the GPU"))
 }
 
-/// The affine view of a single-input view op (transpose, slice, reverse, expand, tile).
-fn view_of(op: &Operation, in_shape: &[u32], out_shape: &[u32]) -> Option<Affine> {
-    let rank = in_shape.len();
-    let ist: Vec<i64> = wgsl::strides(in_shape).iter().map(|&s| s as i64).collect();
-    Some(match (op.kind, &op.attrs) {
-        (OpKind::Transpose, Attrs::Transpose { permutation }) if permutation.len() == rank => {
-            let mut st = Vec::with_capacity(rank);
-            for &p in permutation {
-                st.push(*ist.get(p as usize)?);
-            }
-            Affine::new(out_shape, st, 0)
-        }
-        (OpKind::Slice, Attrs::Slice { starts, strides, .. }) if starts.len() == rank && strides.len() == rank => {
-            let st = (0..rank).map(|d| ist[d] * strides[d] as i64).collect();
-            let base = (0..rank).map(|d| ist[d] * starts[d] as i64).sum();
-            Affine::new(out_shape, st, base)
-        }
-        (OpKind::Reverse, Attrs::Reverse { axes }) => {
-            let mut st = ist.clone();
-            let mut base = 0i64;
-            for &a in axes {
-                let a = a as usize;
-                if a < rank && st[a] > 0 {
-                    base += (in_shape[a] as i64 - 1) * ist[a];
-                    st[a] = -ist[a];
-                }
-            }
-            Affine::new(out_shape, st, base)
-        }
-        (OpKind::Expand, _) if out_shape.len() >= rank => {
-            let st = wgsl::broadcast_strides(in_shape, out_shape).iter().map(|&s| s as i64).collect();
-            Affine::new(out_shape, st, 0)
-        }
-        (OpKind::Tile, Attrs::Tile { repetitions }) if repetitions.len() == rank && out_shape.len() == rank => {
-            let mut shape = Vec::with_capacity(2 * rank);
-            let mut st = Vec::with_capacity(2 * rank);
-            for d in 0..rank {
-                if repetitions[d] as u64 * in_shape[d] as u64 != out_shape[d] as u64 {
-                    return None;
-                }
-                shape.extend([repetitions[d], in_shape[d]]);
-                st.extend([0, ist[d]]);
-            }
-            Affine::new(&shape, st, 0)
-        }
-        _ => return None,
-    })
-}
-
 /// Lowers an op of this family, or None if `op` is not one.
 pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
     if !OPS.contains(&op.kind) {
@@ -258,7 +210,8 @@ pub(super) fn lower(op: &Operation, l: &Lowering) -> Result<Option<Work>> {
         _ => {
             let (x, y) = (l.input(op, 0)?, op.outputs[0]);
             let dt = l.data_type(x);
-            let view = view_of(op, l.shape(x), l.shape(y)).ok_or_else(|| mismatch(op))?;
+            let view = affine_view(op, l.shape(x), l.shape(y)).ok_or_else(|| mismatch(op))?;
+            let view = Affine::new(&view.shape, view.strides, view.offset);
             if !view.fits(l.elements(x)) {
                 return Err(mismatch(op));
             }
