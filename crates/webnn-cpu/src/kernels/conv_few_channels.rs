@@ -11,7 +11,9 @@
 //! with FMAs, then + bias, then the fused epilogue per finished row.
 //!
 //! Measured (EfficientNet-B0's first conv, 3→32 3×3 stride 2 on 224², with SiLU, 1 thread):
-//! see ARCHITECTURE.md.
+//! see ARCHITECTURE.md. ResNet's first conv (3→64 7×7 stride 2 on 224², 147 taps) runs here
+//! too: 2.90 → 2.09 ms against im2col + GEMM (kernel bench, 1 thread, Zen 4, 4 alternating
+//! runs), ~113 effective GFLOP/s.
 
 use super::conv::Geom;
 use super::depthwise::{fill_padded, plane_fits, PhaseLayout};
@@ -26,7 +28,7 @@ pub fn applies(g: &Geom) -> bool {
         && g.groups == 1
         && g.cin <= 4
         && g.cout.is_multiple_of(8)
-        && g.cin * g.kk() <= 64
+        && g.cin * g.kk() <= 160
         && g.ow > 0
         && g.oh > 0
         && plane_fits(g)

@@ -241,6 +241,8 @@ const CASES: &[Case] = &[
     Case::new([1, 1, 17, 40], [8, 5, 5], [1, 1], [2, 2], [4, 4, 4, 4], 1),
     Case::new([1, 4, 12, 75], [16, 3, 3], [1, 1], [1, 1], [0, 2, 1, 0], 1),
     Case::new([1, 2, 9, 31], [24, 3, 2], [1, 2], [1, 1], [1, 0, 0, 1], 1),
+    // ... and ResNet's first conv: 7×7 stride 2, 3 → 64 channels, 147 taps
+    Case::new([1, 3, 37, 35], [64, 7, 7], [2, 2], [1, 1], [3, 3, 3, 3], 1),
     // depthwise with a channel multiplier (general path)
     Case::new([1, 3, 6, 6], [6, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 3),
     // depthwise with strides and padding of up to 2^32-1 around a 1x1 output (found by fuzz
