@@ -491,6 +491,14 @@ macro_rules! define_op_kind {
 
 crate::for_each_op!(define_op_kind);
 
+impl OpKind {
+    /// The ops specified in one section of the spec (`"unary"`, `"reduce"`, ...; see
+    /// [`OpKind::spec_anchor`]), in table order.
+    pub fn in_spec_section(anchor: &str) -> impl Iterator<Item = OpKind> + '_ {
+        OpKind::ALL.iter().copied().filter(move |op| op.spec_anchor() == anchor)
+    }
+}
+
 impl std::fmt::Display for OpKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.idl_name())

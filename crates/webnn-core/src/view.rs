@@ -20,7 +20,7 @@ pub struct AffineView {
 }
 
 /// Row-major element strides of `shape`.
-pub fn row_major_strides(shape: &[u32]) -> Vec<i64> {
+fn row_major_strides(shape: &[u32]) -> Vec<i64> {
     let mut s = vec![1i64; shape.len()];
     for i in (0..shape.len().saturating_sub(1)).rev() {
         s[i] = s[i + 1] * shape[i + 1] as i64;

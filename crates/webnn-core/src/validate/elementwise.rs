@@ -132,7 +132,7 @@ mod tests {
     #[test]
     fn unary_ops_allowed_types() {
         use crate::limits::member_limits;
-        let unary: Vec<OpKind> = OpKind::ALL.iter().copied().filter(|op| op.spec_anchor() == "unary").collect();
+        let unary: Vec<OpKind> = OpKind::in_spec_section("unary").collect();
         assert_eq!(unary.len(), 15, "{unary:?}");
         for op in unary {
             let allowed = member_limits(op, "input").unwrap().data_types;

@@ -7,9 +7,9 @@ use crate::testing::*;
 use crate::validate::test_support::{assert_allowed_types, AXIS_ROWS};
 use crate::DataType::*;
 
-/// The ten reductions (reduceL1 … reduceSumSquare): the ops whose IDL name starts with "reduce".
+/// The ten reductions (reduceL1 … reduceSumSquare): the ops of the spec's `reduce` section.
 fn reductions() -> Vec<OpKind> {
-    let ops: Vec<OpKind> = OpKind::ALL.iter().copied().filter(|op| op.spec_anchor() == "reduce").collect();
+    let ops: Vec<OpKind> = OpKind::in_spec_section("reduce").collect();
     assert_eq!(ops.len(), 10, "{ops:?}");
     ops
 }

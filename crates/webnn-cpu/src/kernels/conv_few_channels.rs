@@ -21,6 +21,10 @@ use super::epilogue::BoundEpilogue;
 use super::scratch::Scratch;
 use std::arch::x86_64::*;
 
+/// The most taps (cin·kh·kw) taken: ResNet's first conv has 147 (3 × 7×7). A block's
+/// weights, 16 × 160 floats (10 KiB), stay in L1 while a row is computed.
+const MAX_TAPS: usize = 160;
+
 /// Whether `g` takes this kernel on this CPU.
 pub fn applies(g: &Geom) -> bool {
     super::unary::has_avx512()
@@ -28,7 +32,7 @@ pub fn applies(g: &Geom) -> bool {
         && g.groups == 1
         && g.cin <= 4
         && g.cout.is_multiple_of(8)
-        && g.cin * g.kk() <= 160
+        && g.cin * g.kk() <= MAX_TAPS
         && g.ow > 0
         && g.oh > 0
         && plane_fits(g)

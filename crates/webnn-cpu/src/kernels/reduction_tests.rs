@@ -67,7 +67,7 @@ fn float_ref(op: OpKind, v: &[f64]) -> f64 {
 
 /// The ten reductions (the ops of the spec's `reduce` section).
 fn reductions() -> impl Iterator<Item = OpKind> {
-    OpKind::ALL.iter().copied().filter(|op| op.spec_anchor() == "reduce")
+    OpKind::in_spec_section("reduce")
 }
 
 const SHAPES: &[&[u32]] = &[&[], &[1], &[5], &[2, 3], &[3, 1, 4], &[2, 3, 4, 5], &[1, 4, 1, 3, 2], &[3, 70, 2]];

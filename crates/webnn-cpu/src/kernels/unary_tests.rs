@@ -34,7 +34,7 @@ fn reference(op: UnaryOp) -> (fn(f64) -> f64, u64) {
 
 /// The 15 element-wise unary ops (the spec's `unary` section).
 fn all_ops() -> impl Iterator<Item = OpKind> {
-    OpKind::ALL.iter().copied().filter(|op| op.spec_anchor() == "unary")
+    OpKind::in_spec_section("unary")
 }
 
 #[test]
