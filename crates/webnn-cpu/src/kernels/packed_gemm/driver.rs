@@ -57,6 +57,9 @@ struct RhsPanels {
     tail: Option<(*const f32, usize)>,
 }
 
+/// Depth blocks up to this deep run their tiles row panel by row panel (see `Job::block`).
+const SHALLOW_KC: usize = 64;
+
 thread_local! {
     /// The packing scratch of this thread (taken while in use, so a nested GEMM in an
     /// epilogue gets a fresh one instead of a conflict).
@@ -210,6 +213,16 @@ impl<E: TileEpilogue> Job<'_, E> {
     ) {
         let (mr, nr) = (self.kernel.mr, self.kernel.nr);
         let (mt, nt) = (mc.div_ceil(mr), nc.div_ceil(nr));
+        if kc <= SHALLOW_KC {
+            // Shallow: each A micro-panel stays in L1 while the B micro-panels (in L2) stream
+            // past it, so C is written MR rows at a time, MR sequential streams.
+            for ir in 0..mt {
+                for jr in 0..nt {
+                    self.tile(ab, bb, (ic, mc, ir), (jc, nc, jr), (pc, kc));
+                }
+            }
+            return;
+        }
         // Each B micro-panel stays in L1/L2 while the A micro-panels of the block (in L2)
         // stream past it.
         for jr in 0..nt {
