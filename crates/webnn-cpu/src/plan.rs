@@ -173,6 +173,9 @@ impl Plan {
             })
             .collect();
         let (offsets, arena_size) = plan_arena(&arena_values);
+        if std::env::var_os("WEBNN_DUMP_PLAN").is_some_and(|v| !v.is_empty() && v != "0") {
+            eprintln!("arena: {arena_size} bytes for {} intermediates", arena_values.len());
+        }
         for (k, &i) in arena_ids.iter().enumerate() {
             locations[i] = Location::Arena(offsets[k]);
         }

@@ -427,6 +427,62 @@ pub fn reduce<T: Copy + Send + Sync, R: Reducer<T>>(g: &ReduceGeom, x: &[T], out
     }
 }
 
+/// Partial sums of [`sum_row`]: two AVX-512 vectors of f64.
+const SUM_LANES: usize = 16;
+
+/// Σ x of a contiguous float32 row, in f64 like [`FSum`], with [`SUM_LANES`] independent
+/// partial sums so that the loop vectorizes and pipelines (the four-accumulator fold is one
+/// latency-bound f64 add per four elements: EfficientNet-B0's global average pools, reduceMean
+/// over 144 × 56², took 96 µs against ORT's 37). Only the order of the f64 additions differs
+/// from [`FSum`]'s: each f64 partial sum of f32 values is far inside f32's rounding.
+#[inline(always)]
+fn sum_row(x: &[f32]) -> f64 {
+    let mut acc = [0f64; SUM_LANES];
+    let chunks = x.chunks_exact(SUM_LANES);
+    let rem = chunks.remainder();
+    for c in chunks {
+        for l in 0..SUM_LANES {
+            acc[l] += f64::from(c[l]);
+        }
+    }
+    let mut s = acc.iter().sum::<f64>();
+    for &v in rem {
+        s += f64::from(v);
+    }
+    s
+}
+
+/// reduceSum / reduceMean (`MEAN`) of float32 in f64 (as [`FSum`] / [`FMean`]), whose
+/// contiguous rows fold with [`sum_row`].
+pub struct F32Sum<const MEAN: bool>;
+
+impl<const MEAN: bool> Reducer<f32> for F32Sum<MEAN> {
+    type Acc = f64;
+    #[inline(always)]
+    fn init() -> f64 {
+        0.0
+    }
+    #[inline(always)]
+    fn step(acc: f64, x: f32) -> f64 {
+        acc + f64::from(x)
+    }
+    #[inline(always)]
+    fn combine(a: f64, b: f64) -> f64 {
+        a + b
+    }
+    #[inline(always)]
+    fn finish(acc: f64, count: usize) -> f32 {
+        (if MEAN { acc / count as f64 } else { acc }) as f32
+    }
+    #[inline(always)]
+    fn fold(x: &[f32]) -> f64 {
+        super::simd::simd(
+            #[inline(always)]
+            || sum_row(x),
+        )
+    }
+}
+
 /// Lanes of [`extreme_row`]: one AVX-512 vector.
 const EXTREME_LANES: usize = 16;
 
@@ -546,6 +602,8 @@ impl Kernel for ReduceKernel {
             DataType::Float32 => match self.op {
                 ReduceOp::Max => reduce::<f32, F32Extreme<true>>(&self.geom, x.slice(), out.slice_mut()),
                 ReduceOp::Min => reduce::<f32, F32Extreme<false>>(&self.geom, x.slice(), out.slice_mut()),
+                ReduceOp::Sum => reduce::<f32, F32Sum<false>>(&self.geom, x.slice(), out.slice_mut()),
+                ReduceOp::Mean => reduce::<f32, F32Sum<true>>(&self.geom, x.slice(), out.slice_mut()),
                 _ => reduce_float::<f32>(self.op, &self.geom, x.slice(), out.slice_mut()),
             },
             DataType::Float16 => reduce_float::<f16>(self.op, &self.geom, x.slice(), out.slice_mut()),

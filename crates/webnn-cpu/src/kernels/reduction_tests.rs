@@ -179,6 +179,36 @@ fn float32_max_and_min_rows_vectorized_match_naive_and_propagate_nan() {
     }
 }
 
+#[test]
+fn float32_sum_and_mean_rows_vectorized_match_naive() {
+    // Rows through the 16-sum kernel (whole chunks and remainders), infinities and NaN in a
+    // chunk or in the remainder, and one row long enough to be split across tasks; the
+    // reference is a plain sequential f64 sum, rounded once.
+    let dt = DataType::Float32;
+    let mut rng = Rng::new(31);
+    let big = 3 * crate::kernels::unary::CHEAP_CHUNK + 7;
+    for &(rows, n) in &[(5usize, 1usize), (4, 15), (6, 16), (3, 33), (7, 100), (2, 3136), (1, big)] {
+        for special in [None, Some((0, f64::INFINITY)), Some((n - 1, f64::NAN)), Some((n / 2, f64::NEG_INFINITY))] {
+            let mut x: Vec<f64> = rng.vec(rows * n, -100.0, 100.0).iter().map(|&v| round_to(dt, v)).collect();
+            if let Some((j, v)) = special {
+                x[(rows - 1) * n + j] = v;
+            }
+            for (kind, mean) in [(OpKind::ReduceSum, false), (OpKind::ReduceMean, true)] {
+                let got = decode(dt, &run_reduce(kind, dt, &[rows as u32, n as u32], &[1], encode(dt, &x)));
+                for (r, &g) in got.iter().enumerate() {
+                    let sum = x[r * n..][..n].iter().fold(0.0, |a, &v| a + v);
+                    let want = (if mean { sum / n as f64 } else { sum }) as f32 as f64;
+                    if want.is_nan() {
+                        assert!(g.is_nan(), "{kind} rows {rows} n {n} row {r}: {g}");
+                    } else {
+                        assert_close(dt, &[g], &[want], 1, &format!("{kind} rows {rows} n {n} row {r}"));
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Typed integer reference helpers.
 trait TestInt: bytemuck::Pod + Into<i128> + std::fmt::Debug + PartialEq {
     fn wrap(v: i128) -> Self;
