@@ -453,7 +453,7 @@ fn sum_row(x: &[f32]) -> f64 {
 }
 
 /// reduceSum / reduceMean (`MEAN`) of float32 in f64 (as [`FSum`] / [`FMean`]), whose
-/// contiguous rows fold with [`sum_row`].
+/// contiguous rows fold with `sum_row` (16 partial sums).
 pub struct F32Sum<const MEAN: bool>;
 
 impl<const MEAN: bool> Reducer<f32> for F32Sum<MEAN> {
