@@ -173,7 +173,7 @@ impl Plan {
             })
             .collect();
         let (offsets, arena_size) = plan_arena(&arena_values);
-        if std::env::var_os("WEBNN_DUMP_PLAN").is_some_and(|v| !v.is_empty() && v != "0") {
+        if crate::compile::dump_requested() {
             eprintln!("arena: {arena_size} bytes for {} intermediates", arena_values.len());
         }
         for (k, &i) in arena_ids.iter().enumerate() {

@@ -13,8 +13,8 @@
 //!    each output tile is in cache; the followers' table is in that file;
 //! 3. [`dce`]: nodes whose results nobody reads are dropped.
 //!
-//! `WEBNN_DUMP_PLAN=1` prints the program after the passes (one line per node) to stderr when
-//! a graph is built; [`Program::dump`] is the same text.
+//! `WEBNN_DUMP_PLAN=1` prints the program after the passes (one line per node), then the
+//! plan's arena size, to stderr when a graph is built; [`Program::dump`] is the same text.
 
 pub mod dce;
 pub mod epilogue;
@@ -27,6 +27,11 @@ use crate::kernels::epilogue::Epilogue;
 use std::borrow::Cow;
 use webnn_core::graph::Operation;
 use webnn_core::{Graph, OperandId};
+
+/// Whether `WEBNN_DUMP_PLAN` asks for the program (and the plan's arena) on stderr.
+pub fn dump_requested() -> bool {
+    std::env::var_os("WEBNN_DUMP_PLAN").is_some_and(|v| !v.is_empty() && v != "0")
+}
 
 /// What a node computes.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,7 +105,7 @@ impl Program {
         patterns::run(&graph, &mut program);
         epilogue::run(&graph, &mut program);
         dce::run(&graph, &mut program);
-        if std::env::var_os("WEBNN_DUMP_PLAN").is_some_and(|v| !v.is_empty() && v != "0") {
+        if dump_requested() {
             eprint!("{}", program.dump(&graph));
         }
         (graph, program)

@@ -77,7 +77,7 @@ fn nan_min(a: f64, b: f64) -> f64 {
 }
 
 macro_rules! float_reducer {
-    ($name:ident, $init:expr, |$a:ident, $x:ident| $step:expr, |$p:ident, $q:ident| $comb:expr, |$r:ident, $n:ident| $fin:expr) => {
+    ($name:ident, $init:expr, |$a:ident, $x:ident| $step:expr, |$p:ident, $q:ident| $comb:expr, |$r:ident, $n:ident| $fin:expr $(, fold = $fold:ident)?) => {
         /// A float reduction (f64 accumulator).
         pub struct $name;
         impl<T: FloatElem> Reducer<T> for $name {
@@ -100,15 +100,21 @@ macro_rules! float_reducer {
             fn finish($r: f64, $n: usize) -> T {
                 T::from_f64($fin)
             }
+            $(
+                #[inline(always)]
+                fn fold(x: &[T]) -> f64 {
+                    $fold::<T, Self>(x)
+                }
+            )?
         }
     };
 }
 
-float_reducer!(FSum, 0.0, |a, x| a + x, |a, b| a + b, |r, n| r);
+float_reducer!(FSum, 0.0, |a, x| a + x, |a, b| a + b, |r, n| r, fold = sum_fold);
 float_reducer!(FL1, 0.0, |a, x| a + x.abs(), |a, b| a + b, |r, n| r);
 float_reducer!(FL2, 0.0, |a, x| a + x * x, |a, b| a + b, |r, n| r.sqrt());
 float_reducer!(FSumSquare, 0.0, |a, x| a + x * x, |a, b| a + b, |r, n| r);
-float_reducer!(FMean, 0.0, |a, x| a + x, |a, b| a + b, |r, n| r / n as f64);
+float_reducer!(FMean, 0.0, |a, x| a + x, |a, b| a + b, |r, n| r / n as f64, fold = sum_fold);
 float_reducer!(FLogSum, 0.0, |a, x| a + x, |a, b| a + b, |r, n| r.ln());
 float_reducer!(FProduct, 1.0, |a, x| a * x, |a, b| a * b, |r, n| r);
 float_reducer!(FMax, f64::NEG_INFINITY, |a, x| nan_max(a, x), |a, b| nan_max(a, b), |r, n| r);
@@ -452,34 +458,16 @@ fn sum_row(x: &[f32]) -> f64 {
     s
 }
 
-/// reduceSum / reduceMean (`MEAN`) of float32 in f64 (as [`FSum`] / [`FMean`]), whose
-/// contiguous rows fold with `sum_row` (16 partial sums).
-pub struct F32Sum<const MEAN: bool>;
-
-impl<const MEAN: bool> Reducer<f32> for F32Sum<MEAN> {
-    type Acc = f64;
-    #[inline(always)]
-    fn init() -> f64 {
-        0.0
-    }
-    #[inline(always)]
-    fn step(acc: f64, x: f32) -> f64 {
-        acc + f64::from(x)
-    }
-    #[inline(always)]
-    fn combine(a: f64, b: f64) -> f64 {
-        a + b
-    }
-    #[inline(always)]
-    fn finish(acc: f64, count: usize) -> f32 {
-        (if MEAN { acc / count as f64 } else { acc }) as f32
-    }
-    #[inline(always)]
-    fn fold(x: &[f32]) -> f64 {
-        super::simd::simd(
+/// The row fold of [`FSum`] and [`FMean`]: float32 rows with `sum_row` (16 partial sums),
+/// float16 rows with the reducer's own four-accumulator fold.
+#[inline(always)]
+fn sum_fold<T: FloatElem, R: Reducer<T, Acc = f64>>(x: &[T]) -> f64 {
+    match T::as_f32(x) {
+        Some(x) => super::simd::simd(
             #[inline(always)]
             || sum_row(x),
-        )
+        ),
+        None => fold_row::<T, R>(x),
     }
 }
 
@@ -602,8 +590,6 @@ impl Kernel for ReduceKernel {
             DataType::Float32 => match self.op {
                 ReduceOp::Max => reduce::<f32, F32Extreme<true>>(&self.geom, x.slice(), out.slice_mut()),
                 ReduceOp::Min => reduce::<f32, F32Extreme<false>>(&self.geom, x.slice(), out.slice_mut()),
-                ReduceOp::Sum => reduce::<f32, F32Sum<false>>(&self.geom, x.slice(), out.slice_mut()),
-                ReduceOp::Mean => reduce::<f32, F32Sum<true>>(&self.geom, x.slice(), out.slice_mut()),
                 _ => reduce_float::<f32>(self.op, &self.geom, x.slice(), out.slice_mut()),
             },
             DataType::Float16 => reduce_float::<f16>(self.op, &self.geom, x.slice(), out.slice_mut()),
