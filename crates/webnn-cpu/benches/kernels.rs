@@ -80,8 +80,7 @@ fn conv(cin: u32, cout: u32, hw: u32, k: u32, groups: u32) -> Box<dyn Fn() -> (G
     conv_strided(cin, cout, hw, k, groups, 1, false)
 }
 
-/// conv2d nchw as [`conv`], with both strides `stride` (padding k/2), followed by clamp(0, 6)
-/// (which the conv applies as its epilogue) if `relu6`.
+/// [`conv_strided`] in nchw, or in nhwc (filter ohwi; depthwise ihwo) if `nhwc`.
 fn conv_strided(
     cin: u32,
     cout: u32,
@@ -91,10 +90,47 @@ fn conv_strided(
     stride: u32,
     relu6: bool,
 ) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
+    conv_in_layout(cin, cout, hw, k, groups, stride, relu6, false)
+}
+
+/// conv2d as [`conv`], with both strides `stride` (padding k/2), followed by clamp(0, 6)
+/// (which the conv applies as its epilogue) if `relu6`; nhwc input (filter ohwi, depthwise
+/// ihwo) if `nhwc`.
+#[allow(clippy::too_many_arguments)]
+fn conv_in_layout(
+    cin: u32,
+    cout: u32,
+    hw: u32,
+    k: u32,
+    groups: u32,
+    stride: u32,
+    relu6: bool,
+    nhwc: bool,
+) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
     Box::new(move || {
         let mut b = builder();
-        let x = b.input("x", &f32_desc(&[1, cin, hw, hw])).unwrap();
-        let w = constant(&mut b, &[cout, cin / groups, k, k]);
+        let depthwise = groups > 1 && groups == cin && cin == cout;
+        let (x, w, input_layout, filter_layout) = if nhwc {
+            let x = b.input("x", &f32_desc(&[1, hw, hw, cin])).unwrap();
+            if depthwise {
+                (x, constant(&mut b, &[1, k, k, cout]), InputOperandLayout::Nhwc, Conv2dFilterOperandLayout::Ihwo)
+            } else {
+                (
+                    x,
+                    constant(&mut b, &[cout, k, k, cin / groups]),
+                    InputOperandLayout::Nhwc,
+                    Conv2dFilterOperandLayout::Ohwi,
+                )
+            }
+        } else {
+            let x = b.input("x", &f32_desc(&[1, cin, hw, hw])).unwrap();
+            (
+                x,
+                constant(&mut b, &[cout, cin / groups, k, k]),
+                InputOperandLayout::Nchw,
+                Conv2dFilterOperandLayout::Oihw,
+            )
+        };
         let bias = constant(&mut b, &[cout]);
         let p = k / 2;
         let options = Conv2dOptions {
@@ -102,6 +138,8 @@ fn conv_strided(
             strides: Some(vec![stride, stride]),
             groups,
             bias: Some(bias),
+            input_layout,
+            filter_layout,
             ..Default::default()
         };
         let mut y = b.conv2d(&x, &w, &options).unwrap();
@@ -301,6 +339,20 @@ fn main() {
         ("pointwise 32->16 112x112", conv(32, 16, 112, 1, 1)),
         ("pointwise 16->96 112x112", conv(16, 96, 112, 1, 1)),
         ("pointwise 96->24 56x56", conv(96, 24, 56, 1, 1)),
+        ("nhwc pointwise 16->96 112x112", conv_in_layout(16, 96, 112, 1, 1, 1, false, true)),
+        ("nhwc pointwise 32->16 112x112", conv_in_layout(32, 16, 112, 1, 1, 1, false, true)),
+        ("nhwc pointwise 96->24 56x56", conv_in_layout(96, 24, 56, 1, 1, 1, false, true)),
+        ("nhwc pointwise 64->256 56x56", conv_in_layout(64, 256, 56, 1, 1, 1, false, true)),
+        ("nhwc depthwise3x3 32 112x112", conv_in_layout(32, 32, 112, 3, 32, 1, false, true)),
+        ("nhwc depthwise3x3 stride 2 96 112x112", conv_in_layout(96, 96, 112, 3, 96, 2, false, true)),
+        ("nhwc depthwise3x3 144 56x56", conv_in_layout(144, 144, 56, 3, 144, 1, false, true)),
+        ("nhwc depthwise3x3 stride 2 144 56x56", conv_in_layout(144, 144, 56, 3, 144, 2, false, true)),
+        ("nhwc depthwise3x3 384 14x14", conv_in_layout(384, 384, 14, 3, 384, 1, false, true)),
+        ("nhwc depthwise3x3 stride 2 576 14x14", conv_in_layout(576, 576, 14, 3, 576, 2, false, true)),
+        ("nhwc depthwise3x3 960 7x7", conv_in_layout(960, 960, 7, 3, 960, 1, false, true)),
+        ("nhwc depthwise5x5 1152 7x7", conv_in_layout(1152, 1152, 7, 5, 1152, 1, false, true)),
+        ("nhwc depthwise5x5 672 14x14", conv_in_layout(672, 672, 14, 5, 672, 1, false, true)),
+        ("nhwc conv3x3 64->64 40x40", conv_in_layout(64, 64, 40, 3, 1, 1, false, true)),
     ];
     let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let threads = std::env::var("WEBNN_NUM_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);

@@ -75,9 +75,14 @@ impl std::fmt::Debug for Plan {
 impl Plan {
     /// Lowers a validated graph. Fails with an OperationError if an op cannot be lowered.
     pub fn compile(original: &Graph) -> Result<Plan> {
+        Plan::compile_with(original, crate::compile::Passes::from_env())
+    }
+
+    /// [`Plan::compile`] with the optional passes of `passes`.
+    pub fn compile_with(original: &Graph, passes: crate::compile::Passes) -> Result<Plan> {
         // Kernels are lowered against the graph the passes hand on (folded results are
         // constants there); coverage records the caller's operations.
-        let (graph, program) = Program::compile(original);
+        let (graph, program) = Program::compile_with(original, passes);
         let graph: &Graph = &graph;
         let n = graph.operands.len();
         let descriptors: Vec<OperandDescriptor> = graph.operands.iter().map(|o| o.descriptor.clone()).collect();

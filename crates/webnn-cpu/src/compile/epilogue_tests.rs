@@ -1,7 +1,7 @@
 //! Tests of epilogue fusion: which chains fuse, and fused results equal to the unfused steps
 //! bit for bit (the same f32 operations in the same order) on every conv / matmul / gemm path.
 
-use super::super::{NodeKind, Program};
+use super::super::{NodeKind, Passes, Program};
 use super::*;
 use crate::kernels::activation::Activation;
 use crate::testing::graphs::*;
@@ -20,6 +20,10 @@ fn axis_groups() {
     assert_eq!(axis_group(&[2, 3, 4, 5], &[3, 4, 5]), None); // higher rank
     assert_eq!(axis_group(&[1, 3, 1], &[1, 3, 1]), Some((1, 3)));
 }
+
+/// The layout pass off: these tests fuse epilogues on each conv path as the graph states its
+/// layout (the pass would move nchw depthwise convs to nhwc; `layout_tests.rs` covers that).
+const AS_BUILT: Passes = Passes { layout: false };
 
 fn names(program: &Program) -> Vec<&str> {
     program.nodes.iter().map(|n| n.name.as_str()).collect()
@@ -54,11 +58,11 @@ fn case(descs: &[OperandDescriptor], f: impl Fn(&mut GraphBuilder, &[Operand]) -
 impl Case {
     /// Checks the fused program's step names and that its output equals the unfused one's.
     fn check(&self, want: &[&str]) {
-        let program = Program::compile(&self.graph).1;
-        assert_eq!(names(&program), want, "{}", program.dump(&self.graph));
+        let (graph, program) = Program::compile_with(&self.graph, AS_BUILT);
+        assert_eq!(names(&program), want, "{}", program.dump(&graph));
         let ins: Vec<&[u8]> = self.inputs.iter().map(|v| v.as_slice()).collect();
-        let fused = f32_values(&run_graph(&self.graph, &ins)[0]);
-        let unfused = f32_values(&run_graph(&self.unfused, &ins)[0]);
+        let fused = f32_values(&run_graph_with(&self.graph, AS_BUILT, &ins)[0]);
+        let unfused = f32_values(&run_graph_with(&self.unfused, AS_BUILT, &ins)[0]);
         assert_eq!(fused.len(), unfused.len());
         for (i, (a, b)) in fused.iter().zip(&unfused).enumerate() {
             assert!(

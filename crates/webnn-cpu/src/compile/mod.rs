@@ -8,10 +8,13 @@
 //!
 //! 1. [`patterns`]: rewrites of element-wise subgraphs into one activation, declared as a table
 //!    of patterns (`mul(x, sigmoid(x))` → swish, the erf formula of gelu → gelu);
-//! 2. [`epilogue`]: conv2d / matmul / gemm absorb the activations and the element-wise adds
+//! 2. [`layout`] (opt-in, `WEBNN_LAYOUT=nhwc`): the groups of depthwise and pointwise convs
+//!    (with the element-wise nodes and global pools between them) of a conv net run
+//!    channels-last, transposed once on entry and on exit;
+//! 3. [`epilogue`]: conv2d / matmul / gemm absorb the activations and the element-wise adds
 //!    and multiplies (residuals, biases, scales) that alone read their result, applied while
 //!    each output tile is in cache; the followers' table is in that file;
-//! 3. [`dce`]: nodes whose results nobody reads are dropped.
+//! 4. [`dce`]: nodes whose results nobody reads are dropped.
 //!
 //! `WEBNN_DUMP_PLAN=1` prints the program after the passes (one line per node), then the
 //! plan's arena size, to stderr when a graph is built; [`Program::dump`] is the same text.
@@ -19,6 +22,7 @@
 pub mod dce;
 pub mod epilogue;
 pub mod fold;
+pub mod layout;
 pub mod patterns;
 mod uses;
 
@@ -31,6 +35,21 @@ use webnn_core::{Graph, OperandId};
 /// Whether `WEBNN_DUMP_PLAN` asks for the program (and the plan's arena) on stderr.
 pub fn dump_requested() -> bool {
     std::env::var_os("WEBNN_DUMP_PLAN").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Which optional passes run: [`layout`] only when `WEBNN_LAYOUT=nhwc` asks for it (see its
+/// module doc for why it is not on by default yet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Passes {
+    /// Run [`layout`].
+    pub layout: bool,
+}
+
+impl Passes {
+    /// The passes the environment asks for.
+    pub fn from_env() -> Passes {
+        Passes { layout: layout::enabled_by_env() }
+    }
 }
 
 /// What a node computes.
@@ -97,12 +116,20 @@ impl Program {
     /// The program after every pass, with the graph it runs on: `graph` itself, or a copy
     /// where folded results are constants (kernels are lowered against that one).
     pub fn compile(graph: &Graph) -> (Cow<'_, Graph>, Program) {
-        let graph = match fold::run(graph) {
+        Program::compile_with(graph, Passes::from_env())
+    }
+
+    /// [`Program::compile`] with the optional passes of `passes`.
+    pub fn compile_with(graph: &Graph, passes: Passes) -> (Cow<'_, Graph>, Program) {
+        let mut graph = match fold::run(graph) {
             Some(folded) => Cow::Owned(folded),
             None => Cow::Borrowed(graph),
         };
         let mut program = Program::from_graph(&graph);
         patterns::run(&graph, &mut program);
+        if passes.layout && layout::applies(&graph, &program) {
+            layout::run(graph.to_mut(), &mut program);
+        }
         epilogue::run(&graph, &mut program);
         dce::run(&graph, &mut program);
         if dump_requested() {

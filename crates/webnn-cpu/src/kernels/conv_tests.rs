@@ -219,6 +219,13 @@ const CASES: &[Case] = &[
     Case::new([1, 2, 62, 60], [2, 5, 5], [2, 2], [1, 1], [2, 2, 2, 2], 2),
     Case::new([1, 2, 30, 31], [2, 7, 7], [1, 1], [1, 1], [3, 3, 3, 3], 2),
     Case::new([1, 2, 34, 33], [2, 3, 3], [1, 1], [2, 2], [1, 1, 1, 1], 2),
+    // nhwc depthwise (`depthwise_nhwc_avx512`): 5×5 stride 1 with 37 channels (two blocks of 16
+    // and a partial one), 3×3 stride 2 on 7×7 with batch 2, a window wider than the input
+    // (no interior pixel), a 3×5 window (kh ≠ kw) at width stride 2
+    Case::new([1, 37, 11, 13], [37, 5, 5], [1, 1], [1, 1], [2, 2, 2, 2], 37),
+    Case::new([2, 20, 7, 7], [20, 3, 3], [2, 2], [1, 1], [1, 1, 1, 1], 20),
+    Case::new([1, 16, 3, 2], [16, 5, 5], [1, 1], [1, 1], [2, 2, 2, 2], 16),
+    Case::new([1, 18, 9, 21], [18, 3, 5], [1, 2], [1, 1], [1, 1, 2, 2], 18),
     // depthwise_blocked: 17 and 33 channels (partial blocks), batch 2, strides, dilation,
     // asymmetric padding, a 4-wide window (not 3/5/7), 1×1 outputs
     Case::new([2, 17, 9, 8], [17, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 17),

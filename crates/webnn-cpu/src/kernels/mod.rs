@@ -31,6 +31,8 @@ pub mod depthwise;
 #[cfg(target_arch = "x86_64")]
 mod depthwise_avx512;
 pub mod depthwise_blocked;
+#[cfg(target_arch = "x86_64")]
+mod depthwise_nhwc_avx512;
 pub mod epilogue;
 pub mod float_elem;
 pub mod matmul;

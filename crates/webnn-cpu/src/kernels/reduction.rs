@@ -22,6 +22,7 @@
 //! stack arrays (no allocation). Other layouts use a generic odometer walk.
 
 use super::float_elem::FloatElem;
+use super::simd::simd;
 use super::unary::{with_int_type, IntElem, CHEAP_CHUNK};
 use super::{In, Kernel, Out};
 use half::f16;
@@ -332,7 +333,7 @@ fn fold_row<T: Copy, R: Reducer<T>>(x: &[T]) -> R::Acc {
 const COLS: usize = 64;
 
 /// Reduces the `n × inner` block `x` over its rows into `out` (`inner` values).
-#[inline]
+#[inline(always)]
 fn reduce_block_cols<T: Copy, R: Reducer<T>>(x: &[T], n: usize, inner: usize, out: &mut [T], c0: usize, count: usize) {
     let w = out.len();
     let mut acc = [R::init(); COLS];
@@ -374,11 +375,20 @@ pub fn reduce<T: Copy + Send + Sync, R: Reducer<T>>(g: &ReduceGeom, x: &[T], out
         ReduceGeom::Oni { outer: _, n, inner } => {
             let block = n * inner;
             let per_outer = |(o, xb): (&mut [T], &[T])| {
+                // `simd`: the column sums vectorize (an nhwc global pool is one of these).
                 if block > CHEAP_CHUNK && inner > COLS {
-                    crate::par::chunks(o, COLS, |b, oc| reduce_block_cols::<T, R>(xb, n, inner, oc, b * COLS, count));
+                    crate::par::chunks(o, COLS, |b, oc| {
+                        simd(
+                            #[inline(always)]
+                            || reduce_block_cols::<T, R>(xb, n, inner, oc, b * COLS, count),
+                        )
+                    });
                 } else {
                     for (b, oc) in o.chunks_mut(COLS).enumerate() {
-                        reduce_block_cols::<T, R>(xb, n, inner, oc, b * COLS, count);
+                        simd(
+                            #[inline(always)]
+                            || reduce_block_cols::<T, R>(xb, n, inner, oc, b * COLS, count),
+                        );
                     }
                 }
             };

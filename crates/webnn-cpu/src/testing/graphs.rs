@@ -34,7 +34,12 @@ pub fn f32_values(b: &[u8]) -> Vec<f32> {
 
 /// Runs `graph` with the given input bytes (in input order) and returns every output's bytes.
 pub fn run_graph(graph: &Graph, inputs: &[&[u8]]) -> Vec<Vec<u8>> {
-    let plan = Plan::compile(graph).unwrap();
+    run_graph_with(graph, crate::compile::Passes::from_env(), inputs)
+}
+
+/// [`run_graph`] with the optional compile passes of `passes`.
+pub fn run_graph_with(graph: &Graph, passes: crate::compile::Passes, inputs: &[&[u8]]) -> Vec<Vec<u8>> {
+    let plan = Plan::compile_with(graph, passes).unwrap();
     let compiled = CompiledPlan::new(plan, Arc::new(crate::pool::build_pool(Some(2)).unwrap()));
     let mut outs: Vec<Vec<u8>> =
         graph.outputs.iter().map(|(_, id)| vec![0u8; graph.descriptor(*id).byte_length() as usize]).collect();
