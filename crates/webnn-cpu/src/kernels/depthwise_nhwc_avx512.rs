@@ -210,8 +210,10 @@ unsafe fn row_shared<const K: usize, const S: usize, const M: usize>(
                     None => _mm512_setzero_ps(),
                 };
                 let y = o.as_mut_ptr().add(ow * c + c0);
+                // M (8, or 4 for 5×5 stride 2) first: a group of 8 at 5×5 stride 2 would read
+                // more columns than `MAX_COLUMNS` (and is not instantiated).
                 match p {
-                    8 => group::<8, K, S>(&at, first, c0, m, b, y),
+                    _ if p == M => group::<M, K, S>(&at, first, c0, m, b, y),
                     7 => group::<7, K, S>(&at, first, c0, m, b, y),
                     6 => group::<6, K, S>(&at, first, c0, m, b, y),
                     5 => group::<5, K, S>(&at, first, c0, m, b, y),
@@ -250,6 +252,7 @@ unsafe fn group<const P: usize, const K: usize, const S: usize>(
     b: __m512,
     y: *mut f32,
 ) {
+    const { assert!((P - 1) * S + K <= MAX_COLUMNS) };
     // SAFETY (caller): as [`row_shared`].
     unsafe {
         let mut acc = [b; P];
