@@ -2,12 +2,18 @@
 //!
 //! Channels-last, a pixel's channels are contiguous, so a block of 16 channels is one vector
 //! per pixel: no padded copies, no phase split for strides, no transposes (what the nchw plane
-//! kernels of [`super::depthwise_avx512`] pay for planes one vector wide or strided). Per
-//! block of 16 channels, the row's interior pixels (every tap of the window inside the
-//! width) go 8 (then 4, then 1) at a time: one load and one fused multiply-add per tap and
-//! pixel, the tap's weight vector loaded once for all of them, addresses by arithmetic. A
-//! window row above or below the image reads a row of zeros (address step 0). The border
-//! pixels go one at a time, each padding tap reading the zeros.
+//! kernels of [`super::depthwise_avx512`] pay for planes one vector wide or strided).
+//!
+//! - Windows 3 or 5 columns wide at width stride 1 or 2, undilated (`row_shared`, nearly every
+//!   depthwise conv of MobileNet/EfficientNet-style nets): groups of up to 8 output pixels
+//!   (4 for 5×5 stride 2), pixel groups outer and blocks of 16 channels inner; per window
+//!   row, each input column the group reads is loaded once and fed to every pixel of the
+//!   group that reads it (3×3 stride 1: 10 loads for 24 fused multiply-adds). Columns and
+//!   rows in the padding read a row of zeros, so border pixels take the same loop.
+//! - Any other window: per block of 16 channels, the row's interior pixels (every tap of the
+//!   window inside the width) go 8 (then 4, then 1) at a time, one load and one fused
+//!   multiply-add per tap and pixel, addresses by arithmetic (a window row above or below
+//!   the image reads the zeros); the border pixels go one at a time, each tap checked.
 //!
 //! Every output adds its taps to the bias in window order (row, then column) with fused
 //! multiply-adds, padding taps adding 0·w, as the nchw plane kernels do on their zero-padded
@@ -16,7 +22,7 @@
 use super::conv::{span, Geom};
 use std::arch::x86_64::*;
 
-/// Interior output pixels accumulated together (then 4, then 1 for the rest).
+/// Interior output pixels accumulated together by the path for other windows (then 4, then 1).
 const PIXELS: usize = 8;
 
 /// Input columns one window row of a [`group`] reads, at most: (8 − 1)·2 + 3 = 17 for 3×3
