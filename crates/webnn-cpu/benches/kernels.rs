@@ -80,7 +80,7 @@ fn conv(cin: u32, cout: u32, hw: u32, k: u32, groups: u32) -> Box<dyn Fn() -> (G
     conv_strided(cin, cout, hw, k, groups, 1, false)
 }
 
-/// [`conv_strided`] in nchw, or in nhwc (filter ohwi; depthwise ihwo) if `nhwc`.
+/// [`conv_in_layout`] in nchw.
 fn conv_strided(
     cin: u32,
     cout: u32,

@@ -35,6 +35,7 @@
 use super::uses::Uses;
 use super::{Node, NodeKind, Program};
 use crate::kernels::activation::Activation;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use webnn_core::graph::{Attrs, Constant, OperandNode, OperandSource, Operation};
 use webnn_core::types::InputOperandLayout;
@@ -163,14 +164,10 @@ fn root(parent: &mut [usize], mut i: usize) -> usize {
     i
 }
 
-/// Whether `program` has a node that the pass would convert (a depthwise conv2d in nchw with
-/// a constant filter): only then does it need a graph of its own.
-pub fn applies(graph: &Graph, program: &Program) -> bool {
-    program.nodes.iter().any(|n| role(graph, n) == Some(Role::Depthwise))
-}
-
-/// Rewrites the groups of nodes that gain from running channels-last.
-pub fn run(graph: &mut Graph, program: &mut Program) {
+/// Rewrites the groups of nodes that gain from running channels-last. The graph is copied
+/// (`Cow::to_mut`) only when there is one: a depthwise conv2d in nchw with a constant filter.
+pub fn run(graph_in: &mut Cow<'_, Graph>, program: &mut Program) {
+    let graph: &Graph = graph_in;
     let mut roles: Vec<Option<Role>> = program.nodes.iter().map(|n| role(graph, n)).collect();
     if !roles.contains(&Some(Role::Depthwise)) {
         return;
@@ -228,7 +225,7 @@ pub fn run(graph: &mut Graph, program: &mut Program) {
         read_outside[id.index()] = true;
     }
 
-    let mut rewriter = Rewriter { graph, twins: HashMap::new() };
+    let mut rewriter = Rewriter { graph: graph_in.to_mut(), twins: HashMap::new() };
     let mut nodes = Vec::with_capacity(program.nodes.len());
     for (i, node) in std::mem::take(&mut program.nodes).into_iter().enumerate() {
         if !in_group[i] {

@@ -127,8 +127,8 @@ impl Program {
         };
         let mut program = Program::from_graph(&graph);
         patterns::run(&graph, &mut program);
-        if passes.layout && layout::applies(&graph, &program) {
-            layout::run(graph.to_mut(), &mut program);
+        if passes.layout {
+            layout::run(&mut graph, &mut program);
         }
         epilogue::run(&graph, &mut program);
         dce::run(&graph, &mut program);

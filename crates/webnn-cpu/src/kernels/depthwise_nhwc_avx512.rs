@@ -30,6 +30,24 @@ const PIXELS: usize = 8;
 /// registers), (8 − 1) + 5 = 12 for 5×5 stride 1.
 const MAX_COLUMNS: usize = 17;
 
+/// The lanes of the block of channels from `c0` (of `c`) and its starting sums (the bias, or
+/// zeros).
+///
+/// # Safety
+/// AVX-512F; `bias` (if any) holds at least `c` floats and `c0 < c`.
+#[inline(always)]
+unsafe fn block_start(c: usize, c0: usize, bias: Option<&[f32]>) -> (__mmask16, __m512) {
+    let m = ((1u32 << (c - c0).min(16)) - 1) as __mmask16;
+    // SAFETY (caller): AVX-512F, and the masked lanes lie inside the bias.
+    let b = unsafe {
+        match bias {
+            Some(b) => _mm512_maskz_loadu_ps(m, b.as_ptr().add(c0)),
+            None => _mm512_setzero_ps(),
+        }
+    };
+    (m, b)
+}
+
 /// One window row of an output row's interior pixels: where tap (kh, 0) of output pixel 0
 /// would be (channel `c0`; before the input row when there is left padding, so only an
 /// address), the steps to the next pixel and to the next tap column (both 0 for a window
@@ -89,11 +107,7 @@ pub(super) unsafe fn row(
     unsafe {
         let mut c0 = 0;
         while c0 < c {
-            let m = ((1u32 << (c - c0).min(16)) - 1) as __mmask16;
-            let b = match bias {
-                Some(b) => _mm512_maskz_loadu_ps(m, b.as_ptr().add(c0)),
-                None => _mm512_setzero_ps(),
-            };
+            let (m, b) = block_start(c, c0, bias);
             let wb = w.add(c0);
             // Border pixels, one at a time, each tap checked.
             for ow in (0..lo).chain(hi..g.ow) {
@@ -210,11 +224,7 @@ unsafe fn row_shared<const K: usize, const S: usize, const M: usize>(
             let p = (g.ow - ow).min(M);
             let mut c0 = 0;
             while c0 < c {
-                let m = ((1u32 << (c - c0).min(16)) - 1) as __mmask16;
-                let b = match bias {
-                    Some(b) => _mm512_maskz_loadu_ps(m, b.as_ptr().add(c0)),
-                    None => _mm512_setzero_ps(),
-                };
+                let (m, b) = block_start(c, c0, bias);
                 let y = o.as_mut_ptr().add(ow * c + c0);
                 // M (8, or 4 for 5×5 stride 2) first: a group of 8 at 5×5 stride 2 would read
                 // more columns than `MAX_COLUMNS` (and is not instantiated).
