@@ -303,6 +303,17 @@ fn main() {
             "softmax 1x12x128x128",
             elementwise(&[1, 12, 128, 128], |b, x| b.softmax(x, 3, &OperatorOptions::default()).unwrap()),
         ),
+        (
+            // A padded attention mask: the last 32 keys −10000 (their exponentials round to 0).
+            "softmax masked 1x12x128x128",
+            elementwise(&[1, 12, 128, 128], |b, x| {
+                let mask: Vec<u8> =
+                    (0..128).map(|j| if j < 96 { 0.0f32 } else { -10000.0 }).flat_map(|v| v.to_le_bytes()).collect();
+                let mask = b.constant(&f32_desc(&[128]), &mask).unwrap();
+                let scores = b.add(x, &mask, &OperatorOptions::default()).unwrap();
+                b.softmax(&scores, 3, &OperatorOptions::default()).unwrap()
+            }),
+        ),
         ("erf 1x128x1536", elementwise(&[1, 128, 1536], |b, x| b.erf(x, &OperatorOptions::default()).unwrap())),
         ("gelu 1x128x1536", elementwise(&[1, 128, 1536], |b, x| b.gelu(x, &OperatorOptions::default()).unwrap())),
         (

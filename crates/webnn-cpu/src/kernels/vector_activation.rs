@@ -124,8 +124,11 @@ mod avx512 {
     #[inline]
     #[target_feature(enable = "avx512f")]
     fn exp_neg(a: __m512) -> __m512 {
-        // e^−104 rounds to +0: beyond it nothing changes, and k stays within [−151, 0].
-        let a = _mm512_min_ps(a, _mm512_set1_ps(104.0));
+        // e^−104 rounds to +0: lanes beyond it compute e⁰ and take +0 at the end, so that no
+        // lane scales down through a subnormal (a microcode assist per element on Intel
+        // CPUs; see `fast_math::UNDERFLOW`). k stays within [−150, 0].
+        let live = _mm512_cmp_ps_mask::<_CMP_NGE_UQ>(a, _mm512_set1_ps(104.0));
+        let a = _mm512_maskz_mov_ps(live, a);
         let kf = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm512_mul_ps(
             a,
             _mm512_set1_ps(-LOG2E),
@@ -143,7 +146,7 @@ mod avx512 {
         let p = _mm512_fmadd_ps(p, r, c(1.0));
         let p = _mm512_fmadd_ps(p, r, c(1.0));
         // p·2ᵏ, rounded once (subnormal results included).
-        _mm512_scalef_ps(p, kf)
+        _mm512_maskz_mov_ps(live, _mm512_scalef_ps(p, kf))
     }
 
     /// sigmoid of 16 lanes.

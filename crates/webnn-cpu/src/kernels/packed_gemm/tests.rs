@@ -152,6 +152,12 @@ fn edge_shapes(kernel: &Kernel) -> Vec<(usize, usize, usize)> {
         (67, 300, 70),
         (300, 67, 70),
     ];
+    // Last panels of every width class of the AVX-512 kernel (½ to 3 vectors).
+    for w in [8, 9, 16, 17, 20, 24, 25, 32, 33, 40, 41] {
+        v.push((mr + 2, nr + w, 13));
+        v.push((1, w, 6));
+        v.push((3, w, 5));
+    }
     for narrow in 1..=kernel.narrow {
         v.push((mr + 2, nr + narrow, 13));
         v.push((2, narrow, 5));
