@@ -64,10 +64,10 @@ pub fn exp_f32(x: f32) -> f32 {
 }
 
 /// Below this exponent e^x rounds to +0. Lanes beyond it compute from 0 instead and take +0
-/// at the end: scaling down to +0 goes through a subnormal product, and Intel CPUs (Ice Lake
-/// to Emerald Rapids) take a microcode assist of ~150 cycles for each such result, where AMD
-/// does not. A padded attention mask (−10000 added to the logits of padding) made BERT-base's
-/// softmax steps 4× slower that way (0.55 → 2.3 ms each, 1 thread, Xeon model 207).
+/// at the end: scaling down to +0 goes through a subnormal product, and Intel CPUs take a
+/// microcode assist (~150 cycles) for each such result, where AMD's cost is small. A padded
+/// attention mask (−10000 added to the logits of padding) made BERT-base's softmax steps 4×
+/// slower that way (0.55 → 2.3 ms each, 1 thread, Xeon model 207).
 const UNDERFLOW: f32 = -104.0;
 
 /// eˣ − 1, accurate near 0.
