@@ -152,7 +152,7 @@ fn edge_shapes(kernel: &Kernel) -> Vec<(usize, usize, usize)> {
         (67, 300, 70),
         (300, 67, 70),
     ];
-    // Last panels of every width class of the AVX-512 kernel (½ to 3 vectors).
+    // Last panels of each width the AVX-512 tiles tell apart (1, 2 or 3 vectors, full or masked).
     for w in [8, 9, 16, 17, 20, 24, 25, 32, 33, 40, 41] {
         v.push((mr + 2, nr + w, 13));
         v.push((1, w, 6));
