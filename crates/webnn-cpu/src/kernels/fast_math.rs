@@ -68,7 +68,7 @@ pub fn exp_f32(x: f32) -> f32 {
 /// microcode assist (~150 cycles) for each such result, where AMD's cost is small. A padded
 /// attention mask (−10000 added to the logits of padding) made BERT-base's softmax steps 4×
 /// slower that way (0.55 → 2.3 ms each, 1 thread, Xeon model 207).
-const UNDERFLOW: f32 = -104.0;
+pub(crate) const UNDERFLOW: f32 = -104.0;
 
 /// eˣ − 1, accurate near 0.
 #[inline(always)]

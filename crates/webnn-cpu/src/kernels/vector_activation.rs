@@ -113,6 +113,7 @@ enum Bias<'a> {
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
+    use super::super::fast_math::UNDERFLOW;
     use super::{Bias, VectorActivation};
     use std::arch::x86_64::*;
 
@@ -126,8 +127,8 @@ mod avx512 {
     fn exp_neg(a: __m512) -> __m512 {
         // e^−104 rounds to +0: lanes beyond it compute e⁰ and take +0 at the end, so that no
         // lane scales down through a subnormal (a microcode assist per element on Intel
-        // CPUs; see `fast_math::UNDERFLOW`). k stays within [−150, 0].
-        let live = _mm512_cmp_ps_mask::<_CMP_NGE_UQ>(a, _mm512_set1_ps(104.0));
+        // CPUs; see `UNDERFLOW`). k stays within [−150, 0].
+        let live = _mm512_cmp_ps_mask::<_CMP_NGE_UQ>(a, _mm512_set1_ps(-UNDERFLOW));
         let a = _mm512_maskz_mov_ps(live, a);
         let kf = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm512_mul_ps(
             a,
