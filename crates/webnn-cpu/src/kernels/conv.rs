@@ -12,7 +12,7 @@
 use super::constants::constant_f32;
 use super::epilogue::{BoundEpilogue, Epilogue, TileBias};
 use super::float_elem::{widen, FloatElem};
-use super::packed_gemm::{gemm, Lhs, PackedLhs, PackedRhs, PerTile, Rhs, TileOut};
+use super::packed_gemm::{gemm, Lhs, PackedLhs, PackedRhs, PerTilePrefetch, Rhs, TileOut};
 use super::scratch::{try_zeroed, Scratch};
 use super::sgemm::Mat;
 use super::simd::simd;
@@ -546,10 +546,15 @@ fn conv_gemm(
                 let obase = (n * g.cout + grp * cog) * pixels;
                 // Row i of a tile is output channel i of the group.
                 let tile_epilogue = |p0: usize| {
-                    PerTile(move |i: usize, j0: usize, tile: &mut TileOut<'_>| {
-                        let bias = bias.map_or(TileBias::None, |b| TileBias::Rows(&b[i..]));
-                        ep.apply_tile(tile, bias, |r| obase + (i + r) * pixels + p0 + j0);
-                    })
+                    PerTilePrefetch(
+                        move |i: usize, j0: usize, tile: &mut TileOut<'_>| {
+                            let bias = bias.map_or(TileBias::None, |b| TileBias::Rows(&b[i..]));
+                            ep.apply_tile(tile, bias, |r| obase + (i + r) * pixels + p0 + j0);
+                        },
+                        move |i: usize, j0: usize, rows: usize, cols: usize| {
+                            ep.prefetch_tile(rows, cols, |r| obase + (i + r) * pixels + p0 + j0)
+                        },
+                    )
                 };
                 if path == ConvPath::Pointwise {
                     gemm(
@@ -588,10 +593,15 @@ fn conv_gemm(
                 let obase = n * pixels * g.cout + grp * cog;
                 // Row i of a tile is output pixel p0 + i; column j output channel j of the group.
                 let tile_epilogue = |p0: usize| {
-                    PerTile(move |i: usize, j0: usize, tile: &mut TileOut<'_>| {
-                        let bias = bias.map_or(TileBias::None, |b| TileBias::Cols(&b[j0..]));
-                        ep.apply_tile(tile, bias, |r| obase + (p0 + i + r) * g.cout + j0);
-                    })
+                    PerTilePrefetch(
+                        move |i: usize, j0: usize, tile: &mut TileOut<'_>| {
+                            let bias = bias.map_or(TileBias::None, |b| TileBias::Cols(&b[j0..]));
+                            ep.apply_tile(tile, bias, |r| obase + (p0 + i + r) * g.cout + j0);
+                        },
+                        move |i: usize, j0: usize, rows: usize, cols: usize| {
+                            ep.prefetch_tile(rows, cols, |r| obase + (p0 + i + r) * g.cout + j0)
+                        },
+                    )
                 };
                 if path == ConvPath::Pointwise {
                     let a = Mat { data: &xn[grp * cig..], rs: g.cin, cs: 1 };

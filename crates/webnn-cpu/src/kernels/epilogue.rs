@@ -117,6 +117,25 @@ impl BoundEpilogue<'_> {
         }
     }
 
+    /// Starts fetching the operands [`BoundEpilogue::apply_tile`] will read for a tile of
+    /// `rows` runs of `cols` output elements (run r starting at element `first(r)`): the
+    /// operand of an element-wise step (a residual), read once per dispatch and usually not in
+    /// cache; called before the GEMM computes the tile, it arrives while the sums run.
+    #[inline]
+    pub fn prefetch_tile(&self, rows: usize, cols: usize, first: impl Fn(usize) -> usize) {
+        for (step, other) in self.epilogue.steps.iter().zip(&self.others) {
+            if let EpilogueStep::Binary { inner: 1, len, .. } = *step {
+                if len < cols || other.len() < len {
+                    continue; // a short operand (a bias along the last axis) stays in cache
+                }
+                for r in 0..rows {
+                    let at = first(r) % len;
+                    prefetch_run(&other[at..(at + cols).min(len)]);
+                }
+            }
+        }
+    }
+
     /// Applies the steps to `values`, the output elements `first..first + values.len()`.
     pub fn apply(&self, first: usize, values: &mut [f32]) {
         for (step, other) in self.epilogue.steps.iter().zip(&self.others) {
@@ -168,6 +187,25 @@ impl BoundEpilogue<'_> {
 
 /// `values[k] = values[k] ∘ other[((first + k) / inner) % len]`, in runs where the index of
 /// `other` is contiguous (`inner` = 1) or constant.
+/// Fetches the cache lines of `run` into L1 (a hint: no effect on results).
+#[inline(always)]
+fn prefetch_run(run: &[f32]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let Some(last) = run.len().checked_sub(1) else { return };
+        let (start, end) = (run.as_ptr() as usize & !63, run[last..].as_ptr() as usize);
+        let mut line = start;
+        while line <= end {
+            // SAFETY: prefetching never faults; the lines hold elements of `run`.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(line as *const i8) };
+            line += 64;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = run;
+}
+
 fn binary(op: EpilogueBinary, first: usize, values: &mut [f32], other: &[f32], inner: usize, len: usize) {
     if other.len() < len || len == 0 || inner == 0 {
         return; // unreachable for a validated graph: the pass computed len and inner from the shapes

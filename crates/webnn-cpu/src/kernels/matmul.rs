@@ -7,7 +7,7 @@
 use super::constants::constant_f32;
 use super::epilogue::{BoundEpilogue, Epilogue, TileBias};
 use super::float_elem::FloatElem;
-use super::packed_gemm::{gemm, Lhs, PackedRhs, PerTile, Rhs, TileOut};
+use super::packed_gemm::{gemm, Lhs, PackedRhs, PerTilePrefetch, Rhs, TileOut};
 use super::scratch::{try_zeroed, Scratch};
 use super::sgemm::{sgemm, Mat};
 use super::util::{broadcast_strides, strides};
@@ -109,9 +109,14 @@ impl MatmulKernel {
         let (m, k, n) = (self.m, self.k, self.n);
         // Row i of matrix t of the output starts at element (t·m + i)·n.
         let tile_epilogue = |t: usize| {
-            PerTile(move |i: usize, j0: usize, tile: &mut TileOut<'_>| {
-                ep.apply_tile(tile, TileBias::None, |r| (t * m + i + r) * n + j0)
-            })
+            PerTilePrefetch(
+                move |i: usize, j0: usize, tile: &mut TileOut<'_>| {
+                    ep.apply_tile(tile, TileBias::None, |r| (t * m + i + r) * n + j0)
+                },
+                move |i: usize, j0: usize, rows: usize, cols: usize| {
+                    ep.prefetch_tile(rows, cols, |r| (t * m + i + r) * n + j0)
+                },
+            )
         };
         if let Some(batch) = self.fold {
             let rhs = match &self.b_packed {

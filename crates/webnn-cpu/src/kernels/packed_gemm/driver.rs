@@ -80,7 +80,7 @@ impl<E: TileEpilogue> Job<'_, E> {
     }
 
     fn run_in(&self, rows: Range<usize>, cols: Range<usize>, scratch: &mut AlignedBuf) -> webnn_core::Result<()> {
-        let Blocking { kc: kcb, mc: mcb, nc: ncb } = self.blocking;
+        let Blocking { kc: kcb, mc: mcb, nc: ncb, .. } = self.blocking;
         let (mr, nr) = (self.kernel.mr, self.kernel.nr);
         let a_len = match self.a {
             Lhs::Strided(_) if !self.kernel.a_in_place => packed_len(mcb, kcb, mr).map(|l| l.next_multiple_of(16)),
@@ -157,8 +157,8 @@ impl<E: TileEpilogue> Job<'_, E> {
     }
 
     /// The B micro-panels of depth `pc..pc+kc`, columns `jc..jc+nc`: packed ones in place;
-    /// a strided row-major B in place but for a partial last panel; other strided views packed
-    /// into `scratch`. A partial last panel of at most `kernel.narrow` columns is packed
+    /// a strided row-major B in place but for a partial last panel (if the blocking says
+    /// so); other strided views packed into `scratch`. A partial last panel of at most `kernel.narrow` columns is packed
     /// without padding (its kernel reads only those columns, so they stay in L1).
     fn rhs_block(&self, pc: usize, kc: usize, jc: usize, nc: usize, scratch: &mut [f32]) -> RhsPanels {
         let nr = self.kernel.nr;
@@ -179,7 +179,8 @@ impl<E: TileEpilogue> Job<'_, E> {
             Rhs::Strided(b) => b,
         };
         let full = nc / nr * nr;
-        let (head, rest) = scratch.split_at_mut(if b.cs == 1 { 0 } else { full * kc });
+        let in_place = b.cs == 1 && self.blocking.b_in_place;
+        let (head, rest) = scratch.split_at_mut(if in_place { 0 } else { full * kc });
         let tail = (full < nc).then(|| {
             let cols = nc - full;
             if cols <= self.kernel.narrow {
@@ -273,10 +274,14 @@ impl<E: TileEpilogue> Job<'_, E> {
                 accumulate: pc > 0,
             }
         };
+        let last = pc + kc == self.k;
+        if last {
+            self.epilogue.prefetch(i, j, rows, cols);
+        }
         // SAFETY: the tile satisfies the TileFn contract (above), and the kernel's ISA is
         // available.
         unsafe { (self.kernel.tile)(&tile) };
-        if pc + kc == self.k {
+        if last {
             // The tile's rows × cols elements, written above and touched by no other task.
             let mut out = TileOut { ptr: tile.c, rs: self.c.rs, rows, cols, _c: std::marker::PhantomData };
             self.epilogue.tile(i, j, &mut out);

@@ -251,6 +251,12 @@ impl<'a> TileOut<'a> {
 pub trait TileEpilogue: Sync {
     /// The tile whose first element is C[i, j].
     fn tile(&self, i: usize, j: usize, tile: &mut TileOut<'_>);
+
+    /// Called just before the last depth block of the `rows × cols` tile at C[i, j] is
+    /// computed: a chance to start fetching what [`TileEpilogue::tile`] will read (a residual
+    /// as large as the output, usually out of cache), so it arrives while the sums run.
+    #[inline(always)]
+    fn prefetch(&self, _i: usize, _j: usize, _rows: usize, _cols: usize) {}
 }
 
 impl<F: Fn(usize, usize, &mut [f32]) + Sync> TileEpilogue for F {
@@ -269,6 +275,26 @@ impl<F: Fn(usize, usize, &mut TileOut<'_>) + Sync> TileEpilogue for PerTile<F> {
     #[inline(always)]
     fn tile(&self, i: usize, j: usize, tile: &mut TileOut<'_>) {
         (self.0)(i, j, tile)
+    }
+}
+
+/// A [`PerTile`] epilogue with its [`TileEpilogue::prefetch`]:
+/// `PerTilePrefetch(|i, j, tile| ..., |i, j, rows, cols| ...)`.
+pub struct PerTilePrefetch<F, P>(pub F, pub P);
+
+impl<F, P> TileEpilogue for PerTilePrefetch<F, P>
+where
+    F: Fn(usize, usize, &mut TileOut<'_>) + Sync,
+    P: Fn(usize, usize, usize, usize) + Sync,
+{
+    #[inline(always)]
+    fn tile(&self, i: usize, j: usize, tile: &mut TileOut<'_>) {
+        (self.0)(i, j, tile)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, i: usize, j: usize, rows: usize, cols: usize) {
+        (self.1)(i, j, rows, cols)
     }
 }
 
@@ -354,18 +380,11 @@ where
         }
         return Ok(());
     }
-    let job = Job {
-        kernel,
-        k,
-        a,
-        b,
-        c: OutPtr { ptr: c.as_mut_ptr(), rs: c_rs },
-        epilogue,
-        blocking: blocking.unwrap_or_else(|| kernel.blocking(m, n, k)),
-    };
+    let blocking = blocking.unwrap_or_else(|| kernel.blocking(m, n, k));
+    let job = Job { kernel, k, a, b, c: OutPtr { ptr: c.as_mut_ptr(), rs: c_rs }, epilogue, blocking };
     let threads = if parallel { crate::par::threads_for_macs(m.saturating_mul(n).saturating_mul(k)) } else { 1 };
     let a_packs = matches!(a, Lhs::Strided(_)) && !kernel.a_in_place;
-    let b_packs = matches!(b, Rhs::Strided(v) if v.cs != 1);
+    let b_packs = matches!(b, Rhs::Strided(v) if v.cs != 1 || !blocking.b_in_place);
     let split = Split::choose(kernel, (m, n, k), (a_packs, b_packs), threads);
     if split.parts <= 1 {
         return job.run(0..m, 0..n);

@@ -177,6 +177,12 @@ fn every_form_and_edge_size_matches_reference() {
                     }
                 }
             }
+            // A row-major B the other way than this CPU's default (in place or packed).
+            let mut blocking = kernel.blocking(m, n, k);
+            blocking.b_in_place = !blocking.b_in_place;
+            for a in FORMS {
+                Case { isa, blocking: Some(blocking), m, n, k, a, b: Form::Rows, c_gap: 3 }.check();
+            }
         }
     }
 }
@@ -188,17 +194,19 @@ fn every_block_edge_matches_reference() {
         let kernel = isa.kernel().unwrap();
         let (mr, nr) = (kernel.mr, kernel.nr);
         for (kc, mc, nc) in [(4, 2 * mr, 2 * nr), (1, mr, nr), (5, 3 * mr, nr)] {
-            let blocking = Some(Blocking { kc, mc, nc });
-            for (m, n, k) in [
-                (2 * mr + 3, 3 * nr + 5, 11),
-                (1, 5 * nr + 1, 9),
-                (5 * mr + 1, 1, 9),
-                (3 * mr, 2 * nr, 8),
-                (mr + 1, 2 * nr + 3, 1),
-            ] {
-                for a in FORMS {
-                    for b in FORMS {
-                        Case { isa, blocking, m, n, k, a, b, c_gap: 2 }.check();
+            for b_in_place in [true, false] {
+                let blocking = Some(Blocking { kc, mc, nc, b_in_place });
+                for (m, n, k) in [
+                    (2 * mr + 3, 3 * nr + 5, 11),
+                    (1, 5 * nr + 1, 9),
+                    (5 * mr + 1, 1, 9),
+                    (3 * mr, 2 * nr, 8),
+                    (mr + 1, 2 * nr + 3, 1),
+                ] {
+                    for a in FORMS {
+                        for b in FORMS {
+                            Case { isa, blocking, m, n, k, a, b, c_gap: 2 }.check();
+                        }
                     }
                 }
             }
