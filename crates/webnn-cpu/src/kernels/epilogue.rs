@@ -185,8 +185,6 @@ impl BoundEpilogue<'_> {
     }
 }
 
-/// `values[k] = values[k] ∘ other[((first + k) / inner) % len]`, in runs where the index of
-/// `other` is contiguous (`inner` = 1) or constant.
 /// Fetches the cache lines of `run` into L1 (a hint: no effect on results).
 #[inline(always)]
 fn prefetch_run(run: &[f32]) {
@@ -206,6 +204,8 @@ fn prefetch_run(run: &[f32]) {
     let _ = run;
 }
 
+/// `values[k] = values[k] ∘ other[((first + k) / inner) % len]`, in runs where the index of
+/// `other` is contiguous (`inner` = 1) or constant.
 fn binary(op: EpilogueBinary, first: usize, values: &mut [f32], other: &[f32], inner: usize, len: usize) {
     if other.len() < len || len == 0 || inner == 0 {
         return; // unreachable for a validated graph: the pass computed len and inner from the shapes

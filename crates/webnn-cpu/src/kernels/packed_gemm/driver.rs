@@ -158,8 +158,9 @@ impl<E: TileEpilogue> Job<'_, E> {
 
     /// The B micro-panels of depth `pc..pc+kc`, columns `jc..jc+nc`: packed ones in place;
     /// a strided row-major B in place but for a partial last panel (if the blocking says
-    /// so); other strided views packed into `scratch`. A partial last panel of at most `kernel.narrow` columns is packed
-    /// without padding (its kernel reads only those columns, so they stay in L1).
+    /// so); other strided views packed into `scratch`. A partial last panel of at most
+    /// `kernel.narrow` columns is packed without padding (its kernel reads only those
+    /// columns, so they stay in L1).
     fn rhs_block(&self, pc: usize, kc: usize, jc: usize, nc: usize, scratch: &mut [f32]) -> RhsPanels {
         let nr = self.kernel.nr;
         let b = match self.b {

@@ -168,7 +168,7 @@ impl Kernel {
 /// L1 stride prefetcher follows, and a new 4 KiB page at every step. Packed, the panel is
 /// contiguous. Measured on an Ice Lake-SP Xeon (stop 31, kernel bench, 1 thread, medians of 5
 /// alternating runs on a noisy host): 64×3136×576 56 → 80 GFLOP/s, 256×784×1152 76 → 109;
-/// ResNet-50's fastest runs 83 → 75–81 ms.
+/// ResNet-50's fastest runs 82–84 → 75–81 ms (4 alternating runs each).
 pub(super) fn row_major_b_in_place() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
