@@ -10,9 +10,9 @@
 //! F(4×4, 3×3) (`winograd.rs`).
 
 use super::constants::constant_f32;
-use super::epilogue::{BoundEpilogue, Epilogue, TileBias};
+use super::epilogue::{BoundEpilogue, Epilogue, GemmEpilogue, TileBias};
 use super::float_elem::{widen, FloatElem};
-use super::packed_gemm::{gemm, Lhs, PackedLhs, PackedRhs, PerTilePrefetch, Rhs, TileOut};
+use super::packed_gemm::{gemm, Lhs, PackedLhs, PackedRhs, Rhs};
 use super::scratch::{try_zeroed, Scratch};
 use super::sgemm::Mat;
 use super::simd::simd;
@@ -545,16 +545,10 @@ fn conv_gemm(
                 let xg = &x[(n * g.cin + grp * cig) * hw..][..cig * hw];
                 let obase = (n * g.cout + grp * cog) * pixels;
                 // Row i of a tile is output channel i of the group.
-                let tile_epilogue = |p0: usize| {
-                    PerTilePrefetch(
-                        move |i: usize, j0: usize, tile: &mut TileOut<'_>| {
-                            let bias = bias.map_or(TileBias::None, |b| TileBias::Rows(&b[i..]));
-                            ep.apply_tile(tile, bias, |r| obase + (i + r) * pixels + p0 + j0);
-                        },
-                        move |i: usize, j0: usize, rows: usize, cols: usize| {
-                            ep.prefetch_tile(rows, cols, |r| obase + (i + r) * pixels + p0 + j0)
-                        },
-                    )
+                let tile_epilogue = |p0: usize| GemmEpilogue {
+                    ep,
+                    bias: move |i: usize, _| bias.map_or(TileBias::None, |b| TileBias::Rows(&b[i..])),
+                    first: move |i: usize, j0: usize, r: usize| obase + (i + r) * pixels + p0 + j0,
                 };
                 if path == ConvPath::Pointwise {
                     gemm(
@@ -592,16 +586,10 @@ fn conv_gemm(
                 let xn = &x[n * hw * g.cin..][..hw * g.cin];
                 let obase = n * pixels * g.cout + grp * cog;
                 // Row i of a tile is output pixel p0 + i; column j output channel j of the group.
-                let tile_epilogue = |p0: usize| {
-                    PerTilePrefetch(
-                        move |i: usize, j0: usize, tile: &mut TileOut<'_>| {
-                            let bias = bias.map_or(TileBias::None, |b| TileBias::Cols(&b[j0..]));
-                            ep.apply_tile(tile, bias, |r| obase + (p0 + i + r) * g.cout + j0);
-                        },
-                        move |i: usize, j0: usize, rows: usize, cols: usize| {
-                            ep.prefetch_tile(rows, cols, |r| obase + (p0 + i + r) * g.cout + j0)
-                        },
-                    )
+                let tile_epilogue = |p0: usize| GemmEpilogue {
+                    ep,
+                    bias: move |_, j0: usize| bias.map_or(TileBias::None, |b| TileBias::Cols(&b[j0..])),
+                    first: move |i: usize, j0: usize, r: usize| obase + (p0 + i + r) * g.cout + j0,
                 };
                 if path == ConvPath::Pointwise {
                     let a = Mat { data: &xn[grp * cig..], rs: g.cin, cs: 1 };

@@ -8,7 +8,7 @@
 //! equals the unfused one bit for bit (tested in `compile::epilogue`'s tests).
 
 use super::activation::Activation;
-use super::packed_gemm::TileOut;
+use super::packed_gemm::{TileEpilogue, TileOut};
 use super::In;
 use smallvec::SmallVec;
 
@@ -182,6 +182,34 @@ impl BoundEpilogue<'_> {
             return self.apply(first, values);
         }
         crate::par::chunks(values, CHUNK, |c, v| self.apply(first + c * CHUNK, v));
+    }
+}
+
+/// A [`BoundEpilogue`] as a GEMM's [`TileEpilogue`]: the tile at C[i, j0] gets `bias(i, j0)`
+/// and then the steps, its row r holding the output elements from `first(i, j0, r)` on;
+/// before the tile's last depth block, the rows of its element-wise operands are prefetched.
+pub struct GemmEpilogue<'e, 'a, B, F> {
+    /// The steps and their operands.
+    pub ep: &'e BoundEpilogue<'a>,
+    /// The bias of the tile at (i, j0).
+    pub bias: B,
+    /// The output element of row r of the tile at (i, j0).
+    pub first: F,
+}
+
+impl<'b, B, F> TileEpilogue for GemmEpilogue<'_, '_, B, F>
+where
+    B: Fn(usize, usize) -> TileBias<'b> + Sync,
+    F: Fn(usize, usize, usize) -> usize + Sync,
+{
+    #[inline(always)]
+    fn tile(&self, i: usize, j0: usize, tile: &mut TileOut<'_>) {
+        self.ep.apply_tile(tile, (self.bias)(i, j0), |r| (self.first)(i, j0, r));
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, i: usize, j0: usize, rows: usize, cols: usize) {
+        self.ep.prefetch_tile(rows, cols, |r| (self.first)(i, j0, r));
     }
 }
 

@@ -5,9 +5,9 @@
 //! gemm transposed to row-major) once in `lower`; float16 is computed in f32 and rounded once.
 
 use super::constants::constant_f32;
-use super::epilogue::{BoundEpilogue, Epilogue, TileBias};
+use super::epilogue::{BoundEpilogue, Epilogue, GemmEpilogue, TileBias};
 use super::float_elem::FloatElem;
-use super::packed_gemm::{gemm, Lhs, PackedRhs, PerTilePrefetch, Rhs, TileOut};
+use super::packed_gemm::{gemm, Lhs, PackedRhs, Rhs};
 use super::scratch::{try_zeroed, Scratch};
 use super::sgemm::{sgemm, Mat};
 use super::util::{broadcast_strides, strides};
@@ -108,15 +108,10 @@ impl MatmulKernel {
     fn compute(&self, a: &[f32], b: &[f32], out: &mut [f32], ep: &BoundEpilogue<'_>) -> webnn_core::Result<()> {
         let (m, k, n) = (self.m, self.k, self.n);
         // Row i of matrix t of the output starts at element (t·m + i)·n.
-        let tile_epilogue = |t: usize| {
-            PerTilePrefetch(
-                move |i: usize, j0: usize, tile: &mut TileOut<'_>| {
-                    ep.apply_tile(tile, TileBias::None, |r| (t * m + i + r) * n + j0)
-                },
-                move |i: usize, j0: usize, rows: usize, cols: usize| {
-                    ep.prefetch_tile(rows, cols, |r| (t * m + i + r) * n + j0)
-                },
-            )
+        let tile_epilogue = |t: usize| GemmEpilogue {
+            ep,
+            bias: |_, _| TileBias::None,
+            first: move |i: usize, j0: usize, r: usize| (t * m + i + r) * n + j0,
         };
         if let Some(batch) = self.fold {
             let rhs = match &self.b_packed {

@@ -247,7 +247,8 @@ impl<'a> TileOut<'a> {
 
 /// What [`gemm()`] applies to each tile it finishes: any `Fn(i, j0, &mut row_segment)`
 /// closure (called once per row of the tile, `i` and `j0` the segment's position in C), or
-/// a [`PerTile`] closure that takes the whole tile at once (one call, one SIMD dispatch).
+/// a type that takes the whole tile at once (one call, one SIMD dispatch: the conv and
+/// matmul epilogues, `kernels::epilogue::GemmEpilogue`).
 pub trait TileEpilogue: Sync {
     /// The tile whose first element is C[i, j].
     fn tile(&self, i: usize, j: usize, tile: &mut TileOut<'_>);
@@ -268,40 +269,10 @@ impl<F: Fn(usize, usize, &mut [f32]) + Sync> TileEpilogue for F {
     }
 }
 
-/// An epilogue called once per finished tile: `PerTile(|i, j, tile: &mut TileOut| ...)`.
-pub struct PerTile<F>(pub F);
-
-impl<F: Fn(usize, usize, &mut TileOut<'_>) + Sync> TileEpilogue for PerTile<F> {
-    #[inline(always)]
-    fn tile(&self, i: usize, j: usize, tile: &mut TileOut<'_>) {
-        (self.0)(i, j, tile)
-    }
-}
-
-/// A [`PerTile`] epilogue with its [`TileEpilogue::prefetch`]:
-/// `PerTilePrefetch(|i, j, tile| ..., |i, j, rows, cols| ...)`.
-pub struct PerTilePrefetch<F, P>(pub F, pub P);
-
-impl<F, P> TileEpilogue for PerTilePrefetch<F, P>
-where
-    F: Fn(usize, usize, &mut TileOut<'_>) + Sync,
-    P: Fn(usize, usize, usize, usize) + Sync,
-{
-    #[inline(always)]
-    fn tile(&self, i: usize, j: usize, tile: &mut TileOut<'_>) {
-        (self.0)(i, j, tile)
-    }
-
-    #[inline(always)]
-    fn prefetch(&self, i: usize, j: usize, rows: usize, cols: usize) {
-        (self.1)(i, j, rows, cols)
-    }
-}
-
 /// `c[i * c_rs + j] = A × B` (m × n, j contiguous), then the epilogue once for every output
 /// element, on each tile just computed (still in cache) after its full sum is stored: a
 /// closure `epilogue(i, j0, &mut c[i, j0..j0 + len])` per row segment of the tile, or a
-/// [`PerTile`] one per tile ([`TileEpilogue`]). `c`'s old contents are never read (NaN included);
+/// whole-tile one ([`TileEpilogue`]). `c`'s old contents are never read (NaN included);
 /// k = 0 gives zeros, then the epilogue. `parallel` lets the work split across the current
 /// rayon pool (tiny problems stay on one thread). The ISA is the packed operands', else this
 /// CPU's best.
