@@ -242,14 +242,21 @@ const CASES: &[Case] = &[
     Case::new([1, 2, 11, 130], [2, 3, 3], [2, 2], [1, 1], [1, 1, 1, 1], 2),
     Case::new([2, 3, 29, 27], [3, 5, 5], [2, 2], [1, 1], [2, 1, 1, 2], 3),
     Case::new([1, 20, 7, 7], [20, 5, 5], [1, 1], [1, 1], [2, 2, 2, 2], 20),
-    // few input channels, direct (conv_few_channels, AVX-512): blocks of 16 and 8 output
-    // channels, strides, dilation, asymmetric padding, output rows of 1, 2 and 4+ vectors
+    // few input channels, direct (conv_few_channels, AVX-512): groups of 1 to 4 blocks of 16
+    // output channels (the last one partial), strides, dilation, asymmetric padding, output
+    // rows shorter and longer than one pass
     Case::new([2, 3, 23, 21], [32, 3, 3], [2, 2], [1, 1], [1, 1, 1, 1], 1),
     Case::new([1, 1, 17, 40], [8, 5, 5], [1, 1], [2, 2], [4, 4, 4, 4], 1),
     Case::new([1, 4, 12, 75], [16, 3, 3], [1, 1], [1, 1], [0, 2, 1, 0], 1),
     Case::new([1, 2, 9, 31], [24, 3, 2], [1, 2], [1, 1], [1, 0, 0, 1], 1),
     // ... and ResNet's first conv: 7×7 stride 2, 3 → 64 channels, 147 taps
     Case::new([1, 3, 37, 35], [64, 7, 7], [2, 2], [1, 1], [3, 3, 3, 3], 1),
+    // ... pixel-major (64+ taps, or cout not a multiple of 8): channel groups of 3 blocks
+    // (the last one 8 channels), of 4 + 1 blocks, of 2 blocks with 20 channels; rows of more
+    // than one 48-pixel pass
+    Case::new([1, 3, 10, 50], [40, 5, 5], [1, 1], [1, 1], [2, 2, 2, 2], 1),
+    Case::new([1, 2, 19, 23], [72, 7, 7], [2, 2], [1, 1], [3, 3, 3, 3], 1),
+    Case::new([2, 3, 9, 101], [20, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 1),
     // depthwise with a channel multiplier (general path)
     Case::new([1, 3, 6, 6], [6, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 3),
     // depthwise with strides and padding of up to 2^32-1 around a 1x1 output (found by fuzz

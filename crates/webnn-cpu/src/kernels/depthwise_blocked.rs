@@ -289,9 +289,10 @@ fn pixels<const Q: usize>(
     }
 }
 
-/// The block's transposes with 16×16 register transposes.
+/// The block's transposes with 16×16 register transposes (`transpose16` also serves
+/// `conv_few_channels`).
 #[cfg(target_arch = "x86_64")]
-mod avx512 {
+pub(super) mod avx512 {
     use super::LANES;
     use std::arch::x86_64::*;
 
@@ -299,7 +300,7 @@ mod avx512 {
     /// input `j`.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub(super) fn transpose16(r: [__m512; 16]) -> [__m512; 16] {
+    pub(in crate::kernels) fn transpose16(r: [__m512; 16]) -> [__m512; 16] {
         // Pairs of rows interleaved: a[2i] holds, per 128-bit lane k, columns 4k and 4k + 1
         // of rows 2i and 2i + 1; a[2i + 1] columns 4k + 2 and 4k + 3.
         let a: [__m512; 16] = std::array::from_fn(|i| {
