@@ -9,8 +9,8 @@
 //! kernels of ONNX Runtime and oneDNN keep them: one register holds 16 output channels of one
 //! pixel. Per tap, CB weight vectors (16 output channels each, aligned) and P input values
 //! (broadcast) feed CB·P FMAs: 4 × 6, 3 × 8, 2 × 12 or 1 × 24 sums in registers, CB + P
-//! loads per 24 FMAs. A row's sums go to a small buffer and reach the nchw output planes through 16×16
-//! register transposes.
+//! loads per 24 FMAs. A row's sums go to a small buffer and reach the nchw output planes
+//! through 16×16 register transposes.
 //!
 //! With fewer taps ([`PIXEL_MAJOR_MIN_TAPS`]) the transposes cost too large a share, and the
 //! sums stay pixel vectors (16 pixels of one output channel), as this kernel computed every
