@@ -167,6 +167,8 @@ enum ConvPath {
     Winograd,
     /// Few input channels, direct (`conv_few_channels.rs`, AVX-512).
     FewChannels,
+    /// Direct with pixel-major sums (`conv_direct.rs`, AVX-512).
+    Direct,
 }
 
 /// Index of filter element (output channel `o`, group-input channel `i`, `h`, `w`) in a
@@ -219,6 +221,9 @@ struct Conv2dKernel {
     packed: Option<PackedFilter>,
     /// The constant filter transformed for the Winograd path (`path` is Winograd iff Some).
     winograd: Option<WinogradFilter>,
+    /// The constant filter regrouped for the direct path (None: regrouped at each dispatch).
+    #[cfg(target_arch = "x86_64")]
+    direct: Option<super::conv_direct::DirectFilter>,
 }
 
 /// Lowers conv2d.
@@ -264,14 +269,31 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
             path == ConvPath::Im2col && data_type == DataType::Float32 && winograd::applies(&g) && winograd::pays(&g)
         })
         .and_then(|w| WinogradFilter::new(&g, w));
-    let path = if winograd.is_some() { ConvPath::Winograd } else { path };
+    let path = if winograd.is_some() {
+        ConvPath::Winograd
+    } else if path == ConvPath::Im2col && direct_applies(&g) {
+        ConvPath::Direct
+    } else {
+        path
+    };
+    #[cfg(target_arch = "x86_64")]
+    let direct = weights
+        .as_ref()
+        .filter(|_| path == ConvPath::Direct)
+        .and_then(|w| super::conv_direct::DirectFilter::new(&g, w));
     let packed = weights
         .as_ref()
-        .filter(|_| !matches!(path, ConvPath::Depthwise | ConvPath::Winograd | ConvPath::FewChannels))
+        .filter(|_| {
+            !matches!(path, ConvPath::Depthwise | ConvPath::Winograd | ConvPath::FewChannels | ConvPath::Direct)
+        })
         .and_then(|w| PackedFilter::new(&g, w));
     // Packed for the GEMM, the filter is not needed in the other layout too: an empty vector
     // still marks it as constant (so `run` does not repack the operand).
-    let weights = if packed.is_some() || winograd.is_some() { Some(Vec::new()) } else { weights };
+    #[cfg(target_arch = "x86_64")]
+    let regrouped = direct.is_some();
+    #[cfg(not(target_arch = "x86_64"))]
+    let regrouped = false;
+    let weights = if packed.is_some() || winograd.is_some() || regrouped { Some(Vec::new()) } else { weights };
     Ok(Box::new(Conv2dKernel {
         operands: ConvOperands::new(data_type, weights, bias),
         g,
@@ -281,7 +303,20 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
         epilogue,
         packed,
         winograd,
+        #[cfg(target_arch = "x86_64")]
+        direct,
     }))
+}
+
+/// Whether the direct pixel-major kernel takes `g` on this CPU.
+fn direct_applies(g: &Geom) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return super::conv_direct::applies(g);
+    #[cfg(not(target_arch = "x86_64"))]
+    return {
+        let _ = g;
+        false
+    };
 }
 
 /// Whether the direct few-input-channel kernel takes `g` on this CPU.
@@ -653,6 +688,18 @@ impl Conv2dKernel {
             ConvPath::FewChannels => {
                 super::conv_few_channels::conv(g, x, wts, bias, &self.operands.col_scratch, out, ep)
             }
+            #[cfg(target_arch = "x86_64")]
+            ConvPath::Direct => match &self.direct {
+                Some(f) if self.operands.weights.is_some() => {
+                    super::conv_direct::conv(g, x, f, bias, &self.operands.col_scratch, out, ep)
+                }
+                _ => {
+                    let f = super::conv_direct::DirectFilter::new(g, wts).ok_or_else(|| {
+                        Error::unknown("conv2d: cannot allocate the regrouped filter of the direct kernel")
+                    })?;
+                    super::conv_direct::conv(g, x, &f, bias, &self.operands.col_scratch, out, ep)
+                }
+            },
             ConvPath::Winograd => match &self.winograd {
                 Some(f) => winograd::conv(g, x, f, bias, out, ep),
                 None => Err(Error::unknown("conv2d: the Winograd filter is missing")),

@@ -249,14 +249,23 @@ const CASES: &[Case] = &[
     Case::new([1, 1, 17, 40], [8, 5, 5], [1, 1], [2, 2], [4, 4, 4, 4], 1),
     Case::new([1, 4, 12, 75], [16, 3, 3], [1, 1], [1, 1], [0, 2, 1, 0], 1),
     Case::new([1, 2, 9, 31], [24, 3, 2], [1, 2], [1, 1], [1, 0, 0, 1], 1),
-    // ... and ResNet's first conv: 7×7 stride 2, 3 → 64 channels, 147 taps
+    // ... and with 64+ taps the direct kernel (conv_direct): ResNet's first conv (7×7 stride
+    // 2, 3 → 64 channels, 147 taps), channel groups of 3 blocks (the last one 8 channels) and
+    // of 4 + 1 blocks; with cout not a multiple of 8, im2col
     Case::new([1, 3, 37, 35], [64, 7, 7], [2, 2], [1, 1], [3, 3, 3, 3], 1),
-    // ... pixel-major (64+ taps, or cout not a multiple of 8): channel groups of 3 blocks
-    // (the last one 8 channels), of 4 + 1 blocks, of 2 blocks with 20 channels; rows of more
-    // than one 48-pixel pass
     Case::new([1, 3, 10, 50], [40, 5, 5], [1, 1], [1, 1], [2, 2, 2, 2], 1),
     Case::new([1, 2, 19, 23], [72, 7, 7], [2, 2], [1, 1], [3, 3, 3, 3], 1),
     Case::new([2, 3, 9, 101], [20, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 1),
+    // direct with pixel-major sums (conv_direct, AVX-512; 64+ taps, not Winograd): channel
+    // groups of 3 blocks (the last of 8 channels), of 4 + 1 blocks, two full groups; taps in
+    // chunks with a partial last one; runs of pixels across rows, several runs per image
+    // (more than 480 pixels); dilation, asymmetric padding, batch 2, a 1×1 stride-2 conv
+    Case::new([1, 16, 15, 17], [40, 3, 3], [2, 2], [1, 1], [1, 1, 1, 1], 1),
+    Case::new([2, 8, 13, 11], [72, 3, 3], [1, 1], [2, 2], [2, 1, 0, 3], 1),
+    Case::new([1, 8, 30, 33], [128, 3, 3], [2, 2], [1, 1], [1, 1, 1, 1], 1),
+    Case::new([1, 8, 26, 27], [32, 5, 5], [1, 1], [1, 1], [2, 2, 2, 2], 1),
+    Case::new([1, 72, 9, 9], [16, 1, 1], [2, 2], [1, 1], [0; 4], 1),
+    Case::new([1, 24, 7, 7], [48, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 1),
     // depthwise with a channel multiplier (general path)
     Case::new([1, 3, 6, 6], [6, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 3),
     // depthwise with strides and padding of up to 2^32-1 around a 1x1 output (found by fuzz
@@ -328,6 +337,47 @@ fn conv2d_im2col_tiles_match_reference() {
     };
     let oihw = [(Conv2dFilterOperandLayout::Oihw, [0, 1, 2, 3])];
     run.check(OpKind::Conv2d, true, &oihw, |layout, fl| conv_attrs(&c, layout, fl), "tiled conv");
+}
+
+#[test]
+fn direct_and_im2col_each_match_reference() {
+    // Both paths of the convs the direct kernel takes (the routing picks it on AVX-512 CPUs,
+    // so im2col is also called directly), with bias and a residual add as the epilogue: each
+    // run of pixels applies it at its own offsets.
+    use super::super::epilogue::{Epilogue, EpilogueBinary, EpilogueStep};
+    let cases = CASES.iter().filter(|c| c.groups == 1 && c.cin * c.kh * c.kw >= 64);
+    let mut direct_runs = 0;
+    for (i, c) in cases.enumerate() {
+        let (oh, ow) = conv_out_size(c);
+        let g = geom(c);
+        let x = pseudo(c.n * c.cin * c.h * c.w, 900 + i as u32);
+        let f = pseudo(c.cout * c.cin * c.kh * c.kw, 1000 + i as u32);
+        let b = pseudo(c.cout, 1100 + i as u32);
+        let len = c.n * c.cout * oh * ow;
+        let residual = pseudo(len, 1200 + i as u32);
+        let want: Vec<f32> = conv_ref(c, &x, &f, Some(&b)).iter().zip(&residual).map(|(y, r)| y + r).collect();
+        let desc = webnn_core::OperandDescriptor::new(DataType::Float32, vec![len as u32]);
+        let input = In { desc: &desc, bytes: bytemuck::cast_slice(&residual) };
+        let ep = Epilogue {
+            steps: [EpilogueStep::Binary { op: EpilogueBinary::Add, input: 0, inner: 1, len }].into_iter().collect(),
+        };
+        let bound = ep.bind(&[Some(input)]);
+        let scratch = Scratch::default();
+        let mut out = vec![f32::NAN; len];
+        im2col_conv(&g, &x, &f, Some(&b), &scratch, &mut out, &bound).unwrap();
+        assert_close(&out, &want, 1e-4, &format!("im2col {c:?}"));
+        #[cfg(target_arch = "x86_64")]
+        if super::super::conv_direct::applies(&g) {
+            let filter = super::super::conv_direct::DirectFilter::new(&g, &f).unwrap();
+            let mut out = vec![f32::NAN; len];
+            super::super::conv_direct::conv(&g, &x, &filter, Some(&b), &Scratch::default(), &mut out, &bound).unwrap();
+            assert_close(&out, &want, 1e-4, &format!("direct {c:?}"));
+            direct_runs += 1;
+        }
+    }
+    if super::super::unary::has_avx512() {
+        assert!(direct_runs >= 6, "the direct kernel took {direct_runs} cases");
+    }
 }
 
 #[test]

@@ -25,6 +25,8 @@ mod vector_activation;
 pub mod constants;
 pub mod conv;
 #[cfg(target_arch = "x86_64")]
+mod conv_direct;
+#[cfg(target_arch = "x86_64")]
 mod conv_few_channels;
 pub mod conv_transpose;
 pub mod depthwise;

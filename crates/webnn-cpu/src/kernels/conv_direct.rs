@@ -1,0 +1,325 @@
+//! Direct nchw conv2d with pixel-major sums, in AVX-512: the convs with a window that are
+//! neither depthwise nor taken by Winograd (3×3 stride 2 in ResNet and YOLO, 3×3 on planes
+//! too small for Winograd, ResNet's 7×7 stem). im2col + GEMM writes a column buffer of
+//! cin·kh·kw × pixels and packs it again for the GEMM; here the products read the input where
+//! it lies.
+//!
+//! Each input channel is copied once per image into the zero-padded, phase-split plane of
+//! [`super::depthwise`] (every tap of output `(oh, ow)` reads `plane[tap + oh·pitch + ow]`,
+//! any stride and dilation). The sums are kept pixel-major, as the blocked-channel (NCHW16c)
+//! kernels of ONNX Runtime and oneDNN keep them: one register holds 16 output channels of one
+//! pixel. Per tap, CB weight vectors (16 output channels each, aligned) and P input values
+//! (broadcast) feed CB·P FMAs: 4 × 6 sums in registers (10 loads per 24 FMAs), fewer blocks
+//! in a conv's last channel group. The P pixels of a tile run on across output rows (each
+//! reads through its own pointer), so that narrow outputs (7×7) waste no lanes.
+//!
+//! The taps (ci, kh, kw) are taken [`CHUNK_TAPS`] at a time, so that a chunk's weights stay
+//! in L1 while every row of a band of rows is computed; between chunks a tile's sums wait in a
+//! pixel-major buffer of the band. After the last chunk they reach the nchw output planes
+//! through 16×16 register transposes, + bias, and the fused epilogue is applied to the band.
+//!
+//! Each output is Σ over (ci, kh, kw) in that order with FMAs, then + bias.
+
+use super::conv::Geom;
+use super::depthwise::{fill_padded, plane_fits, PhaseLayout};
+use super::depthwise_blocked::avx512::transpose16;
+use super::epilogue::BoundEpilogue;
+use super::scratch::{grow, Scratch};
+use std::arch::x86_64::*;
+
+/// Output channels per register.
+const LANES: usize = 16;
+
+/// Blocks of 16 output channels computed together (their sums in registers).
+const GROUP_BLOCKS: usize = 4;
+
+/// Output channels of a full group.
+const GROUP: usize = GROUP_BLOCKS * LANES;
+
+/// Taps per chunk: 4 blocks × 64 taps of weights are 16 KiB, a third of L1. (32 and 128
+/// measured within the noise of 64 on ResNet's 3×3 stride-2 convs.)
+const CHUNK_TAPS: usize = 64;
+
+/// Fewest taps taken: below, the pixel vectors of [`super::conv_few_channels`] (27-tap first
+/// convs) or im2col.
+pub(super) const MIN_TAPS: usize = 64;
+
+/// Whether `g` takes this kernel on this CPU.
+/// 1×1 convs are left to the GEMM: strided, their padded planes would copy 4× the input
+/// read (ResNet-50's 256→512 1×1 stride 2 took 2.96 → 4.24 ms here).
+pub fn applies(g: &Geom) -> bool {
+    super::unary::has_avx512()
+        && !g.nhwc
+        && g.groups == 1
+        && g.kk() > 1
+        && g.cin * g.kk() >= MIN_TAPS
+        && g.ow > 0
+        && g.oh > 0
+        && plane_fits(g)
+}
+
+/// The filter regrouped for this kernel: block b (output channels 16b..16b + 16) as
+/// [tap][16], zero past cout, starting on a 64-byte boundary. (Measured against
+/// [tap][block][16] per group of 4 blocks: as fast on 28² outputs, 20 % slower on 512→512
+/// 7×7, where the weights stream from L3.)
+pub struct DirectFilter {
+    data: Vec<f32>,
+    start: usize,
+    taps: usize,
+}
+
+impl DirectFilter {
+    /// Regroups `wts` (`[cout][cin·kh·kw]`); None if the allocation fails.
+    pub fn new(g: &Geom, wts: &[f32]) -> Option<DirectFilter> {
+        let taps = g.cin * g.kk();
+        let blocks = g.cout.div_ceil(LANES);
+        let len = blocks * taps * LANES;
+        let mut data = Vec::new();
+        data.try_reserve_exact(len + LANES).ok()?;
+        data.resize(len + LANES, 0.0);
+        let start = data.as_ptr().align_offset(64).min(LANES);
+        let blocked = &mut data[start..][..len];
+        for (co, row) in wts[..g.cout * taps].chunks_exact(taps).enumerate() {
+            let (b, c) = (co / LANES, co % LANES);
+            for (t, &w) in row.iter().enumerate() {
+                blocked[(b * taps + t) * LANES + c] = w;
+            }
+        }
+        Some(DirectFilter { data, start, taps })
+    }
+
+    fn blocks(&self) -> &[f32] {
+        &self.data[self.start..]
+    }
+}
+
+/// The output planes, shared by the tasks that write disjoint (channel, pixel) parts of them
+/// (here and in [`super::conv_few_channels`]).
+#[derive(Clone, Copy)]
+pub(super) struct OutPlanes(pub(super) *mut f32);
+
+// SAFETY: each task writes only the planes of its channel group and the pixels of its run or
+// band of rows (see the `conv`s), so no element is accessed by two threads.
+unsafe impl Send for OutPlanes {}
+// SAFETY: as for Send.
+unsafe impl Sync for OutPlanes {}
+
+impl OutPlanes {
+    /// Element `i` of the image's planes (a method, so that closures capture the whole
+    /// `Send` value rather than its raw pointer field).
+    pub(super) fn at(self, i: usize) -> *mut f32 {
+        self.0.wrapping_add(i)
+    }
+}
+
+/// The conv2d of an [`applies`] geometry with its [`DirectFilter`], `out` nchw. `planes` is
+/// this kernel's own scratch: the padded planes. Their padding positions are written only
+/// here, as zeros when the buffer grows, and never by the copies (the geometry is the
+/// kernel's), so they stay zero from one dispatch to the next.
+pub fn conv(
+    g: &Geom,
+    x: &[f32],
+    filter: &DirectFilter,
+    bias: Option<&[f32]>,
+    planes: &Scratch,
+    out: &mut [f32],
+    ep: &BoundEpilogue<'_>,
+) -> webnn_core::Result<()> {
+    let layout = PhaseLayout::of(g);
+    let taps: Vec<usize> = (0..g.cin * g.kk())
+        .map(|t| {
+            let (ci, k) = (t / g.kk(), t % g.kk());
+            ci * layout.len + layout.at(g, k / g.kw * g.dilations[0], k % g.kw * g.dilations[1])
+        })
+        .collect();
+    let k = filter.taps;
+    let mut padded = planes.get(g.cin * layout.len)?;
+    let blocked = filter.blocks();
+    let (plane, oplane) = (g.h * g.w, g.oh * g.ow);
+    let blocks = g.cout.div_ceil(LANES);
+    let groups = blocks.div_ceil(GROUP_BLOCKS);
+    // Each task computes a run of output pixels (flat, across rows) of one channel group:
+    // about two tasks per thread, and a run's sums (at most 4 blocks) under 128 KiB.
+    let threads = crate::par::threads();
+    let max_run = 128 * 1024 / (4 * GROUP) - 2 * LANES;
+    let runs = (2 * threads).div_ceil(groups).max(oplane.div_ceil(max_run)).clamp(1, oplane);
+    let run_len = oplane.div_ceil(runs).next_multiple_of(LANES);
+    let runs = oplane.div_ceil(run_len);
+    for n in 0..g.n {
+        crate::par::chunks(&mut padded[..g.cin * layout.len], layout.len, |ci, plane_out| {
+            fill_padded(g, &layout, &x[(n * g.cin + ci) * plane..][..plane], plane_out)
+        });
+        let padded = &*padded;
+        let image = &mut out[n * g.cout * oplane..][..g.cout * oplane];
+        let planes_out = OutPlanes(image.as_mut_ptr());
+        crate::par::try_range(groups * runs, |task| -> webnn_core::Result<()> {
+            let (group, run) = (task / runs, task % runs);
+            let pixels = run * run_len..((run + 1) * run_len).min(oplane);
+            let co0 = group * GROUP;
+            let channels = GROUP.min(g.cout - co0);
+            let cb = channels.div_ceil(LANES);
+            // The run's sums, [block][pixel][16]: every pixel, the last tile's overrun (at
+            // most 23 pixels) and whole 16-pixel transposes.
+            let stride = (pixels.len() + 2 * LANES).next_multiple_of(LANES);
+            let mut sums_buf: Vec<f32> = Vec::new();
+            grow(&mut sums_buf, (cb * stride + 1) * LANES)?;
+            // Vectors on 64-byte boundaries.
+            let skip = sums_buf.as_ptr().align_offset(64).min(LANES);
+            let sums = &mut sums_buf[skip..][..cb * stride * LANES];
+            // Where each pixel's taps read, then the last pixel's again for the last tile's
+            // overrun (at most 23 pixels).
+            let mut bases: Vec<usize> = Vec::new();
+            grow(&mut bases, pixels.len() + 2 * LANES)?;
+            for (b, p) in bases.iter_mut().zip(pixels.clone().chain(std::iter::repeat(pixels.end - 1))) {
+                *b = p / g.ow * layout.pitch + p % g.ow;
+            }
+            let tiles = Tiles { x: padded.as_ptr(), w: blocked[co0 * k..].as_ptr(), k, stride };
+            for t0 in (0..k).step_by(CHUNK_TAPS) {
+                let taps = &taps[t0..(t0 + CHUNK_TAPS).min(k)];
+                // SAFETY: `applies` checked AVX-512F; the taps of output pixels read inside
+                // the padded planes; the weights of the group's cb blocks; the run's sums.
+                unsafe {
+                    match cb {
+                        4 => tiles.run::<4, 6>(&bases, pixels.len(), t0, taps, sums.as_mut_ptr()),
+                        3 => tiles.run::<3, 6>(&bases, pixels.len(), t0, taps, sums.as_mut_ptr()),
+                        2 => tiles.run::<2, 6>(&bases, pixels.len(), t0, taps, sums.as_mut_ptr()),
+                        _ => tiles.run::<1, 8>(&bases, pixels.len(), t0, taps, sums.as_mut_ptr()),
+                    }
+                }
+            }
+            let bias = bias.map(|b| &b[co0..co0 + channels]);
+            // SAFETY: AVX-512F; pixels `pixels` of planes co0.. belong to this task.
+            unsafe { store(sums, stride, bias, channels, planes_out.at(co0 * oplane), oplane, pixels.clone()) };
+            for co in co0..co0 + channels {
+                let first = co * oplane + pixels.start;
+                // SAFETY: these pixels of plane co belong to this task (see OutPlanes).
+                let values = unsafe { std::slice::from_raw_parts_mut(planes_out.at(first), pixels.len()) };
+                ep.apply(n * g.cout * oplane + first, values);
+            }
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+/// A run's sums `[block][pixel][16]` (blocks `stride` vectors apart) + bias, transposed into
+/// pixels `pixels` of the first `channels` planes at `y` (`oplane` apart).
+///
+/// # Safety
+/// AVX-512F; those pixels of those planes belong to the caller.
+#[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+unsafe fn store(
+    sums: &[f32],
+    stride: usize,
+    bias: Option<&[f32]>,
+    channels: usize,
+    y: *mut f32,
+    oplane: usize,
+    pixels: std::ops::Range<usize>,
+) {
+    for c in 0..channels.div_ceil(LANES) {
+        let n = (channels - c * LANES).min(LANES);
+        let b = match bias {
+            // SAFETY: the first n of the block's 16 biases exist.
+            Some(b) => unsafe { _mm512_maskz_loadu_ps(((1u32 << n) - 1) as u16, b.as_ptr().add(c * LANES)) },
+            None => _mm512_setzero_ps(),
+        };
+        for q0 in (0..pixels.len()).step_by(LANES) {
+            let m = ((1u32 << (pixels.len() - q0).min(LANES)) - 1) as u16;
+            let v = &sums[(c * stride + q0) * LANES..][..LANES * LANES];
+            // SAFETY: 16 vectors inside the run's sums.
+            let cols: [__m512; 16] =
+                std::array::from_fn(|i| _mm512_add_ps(unsafe { _mm512_loadu_ps(v.as_ptr().add(i * LANES)) }, b));
+            let rows = transpose16(cols);
+            for (j, v) in rows.iter().enumerate().take(n) {
+                // SAFETY (caller): pixels.start + q0.. of plane c·16 + j, under the mask.
+                unsafe { _mm512_mask_storeu_ps(y.add((c * LANES + j) * oplane + pixels.start + q0), m, *v) };
+            }
+        }
+    }
+}
+
+/// What the tiles of a channel group read.
+struct Tiles {
+    /// The padded planes.
+    x: *const f32,
+    /// The group's weights: block c at `c·k·16`, as [tap][16].
+    w: *const f32,
+    /// Taps in all.
+    k: usize,
+    /// Vectors per block of the run's sums.
+    stride: usize,
+}
+
+impl Tiles {
+    /// Adds taps `t0..t0 + taps.len()` of a run's `n` output pixels, whose taps read from
+    /// `bases`, to their sums (`[block][pixel][16]`; zero first when `t0 == 0`), P pixels at
+    /// a time (the last tile's overrun reads `bases` past `n`; its sums are never stored).
+    ///
+    /// # Safety
+    /// AVX-512F; `bases` holds `n + P - 1` offsets; every `taps[t] + bases[i]` lies inside
+    /// `x`; `w` holds CB blocks of `k` taps; `sums` holds CB blocks of `stride ≥ n + P - 1`.
+    #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+    unsafe fn run<const CB: usize, const P: usize>(
+        &self,
+        bases: &[usize],
+        n: usize,
+        t0: usize,
+        taps: &[usize],
+        sums: *mut f32,
+    ) {
+        for p0 in (0..n).step_by(P) {
+            let base: [usize; P] = bases[p0..p0 + P].try_into().expect("P bases");
+            // SAFETY (caller): as documented.
+            unsafe { self.tile::<CB, P>(base, t0, taps, sums.add(p0 * LANES)) };
+        }
+    }
+
+    /// The sums of the P pixels whose taps read from `base`, CB blocks, taps `t0..`.
+    ///
+    /// # Safety
+    /// As [`Tiles::run`].
+    #[inline(always)]
+    #[allow(clippy::needless_range_loop)] // (block, pixel) index the register tile
+    unsafe fn tile<const CB: usize, const P: usize>(
+        &self,
+        base: [usize; P],
+        t0: usize,
+        taps: &[usize],
+        sums: *mut f32,
+    ) {
+        // SAFETY (caller): AVX-512F, here and in the FMAs below (this is inlined into the
+        // target-feature function `run`).
+        let mut acc = [[unsafe { _mm512_setzero_ps() }; P]; CB];
+        if t0 > 0 {
+            for c in 0..CB {
+                for p in 0..P {
+                    // SAFETY (caller): inside the run's sums.
+                    acc[c][p] = unsafe { _mm512_load_ps(sums.add((c * self.stride + p) * LANES)) };
+                }
+            }
+        }
+        let xs: [*const f32; P] = base.map(|b| self.x.wrapping_add(b));
+        // SAFETY (caller): the weights of tap t0.. of each block.
+        let mut w = unsafe { self.w.add(t0 * LANES) };
+        for &tap in taps {
+            // SAFETY (caller): the weights inside the group's blocks.
+            let wv: [__m512; CB] = std::array::from_fn(|c| unsafe { _mm512_load_ps(w.add(c * self.k * LANES)) });
+            for p in 0..P {
+                // SAFETY (caller): the input inside the planes.
+                let xv = unsafe { _mm512_set1_ps(*xs[p].add(tap)) };
+                for c in 0..CB {
+                    // SAFETY (caller): AVX-512F.
+                    acc[c][p] = unsafe { _mm512_fmadd_ps(wv[c], xv, acc[c][p]) };
+                }
+            }
+            w = w.wrapping_add(LANES);
+        }
+        for c in 0..CB {
+            for p in 0..P {
+                // SAFETY (caller): inside the run's sums.
+                unsafe { _mm512_store_ps(sums.add((c * self.stride + p) * LANES), acc[c][p]) };
+            }
+        }
+    }
+}
