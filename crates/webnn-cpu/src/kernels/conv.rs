@@ -221,7 +221,8 @@ struct Conv2dKernel {
     packed: Option<PackedFilter>,
     /// The constant filter transformed for the Winograd path (`path` is Winograd iff Some).
     winograd: Option<WinogradFilter>,
-    /// The constant filter regrouped for the direct path (None: regrouped at each dispatch).
+    /// The constant filter regrouped for the direct and few-channel paths (None: regrouped
+    /// at each dispatch).
     #[cfg(target_arch = "x86_64")]
     direct: Option<super::conv_direct::DirectFilter>,
 }
@@ -279,7 +280,7 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
     #[cfg(target_arch = "x86_64")]
     let direct = weights
         .as_ref()
-        .filter(|_| path == ConvPath::Direct)
+        .filter(|_| matches!(path, ConvPath::Direct | ConvPath::FewChannels))
         .and_then(|w| super::conv_direct::DirectFilter::new(&g, w));
     let packed = weights
         .as_ref()
@@ -685,21 +686,25 @@ impl Conv2dKernel {
         match self.path {
             ConvPath::Depthwise => depthwise::depthwise(g, x, wts, bias, out, ep),
             #[cfg(target_arch = "x86_64")]
-            ConvPath::FewChannels => {
-                super::conv_few_channels::conv(g, x, wts, bias, &self.operands.col_scratch, out, ep)
-            }
             #[cfg(target_arch = "x86_64")]
-            ConvPath::Direct => match &self.direct {
-                Some(f) if self.operands.weights.is_some() => {
-                    super::conv_direct::conv(g, x, f, bias, &self.operands.col_scratch, out, ep)
+            ConvPath::FewChannels | ConvPath::Direct => {
+                let regrouped;
+                let f = match &self.direct {
+                    Some(f) if self.operands.weights.is_some() => f,
+                    _ => {
+                        regrouped = super::conv_direct::DirectFilter::new(g, wts).ok_or_else(|| {
+                            Error::unknown("conv2d: cannot allocate the regrouped filter of the direct kernel")
+                        })?;
+                        &regrouped
+                    }
+                };
+                let planes = &self.operands.col_scratch;
+                if self.path == ConvPath::FewChannels {
+                    super::conv_few_channels::conv(g, x, f, bias, planes, out, ep)
+                } else {
+                    super::conv_direct::conv(g, x, f, bias, planes, out, ep)
                 }
-                _ => {
-                    let f = super::conv_direct::DirectFilter::new(g, wts).ok_or_else(|| {
-                        Error::unknown("conv2d: cannot allocate the regrouped filter of the direct kernel")
-                    })?;
-                    super::conv_direct::conv(g, x, &f, bias, &self.operands.col_scratch, out, ep)
-                }
-            },
+            }
             ConvPath::Winograd => match &self.winograd {
                 Some(f) => winograd::conv(g, x, f, bias, out, ep),
                 None => Err(Error::unknown("conv2d: the Winograd filter is missing")),

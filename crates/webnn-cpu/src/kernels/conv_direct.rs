@@ -58,7 +58,7 @@ pub fn applies(g: &Geom) -> bool {
         && plane_fits(g)
 }
 
-/// The filter regrouped for this kernel: block b (output channels 16b..16b + 16) as
+/// The filter regrouped for this kernel and [`super::conv_few_channels`]: block b (output channels 16b..16b + 16) as
 /// [tap][16], zero past cout, starting on a 64-byte boundary. (Measured against
 /// [tap][block][16] per group of 4 blocks: as fast on 28² outputs, 20 % slower on 512→512
 /// 7×7, where the weights stream from L3.)
@@ -88,7 +88,8 @@ impl DirectFilter {
         Some(DirectFilter { data, start, taps })
     }
 
-    fn blocks(&self) -> &[f32] {
+    /// Block b's weights at `b·taps·16`.
+    pub(super) fn blocks(&self) -> &[f32] {
         &self.data[self.start..]
     }
 }
@@ -126,12 +127,7 @@ pub fn conv(
     ep: &BoundEpilogue<'_>,
 ) -> webnn_core::Result<()> {
     let layout = PhaseLayout::of(g);
-    let taps: Vec<usize> = (0..g.cin * g.kk())
-        .map(|t| {
-            let (ci, k) = (t / g.kk(), t % g.kk());
-            ci * layout.len + layout.at(g, k / g.kw * g.dilations[0], k % g.kw * g.dilations[1])
-        })
-        .collect();
+    let taps = layout.taps(g, g.cin);
     let k = filter.taps;
     let mut padded = planes.get(g.cin * layout.len)?;
     let blocked = filter.blocks();

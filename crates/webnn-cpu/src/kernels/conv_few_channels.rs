@@ -18,7 +18,7 @@
 //! epilogue per 8 finished rows.
 
 use super::conv::Geom;
-use super::conv_direct::OutPlanes;
+use super::conv_direct::{DirectFilter, OutPlanes};
 use super::depthwise::{fill_padded, plane_fits, PhaseLayout};
 use super::epilogue::BoundEpilogue;
 use super::scratch::Scratch;
@@ -40,41 +40,24 @@ pub fn applies(g: &Geom) -> bool {
         && plane_fits(g)
 }
 
-/// The conv2d of an [`applies`] geometry: `wts` as `[cout][cin·kh·kw]`, `out` nchw.
-/// `planes` is this kernel's own scratch: the padded planes, then the regrouped filter. The
-/// planes' padding positions are written only here, as zeros when the buffer grows, and never
-/// by the copies (the geometry is the kernel's), so they stay zero from one dispatch to the
-/// next.
+/// The conv2d of an [`applies`] geometry with its regrouped filter, `out` nchw. `planes` is
+/// this kernel's own scratch: the padded planes. Their padding positions are written only
+/// here, as zeros when the buffer grows, and never by the copies (the geometry is the
+/// kernel's), so they stay zero from one dispatch to the next.
 pub fn conv(
     g: &Geom,
     x: &[f32],
-    wts: &[f32],
+    filter: &DirectFilter,
     bias: Option<&[f32]>,
     planes: &Scratch,
     out: &mut [f32],
     ep: &BoundEpilogue<'_>,
 ) -> webnn_core::Result<()> {
     let layout = PhaseLayout::of(g);
-    let taps: Vec<usize> = (0..g.cin * g.kk())
-        .map(|t| {
-            let (ci, k) = (t / g.kk(), t % g.kk());
-            ci * layout.len + layout.at(g, k / g.kw * g.dilations[0], k % g.kw * g.dilations[1])
-        })
-        .collect();
+    let taps = layout.taps(g, g.cin);
     let k = taps.len();
-    let blocks = g.cout.div_ceil(LANES);
-    let padded_len = g.cin * layout.len;
-    let mut scratch = planes.get(padded_len + blocks * k * LANES)?;
-    let (padded, blocked) = scratch.split_at_mut(padded_len);
-    // Block b's weights as [tap][16 output channels], zero past cout.
-    blocked.fill(0.0);
-    for (co, row) in wts[..g.cout * k].chunks_exact(k).enumerate() {
-        let (b, c) = (co / LANES, co % LANES);
-        for (t, &w) in row.iter().enumerate() {
-            blocked[(b * k + t) * LANES + c] = w;
-        }
-    }
-    let blocked = &*blocked;
+    let mut padded = planes.get(g.cin * layout.len)?;
+    let blocked = filter.blocks();
     let (plane, oplane) = (g.h * g.w, g.oh * g.ow);
     // Channel groups of 16 (or 8) channels, then bands of rows, so that every thread has
     // about two tasks.

@@ -259,7 +259,8 @@ const CASES: &[Case] = &[
     // direct with pixel-major sums (conv_direct, AVX-512; 64+ taps, not Winograd): channel
     // groups of 3 blocks (the last of 8 channels), of 4 + 1 blocks, two full groups; taps in
     // chunks with a partial last one; runs of pixels across rows, several runs per image
-    // (more than 480 pixels); dilation, asymmetric padding, batch 2, a 1×1 stride-2 conv
+    // (more than 480 pixels); dilation, asymmetric padding, batch 2; a 1×1 stride-2 conv (left
+    // to im2col), a 7×7 output
     Case::new([1, 16, 15, 17], [40, 3, 3], [2, 2], [1, 1], [1, 1, 1, 1], 1),
     Case::new([2, 8, 13, 11], [72, 3, 3], [1, 1], [2, 2], [2, 1, 0, 3], 1),
     Case::new([1, 8, 30, 33], [128, 3, 3], [2, 2], [1, 1], [1, 1, 1, 1], 1),
@@ -340,47 +341,6 @@ fn conv2d_im2col_tiles_match_reference() {
 }
 
 #[test]
-fn direct_and_im2col_each_match_reference() {
-    // Both paths of the convs the direct kernel takes (the routing picks it on AVX-512 CPUs,
-    // so im2col is also called directly), with bias and a residual add as the epilogue: each
-    // run of pixels applies it at its own offsets.
-    use super::super::epilogue::{Epilogue, EpilogueBinary, EpilogueStep};
-    let cases = CASES.iter().filter(|c| c.groups == 1 && c.cin * c.kh * c.kw >= 64);
-    let mut direct_runs = 0;
-    for (i, c) in cases.enumerate() {
-        let (oh, ow) = conv_out_size(c);
-        let g = geom(c);
-        let x = pseudo(c.n * c.cin * c.h * c.w, 900 + i as u32);
-        let f = pseudo(c.cout * c.cin * c.kh * c.kw, 1000 + i as u32);
-        let b = pseudo(c.cout, 1100 + i as u32);
-        let len = c.n * c.cout * oh * ow;
-        let residual = pseudo(len, 1200 + i as u32);
-        let want: Vec<f32> = conv_ref(c, &x, &f, Some(&b)).iter().zip(&residual).map(|(y, r)| y + r).collect();
-        let desc = webnn_core::OperandDescriptor::new(DataType::Float32, vec![len as u32]);
-        let input = In { desc: &desc, bytes: bytemuck::cast_slice(&residual) };
-        let ep = Epilogue {
-            steps: [EpilogueStep::Binary { op: EpilogueBinary::Add, input: 0, inner: 1, len }].into_iter().collect(),
-        };
-        let bound = ep.bind(&[Some(input)]);
-        let scratch = Scratch::default();
-        let mut out = vec![f32::NAN; len];
-        im2col_conv(&g, &x, &f, Some(&b), &scratch, &mut out, &bound).unwrap();
-        assert_close(&out, &want, 1e-4, &format!("im2col {c:?}"));
-        #[cfg(target_arch = "x86_64")]
-        if super::super::conv_direct::applies(&g) {
-            let filter = super::super::conv_direct::DirectFilter::new(&g, &f).unwrap();
-            let mut out = vec![f32::NAN; len];
-            super::super::conv_direct::conv(&g, &x, &filter, Some(&b), &Scratch::default(), &mut out, &bound).unwrap();
-            assert_close(&out, &want, 1e-4, &format!("direct {c:?}"));
-            direct_runs += 1;
-        }
-    }
-    if super::super::unary::has_avx512() {
-        assert!(direct_runs >= 6, "the direct kernel took {direct_runs} cases");
-    }
-}
-
-#[test]
 fn span_counts_valid_positions() {
     for n in 1..6 {
         for stride in 1..4 {
@@ -453,7 +413,6 @@ fn depthwise_blocked_and_plane_kernels_each_match_reference() {
     // `depthwise::depthwise` picks one per CPU, so each is also called directly), plus
     // strided planes large enough for several bands of `depthwise_blocked`, with a residual
     // add as the epilogue: each band's epilogue reads the residual at its own offsets.
-    use super::super::epilogue::{Epilogue, EpilogueBinary, EpilogueStep};
     let extra = [
         Case::new([1, 17, 112, 112], [17, 3, 3], [2, 2], [1, 1], [0, 1, 0, 1], 17),
         Case::new([2, 18, 57, 61], [18, 5, 5], [2, 2], [1, 1], [2, 2, 2, 2], 18),
@@ -461,32 +420,79 @@ fn depthwise_blocked_and_plane_kernels_each_match_reference() {
     ];
     let cases = CASES.iter().chain(&extra).filter(|c| c.groups == c.cin && c.cin == c.cout);
     for (i, c) in cases.enumerate() {
+        let run = ResidualRun::new(c, 500 + 4 * i as u32);
+        let (g, x, f, b) = (&run.g, &run.x[..], &run.f[..], Some(&run.b[..]));
+        if depthwise_blocked::fits(g) {
+            run.check(&format!("depthwise blocked {c:?}"), |out, ep| {
+                depthwise_blocked::depthwise_blocked(g, x, f, b, out, ep).unwrap()
+            });
+        }
+        if depthwise::plane_fits(g) {
+            run.check(&format!("depthwise planes {c:?}"), |out, ep| depthwise::planes(g, x, f, b, out, ep).unwrap());
+        }
+    }
+}
+
+#[test]
+fn direct_and_im2col_each_match_reference() {
+    // Both paths of the convs the direct kernel takes (the routing picks it on AVX-512 CPUs,
+    // so im2col is also called directly), with bias and a residual add as the epilogue: each
+    // run of pixels applies it at its own offsets.
+    let cases = CASES.iter().filter(|c| c.groups == 1 && c.cin * c.kh * c.kw >= 64);
+    let mut direct_runs = 0;
+    for (i, c) in cases.enumerate() {
+        let run = ResidualRun::new(c, 900 + 4 * i as u32);
+        let (g, x, f, b) = (&run.g, &run.x[..], &run.f[..], Some(&run.b[..]));
+        run.check(&format!("im2col {c:?}"), |out, ep| im2col_conv(g, x, f, b, &Scratch::default(), out, ep).unwrap());
+        #[cfg(target_arch = "x86_64")]
+        if super::super::conv_direct::applies(g) {
+            let filter = super::super::conv_direct::DirectFilter::new(g, f).unwrap();
+            run.check(&format!("direct {c:?}"), |out, ep| {
+                super::super::conv_direct::conv(g, x, &filter, b, &Scratch::default(), out, ep).unwrap()
+            });
+            direct_runs += 1;
+        }
+    }
+    if super::super::unary::has_avx512() {
+        assert!(direct_runs >= 6, "the direct kernel took {direct_runs} cases");
+    }
+}
+
+/// A case's pseudo-random operands, nchw (filter oihw), with a bias and a residual add as the
+/// fused epilogue, and the reference output: conv + bias + residual.
+struct ResidualRun {
+    g: Geom,
+    x: Vec<f32>,
+    f: Vec<f32>,
+    b: Vec<f32>,
+    residual: Vec<f32>,
+    want: Vec<f32>,
+    desc: webnn_core::OperandDescriptor,
+    ep: super::super::epilogue::Epilogue,
+}
+
+impl ResidualRun {
+    fn new(c: &Case, seed: u32) -> ResidualRun {
+        use super::super::epilogue::{Epilogue, EpilogueBinary, EpilogueStep};
         let (oh, ow) = conv_out_size(c);
-        let g = geom(c);
-        let x = pseudo(c.n * c.cin * c.h * c.w, 500 + i as u32);
-        let f = pseudo(c.cout * c.kh * c.kw, 600 + i as u32);
-        let b = pseudo(c.cout, 700 + i as u32);
+        let x = pseudo(c.n * c.cin * c.h * c.w, seed);
+        let f = pseudo(c.cout * c.cin / c.groups * c.kh * c.kw, seed + 1);
+        let b = pseudo(c.cout, seed + 2);
         let len = c.n * c.cout * oh * ow;
-        let residual = pseudo(len, 800 + i as u32);
-        let want: Vec<f32> = conv_ref(c, &x, &f, Some(&b)).iter().zip(&residual).map(|(y, r)| y + r).collect();
+        let residual = pseudo(len, seed + 3);
+        let want = conv_ref(c, &x, &f, Some(&b)).iter().zip(&residual).map(|(y, r)| y + r).collect();
         let desc = webnn_core::OperandDescriptor::new(DataType::Float32, vec![len as u32]);
-        let input = In { desc: &desc, bytes: bytemuck::cast_slice(&residual) };
         let ep = Epilogue {
             steps: [EpilogueStep::Binary { op: EpilogueBinary::Add, input: 0, inner: 1, len }].into_iter().collect(),
         };
-        let bound = ep.bind(&[Some(input)]);
-        for blocked in [true, false] {
-            let fits = if blocked { depthwise_blocked::fits(&g) } else { depthwise::plane_fits(&g) };
-            if !fits {
-                continue;
-            }
-            let mut out = vec![f32::NAN; len];
-            if blocked {
-                depthwise_blocked::depthwise_blocked(&g, &x, &f, Some(&b), &mut out, &bound).unwrap();
-            } else {
-                depthwise::planes(&g, &x, &f, Some(&b), &mut out, &bound).unwrap();
-            }
-            assert_close(&out, &want, 1e-4, &format!("depthwise blocked={blocked} {c:?}"));
-        }
+        ResidualRun { g: geom(c), x, f, b, residual, want, desc, ep }
+    }
+
+    /// Fills the output (NaN first) with `kernel` and compares it with the reference.
+    fn check(&self, label: &str, kernel: impl FnOnce(&mut [f32], &super::super::epilogue::BoundEpilogue<'_>)) {
+        let input = In { desc: &self.desc, bytes: bytemuck::cast_slice(&self.residual) };
+        let mut out = vec![f32::NAN; self.want.len()];
+        kernel(&mut out, &self.ep.bind(&[Some(input)]));
+        assert_close(&out, &self.want, 1e-4, label);
     }
 }

@@ -82,6 +82,17 @@ impl PhaseLayout {
         [g.h, g.w, pt, pb, pl, pr, g.strides[0], g.strides[1]]
     }
 
+    /// Where each tap (ci, kh, kw) of a conv over `cin` such planes laid end to end reads,
+    /// relative to output `(oh, ow)`'s `oh·pitch + ow`, taps in that order.
+    pub(super) fn taps(&self, g: &Geom, cin: usize) -> Vec<usize> {
+        (0..cin * g.kk())
+            .map(|t| {
+                let (ci, k) = (t / g.kk(), t % g.kk());
+                ci * self.len + self.at(g, k / g.kw * g.dilations[0], k % g.kw * g.dilations[1])
+            })
+            .collect()
+    }
+
     /// Where padded row `r`, column `c` lives.
     #[inline(always)]
     pub(super) fn at(&self, g: &Geom, r: usize, c: usize) -> usize {
