@@ -686,7 +686,6 @@ impl Conv2dKernel {
         match self.path {
             ConvPath::Depthwise => depthwise::depthwise(g, x, wts, bias, out, ep),
             #[cfg(target_arch = "x86_64")]
-            #[cfg(target_arch = "x86_64")]
             ConvPath::FewChannels | ConvPath::Direct => {
                 let regrouped;
                 let f = match &self.direct {

@@ -45,6 +45,7 @@ const CHUNK_TAPS: usize = 64;
 pub(super) const MIN_TAPS: usize = 64;
 
 /// Whether `g` takes this kernel on this CPU.
+///
 /// 1×1 convs are left to the GEMM: strided, their padded planes would copy 4× the input
 /// read (ResNet-50's 256→512 1×1 stride 2 took 2.96 → 4.24 ms here).
 pub fn applies(g: &Geom) -> bool {
@@ -58,10 +59,10 @@ pub fn applies(g: &Geom) -> bool {
         && plane_fits(g)
 }
 
-/// The filter regrouped for this kernel and [`super::conv_few_channels`]: block b (output channels 16b..16b + 16) as
-/// [tap][16], zero past cout, starting on a 64-byte boundary. (Measured against
-/// [tap][block][16] per group of 4 blocks: as fast on 28² outputs, 20 % slower on 512→512
-/// 7×7, where the weights stream from L3.)
+/// The filter regrouped for this kernel and [`super::conv_few_channels`]: block b (output
+/// channels 16b..16b + 16) as [tap][16], zero past cout, starting on a 64-byte boundary.
+/// (Measured against [tap][block][16] per group of 4 blocks: as fast on 28² outputs, 20 %
+/// slower on 512→512 7×7, where the weights stream from L3.)
 pub struct DirectFilter {
     data: Vec<f32>,
     start: usize,
@@ -155,7 +156,7 @@ pub fn conv(
             let channels = GROUP.min(g.cout - co0);
             let cb = channels.div_ceil(LANES);
             // The run's sums, [block][pixel][16]: every pixel, the last tile's overrun (at
-            // most 23 pixels) and whole 16-pixel transposes.
+            // most 7 pixels) and whole 16-pixel transposes.
             let stride = (pixels.len() + 2 * LANES).next_multiple_of(LANES);
             let mut sums_buf: Vec<f32> = Vec::new();
             grow(&mut sums_buf, (cb * stride + 1) * LANES)?;
@@ -163,7 +164,7 @@ pub fn conv(
             let skip = sums_buf.as_ptr().align_offset(64).min(LANES);
             let sums = &mut sums_buf[skip..][..cb * stride * LANES];
             // Where each pixel's taps read, then the last pixel's again for the last tile's
-            // overrun (at most 23 pixels).
+            // overrun (at most 7 pixels).
             let mut bases: Vec<usize> = Vec::new();
             grow(&mut bases, pixels.len() + 2 * LANES)?;
             for (b, p) in bases.iter_mut().zip(pixels.clone().chain(std::iter::repeat(pixels.end - 1))) {
