@@ -7,7 +7,8 @@
 //! convolutions (groups = input channels = output channels) run a direct kernel, everything
 //! else is im2col (tiled over output pixels) + GEMM, bias pre-filled into the output; float32
 //! 3×3 stride-1 nchw convolutions with a constant filter and enough channels run Winograd
-//! F(4×4, 3×3) (`winograd.rs`).
+//! F(4×4, 3×3) (`winograd.rs`); on AVX-512, other nchw convs with a window run directly
+//! (`conv_direct.rs`, `conv_few_channels.rs`).
 
 use super::constants::constant_f32;
 use super::epilogue::{BoundEpilogue, Epilogue, GemmEpilogue, TileBias};
@@ -267,7 +268,10 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
     let winograd = weights
         .as_ref()
         .filter(|_| {
-            path == ConvPath::Im2col && data_type == DataType::Float32 && winograd::applies(&g) && winograd::pays(&g)
+            path == ConvPath::Im2col
+                && data_type == DataType::Float32
+                && winograd::applies(&g)
+                && if direct_applies(&g) { winograd::beats_direct(&g) } else { winograd::pays(&g) }
         })
         .and_then(|w| WinogradFilter::new(&g, w));
     let path = if winograd.is_some() {

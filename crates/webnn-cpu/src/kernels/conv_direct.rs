@@ -114,6 +114,21 @@ impl OutPlanes {
     }
 }
 
+/// Splits `pixels` into runs of a multiple of 16 pixels, at least `fewest` of them, and
+/// (where 2·fewest runs allow it) as many that `groups × runs` tasks share equally among
+/// `threads`: 7 tasks on 2 threads leave one thread idle for a seventh of the conv.
+/// Returns (runs, pixels per run).
+fn balanced_runs(pixels: usize, fewest: usize, groups: usize, threads: usize) -> (usize, usize) {
+    let split = |runs: usize| {
+        let len = pixels.div_ceil(runs).next_multiple_of(LANES);
+        (pixels.div_ceil(len), len)
+    };
+    (fewest..=2 * fewest)
+        .map(split)
+        .find(|&(runs, _)| (groups * runs).is_multiple_of(threads.max(1)))
+        .unwrap_or_else(|| split(fewest))
+}
+
 /// The conv2d of an [`applies`] geometry with its [`DirectFilter`], `out` nchw. `planes` is
 /// this kernel's own scratch: the padded planes. Their padding positions are written only
 /// here, as zeros when the buffer grows, and never by the copies (the geometry is the
@@ -139,9 +154,8 @@ pub fn conv(
     // about two tasks per thread, and a run's sums (at most 4 blocks) under 128 KiB.
     let threads = crate::par::threads();
     let max_run = 128 * 1024 / (4 * GROUP) - 2 * LANES;
-    let runs = (2 * threads).div_ceil(groups).max(oplane.div_ceil(max_run)).clamp(1, oplane);
-    let run_len = oplane.div_ceil(runs).next_multiple_of(LANES);
-    let runs = oplane.div_ceil(run_len);
+    let fewest = (2 * threads).div_ceil(groups).max(oplane.div_ceil(max_run)).clamp(1, oplane);
+    let (runs, run_len) = balanced_runs(oplane, fewest, groups, threads);
     for n in 0..g.n {
         crate::par::chunks(&mut padded[..g.cin * layout.len], layout.len, |ci, plane_out| {
             fill_padded(g, &layout, &x[(n * g.cin + ci) * plane..][..plane], plane_out)
@@ -317,6 +331,26 @@ impl Tiles {
                 // SAFETY (caller): inside the run's sums.
                 unsafe { _mm512_store_ps(sums.add((c * self.stride + p) * LANES), acc[c][p]) };
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_share_equally_among_threads() {
+        // 64→64 on 56²: at least 7 runs, 448 pixels each; on 2 threads, 8 runs of 400.
+        assert_eq!(balanced_runs(3136, 7, 1, 1), (7, 448));
+        assert_eq!(balanced_runs(3136, 7, 1, 2), (8, 400));
+        // Already equal: 2 groups × 2 runs on 2 threads.
+        assert_eq!(balanced_runs(196, 2, 2, 2), (2, 112));
+        // Every pixel in exactly one run, whole vectors, at least `fewest` runs where the
+        // pixels allow it.
+        for (pixels, fewest, groups, threads) in [(49, 1, 8, 2), (3136, 7, 1, 3), (17, 2, 1, 2), (9, 4, 1, 2)] {
+            let (runs, len) = balanced_runs(pixels, fewest, groups, threads);
+            assert!(len % LANES == 0 && runs * len >= pixels && (runs - 1) * len < pixels, "{pixels} {fewest}");
         }
     }
 }

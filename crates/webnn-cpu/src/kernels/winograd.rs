@@ -102,6 +102,20 @@ pub fn pays(g: &Geom) -> bool {
     g.cin >= 16 && g.cout >= 16 && g.oh.div_ceil(TILE) * g.ow.div_ceil(TILE) >= 16
 }
 
+/// Whether this path is expected to be faster than the direct kernel (`conv_direct`, taken
+/// where that kernel applies; [`pays`] is the rule against im2col). Measured on Ice Lake-SP,
+/// kernel bench medians of 9 alternating rounds (1T / 2T ms, Winograd against direct):
+/// 128→128 on 28² 1.29 / 0.91 against 1.92 / 1.23 — Winograd's 36 GEMMs run near the
+/// microkernel's speed once cin ≥ 128; 64→64 on 56² 2.04 / 1.29 against 1.67 / 1.28 and
+/// 16→64 on 55² 0.79 / 0.52 against 0.60 / 0.42 — with few input channels the transforms
+/// dominate; 256→256 on 14² 1.67 against 1.62 at 1T, a tie at 2T — a 14-wide output fills its
+/// 4-wide tiles only to 14/16, and 13² or 7² less. So: cin ≥ 128 and at most 1/8 of the tiles'
+/// outputs past the image.
+pub fn beats_direct(g: &Geom) -> bool {
+    let tiled = g.oh.next_multiple_of(TILE) * g.ow.next_multiple_of(TILE);
+    g.cin >= 128 && g.cout >= 16 && tiled * 8 <= g.oh * g.ow * 9
+}
+
 /// The filter transformed and packed at build: `U[ξ]` (`cout × cin`) for each of the 36
 /// transform points, packed as the GEMM's left operand.
 pub struct WinogradFilter {
