@@ -114,10 +114,10 @@ impl OutPlanes {
     }
 }
 
-/// Splits `pixels` into runs of a multiple of 16 pixels, at least `fewest` of them, and
-/// (where 2·fewest runs allow it) as many that `groups × runs` tasks share equally among
-/// `threads`: 7 tasks on 2 threads leave one thread idle for a seventh of the conv.
-/// Returns (runs, pixels per run).
+/// Splits `pixels` into runs of a multiple of 16 pixels (the last one shorter), at least
+/// `fewest` of them where the pixels allow it, and, if some count up to 2·`fewest` does, as
+/// many that the `groups × runs` tasks share equally among `threads`: 7 tasks on 2 threads
+/// leave one thread idle for a seventh of the conv. Returns (runs, pixels per run).
 fn balanced_runs(pixels: usize, fewest: usize, groups: usize, threads: usize) -> (usize, usize) {
     let split = |runs: usize| {
         let len = pixels.div_ceil(runs).next_multiple_of(LANES);
