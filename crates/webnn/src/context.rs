@@ -223,6 +223,24 @@ impl ContextInner {
         self.lost_flag.load(Ordering::Acquire)
     }
 
+    /// `" (the context was lost: REASON)"` once the context is lost, else empty: appended to
+    /// the errors of objects the loss destroyed, so that a read racing with a failure on the
+    /// timeline names that failure, whichever comes first.
+    pub fn lost_because(&self) -> String {
+        match &lock(&self.state).lost_info {
+            Some(info) => format!(" (the context was lost: {})", info.message),
+            None => String::new(),
+        }
+    }
+
+    /// `"the context was lost: REASON"`: the message of the errors for using a lost context.
+    pub fn lost_reason(&self) -> String {
+        match &lock(&self.state).lost_info {
+            Some(info) => format!("the context was lost: {}", info.message),
+            None => "the context is lost".to_string(),
+        }
+    }
+
     /// Puts a job on the timeline (dropped if the context is lost: "abort when lost").
     pub fn enqueue(&self, job: Job) {
         self.timeline.enqueue(job);
@@ -268,14 +286,14 @@ impl ContextInner {
     /// The state, locked, or an InvalidStateError with `lost_message` once the context is lost.
     fn live_state(&self, lost_message: &'static str) -> Result<MutexGuard<'_, ContextState>> {
         let state = lock(&self.state);
-        if state.lost_info.is_some() {
-            return Err(Error::invalid_state(lost_message));
+        if let Some(info) = &state.lost_info {
+            return Err(Error::invalid_state(format!("{lost_message}: {}", info.message)));
         }
         Ok(state)
     }
 
     fn register_tensor(&self, tensor: &Arc<TensorInner>) -> Result<()> {
-        let mut guard = self.live_state("createTensor: the context is lost")?;
+        let mut guard = self.live_state("createTensor: the context was lost")?;
         let state = &mut *guard;
         push_pruned(&mut state.tensors, &mut state.prune_tensors_at, tensor);
         Ok(())
@@ -391,7 +409,7 @@ impl Context {
             return Promise::ready(Err(e));
         }
         if self.inner.is_lost() {
-            return Promise::ready(Err(Error::invalid_state(format!("{what}: the context is lost"))));
+            return Promise::ready(Err(Error::invalid_state(format!("{what}: {}", self.inner.lost_reason()))));
         }
         let (promise, resolver) =
             promise::pair(|| Err(Error::invalid_state("importExternalBuffer: the rental was aborted")));
@@ -442,7 +460,7 @@ impl Context {
     /// *check dimensions* (decisions.md D23); UnknownError if the memory cannot be allocated.
     pub fn create_tensor(&self, descriptor: &TensorDescriptor) -> Result<Tensor> {
         if self.inner.is_lost() {
-            return Err(Error::invalid_state("createTensor: the context is lost"));
+            return Err(Error::invalid_state(format!("createTensor: {}", self.inner.lost_reason())));
         }
         // decisions.md D23: check dimensions as createConstantTensor does.
         descriptor
@@ -450,7 +468,7 @@ impl Context {
             .check_dimensions()
             .map_err(|e| Error::type_error(format!("createTensor: {}", e.message)))?;
         let Some(backend) = self.backend() else {
-            return Err(Error::invalid_state("createTensor: the context is lost"));
+            return Err(Error::invalid_state(format!("createTensor: {}", self.inner.lost_reason())));
         };
         let storage = backend.create_tensor_memory(descriptor)?;
         let inner = Arc::new(TensorInner {
@@ -475,7 +493,7 @@ impl Context {
     /// cannot be allocated.
     pub fn create_constant_tensor(&self, descriptor: &OperandDescriptor, bytes: &[u8]) -> Result<Tensor> {
         if self.inner.is_lost() {
-            return Err(Error::invalid_state("createConstantTensor: the context is lost"));
+            return Err(Error::invalid_state(format!("createConstantTensor: {}", self.inner.lost_reason())));
         }
         descriptor.check_dimensions().map_err(|e| Error::type_error(format!("createConstantTensor: {}", e.message)))?;
         if bytes.len() as u64 != descriptor.byte_length() {
@@ -508,7 +526,7 @@ impl Context {
             return Err(Error::type_error(format!("{what}: the tensor belongs to another context")));
         }
         if tensor.inner.is_destroyed() {
-            return Err(Error::type_error(format!("{what}: the tensor is destroyed")));
+            return Err(Error::type_error(format!("{what}: the tensor is destroyed{}", self.inner.lost_because())));
         }
         if !flag {
             return Err(Error::type_error(format!(
@@ -547,7 +565,8 @@ impl Context {
         match tensor.inner.add_pending(PendingRead::Copy(resolver)) {
             Ok(id) => self.inner.enqueue(Job::Read { tensor: tensor.inner.clone(), id }),
             // Destroyed by another thread since the check above.
-            Err(read) => read.reject(Error::type_error("readTensor: the tensor is destroyed")),
+            Err(read) => read
+                .reject(Error::type_error(format!("readTensor: the tensor is destroyed{}", self.inner.lost_because()))),
         }
         promise.keeping(tensor.inner.clone()).helped_by(self.inner.timeline.clone())
     }
@@ -567,7 +586,12 @@ impl Context {
         let (promise, resolver) = promise::pair(|| Err(Error::invalid_state("readTensor: the read was aborted")));
         let id = match tensor.inner.add_pending(PendingRead::Into(resolver)) {
             Ok(id) => id,
-            Err(_) => return Err(Error::type_error("readTensor: the tensor is destroyed")),
+            Err(_) => {
+                return Err(Error::type_error(format!(
+                    "readTensor: the tensor is destroyed{}",
+                    self.inner.lost_because()
+                )))
+            }
         };
         self.inner.timeline.enqueue_for_helper(Job::Read { tensor: tensor.inner.clone(), id });
         // Run what is queued before the read here rather than waiting for the worker; on
@@ -581,7 +605,7 @@ impl Context {
                 // the promise holds the rejection.
                 None => promise.wait().map(drop),
                 Some(_) if self.inner.timeline.is_lost() => {
-                    Err(Error::invalid_state("readTensor: the context was lost"))
+                    Err(Error::invalid_state(format!("readTensor: {}", self.inner.lost_reason())))
                 }
                 Some(_) => Self::copy_out(tensor, out),
             };
@@ -646,7 +670,7 @@ impl Context {
         }
         // Step 2.
         if g.is_destroyed() {
-            return Err(Error::invalid_state("dispatch: the graph is destroyed"));
+            return Err(Error::invalid_state(format!("dispatch: the graph is destroyed{}", self.inner.lost_because())));
         }
         // Step 3.
         let all: Vec<(&str, &str, &Tensor)> = inputs
@@ -670,7 +694,10 @@ impl Context {
                 return Err(Error::type_error(format!("dispatch: {kind} '{name}' is a tensor of another context")));
             }
             if tensor.inner.is_destroyed() {
-                return Err(Error::type_error(format!("dispatch: {kind} '{name}' is a destroyed tensor")));
+                return Err(Error::type_error(format!(
+                    "dispatch: {kind} '{name}' is a destroyed tensor{}",
+                    self.inner.lost_because()
+                )));
             }
         }
         // Steps 5 and 6.
@@ -680,7 +707,12 @@ impl Context {
         let implementation: Arc<dyn CompiledGraph> = match lock(&g.implementation).clone() {
             Some(i) => i,
             // Destroyed by another thread since step 2.
-            None => return Err(Error::invalid_state("dispatch: the graph is destroyed")),
+            None => {
+                return Err(Error::invalid_state(format!(
+                    "dispatch: the graph is destroyed{}",
+                    self.inner.lost_because()
+                )))
+            }
         };
         self.inner.enqueue(Job::Dispatch { implementation, inputs: inputs_ordered, outputs: outputs_ordered });
         Ok(())

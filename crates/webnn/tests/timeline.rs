@@ -28,9 +28,17 @@ fn execution_failure_loses_the_context_without_hanging_readers() {
         assert_err(read_a.wait(), ErrorKind::InvalidState, "context was lost");
         assert!(context.is_lost());
         assert!(graph.is_destroyed());
-        assert_err(context.create_tensor(&tdesc(DataType::Float32, &[2], true, true)), ErrorKind::InvalidState, "lost");
+        // Every later use names the failure: a read issued after the loss sees a destroyed
+        // tensor (the spec's TypeError), and says why it is destroyed.
+        let why = format!("(the context was lost: {})", info.message);
+        let reason = format!("the context was lost: {}", info.message);
+        let new_tensor = context.create_tensor(&tdesc(DataType::Float32, &[2], true, true));
+        assert_err(new_tensor, ErrorKind::InvalidState, &format!("createTensor: {reason}"));
         let mut into = [0u8; 8];
-        assert_err(context.read_tensor_into(&a, &mut into), ErrorKind::Type, "destroyed");
+        assert_err(context.read_tensor_into(&a, &mut into), ErrorKind::Type, &format!("destroyed {why}"));
+        assert_err(context.read_tensor(&out).wait(), ErrorKind::Type, &format!("destroyed {why}"));
+        let again = context.dispatch(&graph, &[("a", &a), ("b", &b)], &[("out", &out)]);
+        assert_err(again, ErrorKind::InvalidState, &format!("dispatch: the graph is destroyed {why}"));
     }
 }
 
