@@ -105,6 +105,7 @@ impl Plan {
         }
 
         let in_place = place_concat_inputs(graph, &program.nodes, &mut locations);
+        let in_place_count = in_place.iter().filter(|&&p| p).count();
         let mut steps = Vec::with_capacity(program.nodes.len());
         let root_of = |locations: &[Location], id: OperandId| match locations[id.index()] {
             Location::Alias(root, offset) => (root, offset),
@@ -187,7 +188,11 @@ impl Plan {
             .collect();
         let (offsets, arena_size) = plan_arena(&arena_values);
         if crate::compile::dump_requested() {
-            eprintln!("arena: {arena_size} bytes for {} intermediates", arena_values.len());
+            eprintln!(
+                "arena: {arena_size} bytes for {} intermediates; {in_place_count} concat(s) written in place \
+                 by their inputs' producers (no step)",
+                arena_values.len()
+            );
         }
         for (k, &i) in arena_ids.iter().enumerate() {
             locations[i] = Location::Arena(offsets[k]);
