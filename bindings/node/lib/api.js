@@ -91,6 +91,13 @@ function forgetRead(id, read) {
   read.t.pending.delete(id);
 }
 
+/** ` (the context was lost: REASON)` once context slot `s` is lost, else '': a tensor the loss
+ * destroyed says why, as the native layer's errors do. */
+function lostBecause(s) {
+  const message = native.contextLostMessage(s.native);
+  return message == null ? '' : ` (the context was lost: ${message})`;
+}
+
 /** Rejects the reads still in `pending` (an MLTensor's or MLContext's) with InvalidStateError. */
 function rejectPending(pending, message) {
   for (const id of [...pending]) {
@@ -284,7 +291,7 @@ class MLContext {
       const target = idl.bufferSource(outputData, `${w}: parameter 2`);
       // The spec's order: context, destroyed and readable checks, then the buffer.
       if (t.context !== this) throw new TypeError(`${w}: the tensor belongs to another context`);
-      if (native.tensorIsDestroyed(t.native)) throw new TypeError(`${w}: the tensor is destroyed`);
+      if (native.tensorIsDestroyed(t.native)) throw new TypeError(`${w}: the tensor is destroyed${lostBecause(s)}`);
       if (!t.readable) throw new TypeError(`${w}: the tensor was not created with readable: true`);
       const out = idl.bytesOf(target);
       const byteLength = out.byteLength;

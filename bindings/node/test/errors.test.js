@@ -178,6 +178,10 @@ test('dispatch, readTensor and writeTensor errors', async () => {
   assert.deepEqual([...new Float32Array(out.buffer)], [1, 1]);
   other.destroy();
   context.destroy();
+  // The loss destroyed the tensor: both forms of readTensor say so, and why.
+  const why = /the tensor is destroyed \(the context was lost: the context was destroyed with destroy\(\)\)/;
+  await rejectsType(context.readTensor(y, out.buffer), why);
+  await rejectsType(context.readTensor(y), why);
 });
 
 test('createTensor / createConstantTensor reject, never throw', async () => {
