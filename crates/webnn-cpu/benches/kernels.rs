@@ -337,6 +337,7 @@ fn main() {
         ("conv3x3 16->16 80x80", conv(16, 16, 80, 3, 1)),
         ("conv3x3 128->128 10x10", conv(128, 128, 10, 3, 1)),
         ("conv3x3 3->32 224x224 (few input channels)", conv(3, 32, 224, 3, 1)),
+        ("conv3x3 stride 2 3->64 224x224 (SqueezeNet's first)", conv_strided(3, 64, 224, 3, 1, 2, false)),
         ("conv7x7 stride 2 3->64 224x224", conv_strided(3, 64, 224, 7, 1, 2, false)),
         ("depthwise3x3 96 112x112", conv(96, 96, 112, 3, 96)),
         ("depthwise5x5 144 56x56", conv(144, 144, 56, 5, 144)),

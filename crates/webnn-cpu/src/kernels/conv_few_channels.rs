@@ -6,9 +6,10 @@
 //! Each input channel is copied once per image into the zero-padded, phase-split plane of
 //! [`super::depthwise`] (every tap of output `(oh, ow)` reads `plane[tap + oh·pitch + ow]`,
 //! any stride and dilation). The sums are pixel vectors (16 pixels of one output channel):
-//! per tap one unaligned input load and one broadcast weight per output channel of a block of
-//! 16 (or 8). That measured 183 GFLOP/s on Zen 4 (3→32 3×3 on 224²), 50–58 on Ice Lake-SP,
-//! where its input loads mostly split across cache lines. With 64 taps or more (ResNet's
+//! per tap [`PIXEL_VECTORS`] unaligned input loads and one broadcast weight per output channel
+//! of a group of [`GROUP`]. With one pixel vector and 16 channels this measured 183 GFLOP/s
+//! on Zen 4 (3→32 3×3 on 224²) and 50–58 on Ice Lake-SP, load-bound there; 8 channels × 3
+//! pixel vectors is 33 % faster on Ice Lake-SP (see [`GROUP`]). With 64 taps or more (ResNet's
 //! 147-tap 7×7 stem) the pixel-major sums of [`super::conv_direct`] are faster; with 27 taps
 //! its transposes cost too large a share (the first convs of EfficientNet-B0 and YOLOv8n
 //! took 0.84 → 1.03 and 0.87 → 1.10 ms pixel-major at 1 thread on Ice Lake-SP, medians of 4
@@ -26,6 +27,13 @@ use std::arch::x86_64::*;
 
 /// Output channels per register of the weights' [tap][16] blocks.
 const LANES: usize = 16;
+/// Output channels of a task, and pixel vectors (16 pixels each) summed together: per tap
+/// `PIXEL_VECTORS` input loads and `GROUP` weight broadcasts feed `GROUP · PIXEL_VECTORS` = 24
+/// FMAs (with 16 channels of one pixel vector, 17 loads fed 16 FMAs: load-bound). Kernel bench,
+/// 1 thread, medians of 7 alternating rounds (Ice Lake-SP): 3→32 3×3 on 224² 1.48 → 1.00 ms,
+/// 3→64 3×3/2 on 224² 0.69 → 0.61; 2 threads 1.01 → 0.76 and 0.72 → 0.55.
+const GROUP: usize = 8;
+const PIXEL_VECTORS: usize = 3;
 
 /// Whether `g` takes this kernel on this CPU.
 pub fn applies(g: &Geom) -> bool {
@@ -59,10 +67,9 @@ pub fn conv(
     let mut padded = planes.get(g.cin * layout.len)?;
     let blocked = filter.blocks();
     let (plane, oplane) = (g.h * g.w, g.oh * g.ow);
-    // Channel groups of 16 (or 8) channels, then bands of rows, so that every thread has
+    // Channel groups of GROUP channels, then bands of rows, so that every thread has
     // about two tasks.
-    let group_channels = if g.cout.is_multiple_of(LANES) { LANES } else { 8 };
-    let groups = g.cout / group_channels;
+    let groups = g.cout / GROUP;
     let threads = crate::par::threads();
     let bands = (2 * threads).div_ceil(groups).clamp(1, g.oh.div_ceil(8));
     let band_rows = g.oh.div_ceil(bands);
@@ -76,8 +83,8 @@ pub fn conv(
         crate::par::try_range(groups * bands, |task| -> webnn_core::Result<()> {
             let (group, band) = (task / bands, task % bands);
             let rows = band * band_rows..((band + 1) * band_rows).min(g.oh);
-            let co0 = group * group_channels;
-            let bias = bias.map(|b| &b[co0..co0 + group_channels]);
+            let co0 = group * GROUP;
+            let bias = bias.map(|b| &b[co0..co0 + GROUP]);
             // Block co0 / 16 from channel co0 % 16 (8 for the second half of a block).
             let w = blocked[(co0 / LANES * k) * LANES + co0 % LANES..].as_ptr();
             let y = planes_out.at(co0 * oplane);
@@ -90,15 +97,9 @@ pub fn conv(
                     // SAFETY: `applies` checked AVX-512F; the taps read inside the padded
                     // planes; `w` holds the group's channels of each tap's 16; the row
                     // written is row `oh` of this group's planes.
-                    unsafe {
-                        if group_channels == LANES {
-                            row.vectors::<16>(oh, g.ow)
-                        } else {
-                            row.vectors::<8>(oh, g.ow)
-                        }
-                    }
+                    unsafe { row.vectors::<GROUP, PIXEL_VECTORS>(oh, g.ow) }
                 }
-                for co in co0..co0 + group_channels {
+                for co in co0..co0 + GROUP {
                     let first = co * oplane + oh0 * g.ow;
                     // SAFETY: rows oh0.. of plane co belong to this task (see OutPlanes).
                     let values = unsafe { std::slice::from_raw_parts_mut(planes_out.at(first), n_rows * g.ow) };
@@ -127,39 +128,49 @@ struct Row<'a> {
 }
 
 impl Row<'_> {
-    /// Output row `oh` (`ow_n` pixels) of the group's B planes as pixel vectors: for every 16
-    /// pixels, Σ_t w[t][co]·padded[taps[t] + oh·pitch + ow] then + bias, one input load per
-    /// tap feeding B FMAs.
+    /// Output row `oh` (`ow_n` pixels) of the group's B planes as pixel vectors: for every
+    /// 16·P pixels, Σ_t w[t][co]·padded[taps[t] + oh·pitch + ow] then + bias, P input loads
+    /// and B weight broadcasts per tap feeding B·P FMAs (vectors past the row load and store
+    /// nothing).
     ///
     /// # Safety
     /// AVX-512F; every `taps[t] + oh·pitch + ow` for `ow < ow_n` lies inside `x`; `w` holds
     /// B weights at `t·16` for every tap t; B planes of `oplane ≥ (oh + 1)·ow_n` at `y`.
     #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-    unsafe fn vectors<const B: usize>(&self, oh: usize, ow_n: usize) {
+    unsafe fn vectors<const B: usize, const P: usize>(&self, oh: usize, ow_n: usize) {
         let mut ow0 = 0;
         while ow0 < ow_n {
-            let m: __mmask16 = ((1u32 << (ow_n - ow0).min(16)) - 1) as u16;
+            let m: [__mmask16; P] = std::array::from_fn(|p| {
+                let lanes = ow_n.saturating_sub(ow0 + 16 * p).min(16);
+                ((1u32 << lanes) - 1) as u16
+            });
             let base = oh * self.pitch + ow0;
-            let mut acc = [_mm512_setzero_ps(); B];
+            let mut acc = [[_mm512_setzero_ps(); P]; B];
             for (t, &tap) in self.taps.iter().enumerate() {
-                // SAFETY (caller): inside the padded planes for the lanes under the mask; the
+                // SAFETY (caller): inside the padded planes for the lanes under the masks; the
                 // tap's B weights.
-                let (v, wt) = unsafe { (_mm512_maskz_loadu_ps(m, self.x.add(tap + base)), self.w.add(t * LANES)) };
+                let v: [__m512; P] =
+                    std::array::from_fn(|p| unsafe { _mm512_maskz_loadu_ps(m[p], self.x.add(tap + base + 16 * p)) });
+                let wt = unsafe { self.w.add(t * LANES) };
                 for (co, a) in acc.iter_mut().enumerate() {
                     // SAFETY (caller): as above.
                     let wv = _mm512_set1_ps(unsafe { *wt.add(co) });
-                    *a = _mm512_fmadd_ps(wv, v, *a);
+                    for p in 0..P {
+                        a[p] = _mm512_fmadd_ps(wv, v[p], a[p]);
+                    }
                 }
             }
             for (co, a) in acc.iter().enumerate() {
-                let a = match self.bias {
-                    Some(b) => _mm512_add_ps(*a, _mm512_set1_ps(b[co])),
-                    None => *a,
-                };
-                // SAFETY (caller): row oh of plane co, lanes under the mask.
-                unsafe { _mm512_mask_storeu_ps(self.y.add(co * self.oplane + oh * ow_n + ow0), m, a) };
+                for p in 0..P {
+                    let a = match self.bias {
+                        Some(b) => _mm512_add_ps(a[p], _mm512_set1_ps(b[co])),
+                        None => a[p],
+                    };
+                    // SAFETY (caller): row oh of plane co, lanes under the mask.
+                    unsafe { _mm512_mask_storeu_ps(self.y.add(co * self.oplane + oh * ow_n + ow0 + 16 * p), m[p], a) };
+                }
             }
-            ow0 += 16;
+            ow0 += 16 * P;
         }
     }
 }

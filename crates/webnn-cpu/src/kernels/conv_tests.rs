@@ -243,8 +243,9 @@ const CASES: &[Case] = &[
     Case::new([2, 3, 29, 27], [3, 5, 5], [2, 2], [1, 1], [2, 1, 1, 2], 3),
     Case::new([1, 20, 7, 7], [20, 5, 5], [1, 1], [1, 1], [2, 2, 2, 2], 20),
     // few input channels, direct (conv_few_channels, AVX-512), as pixel vectors (fewer than
-    // 64 taps): groups of 16 and 8 output channels, strides, dilation, asymmetric padding,
-    // output rows of 1, 2 and 4+ vectors
+    // 64 taps): groups of 8 output channels (1 to 4 of them), strides, dilation, asymmetric
+    // padding, output rows of 1, 3 and 5 vectors (blocks of 3: the last one partial, with a
+    // vector wholly past the row)
     Case::new([2, 3, 23, 21], [32, 3, 3], [2, 2], [1, 1], [1, 1, 1, 1], 1),
     Case::new([1, 1, 17, 40], [8, 5, 5], [1, 1], [2, 2], [4, 4, 4, 4], 1),
     Case::new([1, 4, 12, 75], [16, 3, 3], [1, 1], [1, 1], [0, 2, 1, 0], 1),
