@@ -147,10 +147,13 @@ impl Row<'_> {
             let base = oh * self.pitch + ow0;
             let mut acc = [[_mm512_setzero_ps(); P]; B];
             for (t, &tap) in self.taps.iter().enumerate() {
-                // SAFETY (caller): inside the padded planes for the lanes under the masks; the
-                // tap's B weights.
-                let v: [__m512; P] =
-                    std::array::from_fn(|p| unsafe { _mm512_maskz_loadu_ps(m[p], self.x.add(tap + base + 16 * p)) });
+                // SAFETY (caller): the lanes under the masks lie inside the padded planes. A
+                // vector wholly past the row (mask 0) reads nothing; its address may lie past
+                // the planes, hence `wrapping_add`.
+                let v: [__m512; P] = std::array::from_fn(|p| unsafe {
+                    _mm512_maskz_loadu_ps(m[p], self.x.wrapping_add(tap + base + 16 * p))
+                });
+                // SAFETY (caller): the tap's B weights.
                 let wt = unsafe { self.w.add(t * LANES) };
                 for (co, a) in acc.iter_mut().enumerate() {
                     // SAFETY (caller): as above.
@@ -166,8 +169,10 @@ impl Row<'_> {
                         Some(b) => _mm512_add_ps(a[p], _mm512_set1_ps(b[co])),
                         None => a[p],
                     };
-                    // SAFETY (caller): row oh of plane co, lanes under the mask.
-                    unsafe { _mm512_mask_storeu_ps(self.y.add(co * self.oplane + oh * ow_n + ow0 + 16 * p), m[p], a) };
+                    // SAFETY (caller): row oh of plane co, lanes under the mask (none for a
+                    // vector past the row, whose address may lie past the planes).
+                    let at = self.y.wrapping_add(co * self.oplane + oh * ow_n + ow0 + 16 * p);
+                    unsafe { _mm512_mask_storeu_ps(at, m[p], a) };
                 }
             }
             ow0 += 16 * P;
