@@ -227,16 +227,17 @@ impl ContextInner {
     /// the errors of objects the loss destroyed, so that a read racing with a failure on the
     /// timeline names that failure, whichever comes first.
     pub fn lost_because(&self) -> String {
-        match &lock(&self.state).lost_info {
-            Some(info) => format!(" (the context was lost: {})", info.message),
-            None => String::new(),
+        if self.is_lost() {
+            format!(" ({})", self.lost_reason())
+        } else {
+            String::new()
         }
     }
 
     /// `"the context was lost: REASON"`: the message of the errors for using a lost context.
     pub fn lost_reason(&self) -> String {
         match &lock(&self.state).lost_info {
-            Some(info) => format!("the context was lost: {}", info.message),
+            Some(info) => lost_phrase(&info.message),
             None => "the context is lost".to_string(),
         }
     }
@@ -268,7 +269,7 @@ impl ContextInner {
         for graph in graphs.iter().filter_map(Weak::upgrade) {
             graph.destroy();
         }
-        let reason = format!("the context was lost: {message}");
+        let reason = lost_phrase(message);
         for tensor in tensors.iter().filter_map(Weak::upgrade) {
             tensor.destroy(&reason);
         }
@@ -305,6 +306,11 @@ impl ContextInner {
         push_pruned(&mut state.graphs, &mut state.prune_graphs_at, graph);
         Ok(())
     }
+}
+
+/// `"the context was lost: MESSAGE"`: how errors name a loss and its reason.
+fn lost_phrase(message: &str) -> String {
+    format!("the context was lost: {message}")
 }
 
 /// Tensors hold their context through this (see [`TensorOwner`]).
