@@ -37,16 +37,20 @@ fn constant(b: &mut GraphBuilder, shape: &[u32]) -> Operand {
     b.constant(&f32_desc(shape), &bytes).expect("constant")
 }
 
-/// Median seconds per dispatch of `graph` (one input `x`).
+/// Median seconds per dispatch of `graph` (float32 inputs, filled with [`values`]).
 fn time(backend: &CpuBackend, graph: &Graph) -> f64 {
     let compiled: Box<dyn CompiledGraph> = backend.compile(graph).expect("compile");
-    let input = &graph.descriptor(graph.inputs[0].1).clone();
-    let x: Vec<u8> = values(input.len()).iter().flat_map(|v| v.to_le_bytes()).collect();
+    let inputs: Vec<Vec<u8>> = graph
+        .inputs
+        .iter()
+        .map(|(_, id)| values(graph.descriptor(*id).len()).iter().flat_map(|v| v.to_le_bytes()).collect())
+        .collect();
+    let inputs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
     let mut out: Vec<Vec<u8>> =
         graph.outputs.iter().map(|(_, id)| vec![0u8; graph.descriptor(*id).byte_length() as usize]).collect();
     let mut run = || {
         let mut slices: Vec<&mut [u8]> = out.iter_mut().map(|o| o.as_mut_slice()).collect();
-        compiled.execute(&[&x], &mut slices).expect("execute");
+        compiled.execute(&inputs, &mut slices).expect("execute");
     };
     run();
     let mut samples = Vec::new();
@@ -150,6 +154,24 @@ fn conv_in_layout(
         }
         let out_hw = (hw + 2 * p - k) / stride + 1;
         let flops = 2.0 * (cout * (cin / groups) * k * k) as f64 * (out_hw * out_hw) as f64;
+        (b.build(&[("y", &y)]).unwrap(), flops, "GFLOP/s")
+    })
+}
+
+/// A ResNet bottleneck's last conv: pointwise `cin -> cout` on `hw`², + bias, + a residual
+/// input of the output's shape, relu (one conv step with its epilogue).
+fn pointwise_residual_relu(cin: u32, cout: u32, hw: u32) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
+    Box::new(move || {
+        let mut b = builder();
+        let x = b.input("x", &f32_desc(&[1, cin, hw, hw])).unwrap();
+        let skip = b.input("skip", &f32_desc(&[1, cout, hw, hw])).unwrap();
+        let w = constant(&mut b, &[cout, cin, 1, 1]);
+        let bias = constant(&mut b, &[cout]);
+        let options = Conv2dOptions { bias: Some(bias), ..Default::default() };
+        let y = b.conv2d(&x, &w, &options).unwrap();
+        let y = b.add(&y, &skip, &OperatorOptions::default()).unwrap();
+        let y = b.relu(&y, &OperatorOptions::default()).unwrap();
+        let flops = 2.0 * (cout * cin) as f64 * (hw * hw) as f64;
         (b.build(&[("y", &y)]).unwrap(), flops, "GFLOP/s")
     })
 }
@@ -358,6 +380,9 @@ fn main() {
         ("depthwise3x3 32 112x112", conv(32, 32, 112, 3, 32)),
         ("depthwise3x3 144 56x56", conv(144, 144, 56, 3, 144)),
         ("pointwise 64->256 56x56", conv(64, 256, 56, 1, 1)),
+        ("pointwise 64->256 56x56 + residual + relu", pointwise_residual_relu(64, 256, 56)),
+        ("pointwise 128->512 28x28 + residual + relu", pointwise_residual_relu(128, 512, 28)),
+        ("pointwise 256->1024 14x14 + residual + relu", pointwise_residual_relu(256, 1024, 14)),
         ("pointwise 32->16 112x112", conv(32, 16, 112, 1, 1)),
         ("pointwise 16->96 112x112", conv(16, 96, 112, 1, 1)),
         ("pointwise 96->24 56x56", conv(96, 24, 56, 1, 1)),

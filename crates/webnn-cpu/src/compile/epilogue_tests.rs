@@ -130,6 +130,41 @@ fn conv_paths_with_activations_and_residuals_equal_the_unfused_steps() {
 }
 
 #[test]
+fn conv_residual_epilogues_in_one_pass_equal_the_unfused_steps() {
+    // The one-pass tile epilogue (bias, residual, activation): without an activation, with a
+    // vectorised one (sigmoid) and a scalar one (relu); a mul; a residual broadcast over the
+    // batch (each row's run found by a modulo); pointwise (GEMM) and 3×3 (im2col) convs.
+    type Act = fn(&mut GraphBuilder, &Operand) -> Operand;
+    let acts: [(&str, Option<Act>); 3] = [
+        ("", None),
+        ("+sigmoid", Some(|b, x| b.sigmoid(x, &opts()).unwrap())),
+        ("+relu", Some(|b, x| b.relu(x, &opts()).unwrap())),
+    ];
+    for (cin, cout, k) in [(8, 20, 1), (5, 9, 3)] {
+        for nhwc in [false, true] {
+            let shape = if nhwc { vec![2, 9, 11, cin] } else { vec![2, cin, 9, 11] };
+            let out_shape = if nhwc { vec![2, 9, 11, cout] } else { vec![2, cout, 9, 11] };
+            for residual in [out_shape.clone(), out_shape[1..].to_vec()] {
+                for mul in [false, true] {
+                    for (act_name, act) in acts {
+                        case(&[f32_desc(&shape), f32_desc(&residual)], |b, ins| {
+                            let c = conv(b, &ins[0], cin, cout, k, 1, nhwc);
+                            let r = if mul { b.mul(&c, &ins[1], &opts()) } else { b.add(&c, &ins[1], &opts()) };
+                            let r = r.unwrap();
+                            match act {
+                                Some(act) => (act(b, &r), vec![c, r]),
+                                None => (r.clone(), vec![c]),
+                            }
+                        })
+                        .check(&[&format!("conv2d+{}{act_name}", if mul { "mul" } else { "add" })]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn matmul_and_gemm_with_bias_and_activations_equal_the_unfused_steps() {
     // Batched with a shared weight (one folded GEMM), batched with broadcast batches, and
     // wider than one column tile (the bias read from each tile's first column on).

@@ -22,7 +22,7 @@
 //!
 //! NaN inputs give NaN for every float activation (clamp and relu pass NaN through).
 
-use super::epilogue::TileBias;
+use super::epilogue::{EpilogueBinary, TileBias};
 use super::fast_math::{exp_f32, expm1_f32, gelu_f32, sigmoid_f32, tanh_f32};
 use super::logical::Broadcast;
 use super::packed_gemm::TileOut;
@@ -277,6 +277,71 @@ pub fn bias_tile(act: Option<Activation>, tile: &mut TileOut<'_>, bias: TileBias
                 || rows(tile, bias, f)
             )),
         },
+    }
+}
+
+/// `v = act((v + bias) ∘ others[r])` over a GEMM tile in one pass (`act` None: no
+/// activation), `others[r]` the element-wise operand's run for row r (at least as long as the
+/// row): the fused conv epilogue with a residual. The same f32 operations in the same order as
+/// [`bias_tile`] without an activation, then the binary op, then the activation.
+pub fn bias_binary_tile(
+    act: Option<Activation>,
+    tile: &mut TileOut<'_>,
+    bias: TileBias<'_>,
+    op: EpilogueBinary,
+    others: &[&[f32]],
+) {
+    #[inline(always)]
+    fn rows<O: Fn(f32, f32) -> f32, F: Fn(f32) -> f32>(
+        tile: &mut TileOut<'_>,
+        bias: TileBias<'_>,
+        others: &[&[f32]],
+        op: O,
+        f: F,
+    ) {
+        for (r, other) in others.iter().enumerate().take(tile.rows()) {
+            let row = tile.row(r);
+            let other = &other[..row.len()];
+            let pairs = row.iter_mut().zip(other);
+            match bias {
+                TileBias::None => pairs.for_each(|(v, &o)| *v = f(op(*v, o))),
+                TileBias::Rows(b) => {
+                    let b = b[r];
+                    pairs.for_each(|(v, &o)| *v = f(op(*v + b, o)));
+                }
+                TileBias::Cols(b) => pairs.zip(b).for_each(|((v, &o), &b)| *v = f(op(*v + b, o))),
+            }
+        }
+    }
+    #[inline(always)]
+    fn with_op<F: Fn(f32) -> f32>(
+        tile: &mut TileOut<'_>,
+        bias: TileBias<'_>,
+        others: &[&[f32]],
+        op: EpilogueBinary,
+        f: F,
+    ) {
+        match op {
+            EpilogueBinary::Add => rows(tile, bias, others, |v, o| v + o, f),
+            EpilogueBinary::Mul => rows(tile, bias, others, |v, o| v * o, f),
+        }
+    }
+    match act.map(|a| (a, VectorActivation::of(a))) {
+        None => simd(
+            #[inline(always)]
+            || with_op(tile, bias, others, op, |x| x),
+        ),
+        Some((_, Some(v))) => {
+            simd(
+                #[inline(always)]
+                || with_op(tile, bias, others, op, |x| x),
+            );
+            v.bias_tile(tile, TileBias::None);
+        }
+        Some((act, None)) => with_activation_fn!(act, false, |f, _chunk| simd(
+            #[inline(always)]
+            || with_op(tile, bias, others, op, f)
+        )),
     }
 }
 

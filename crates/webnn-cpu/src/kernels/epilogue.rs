@@ -102,18 +102,44 @@ impl BoundEpilogue<'_> {
 
     /// Adds `bias` to a finished GEMM tile, then applies the steps; the tile's row r holds the
     /// output elements `first(r)..`. Bias plus at most one activation (the common case: conv,
-    /// bias and relu / clamp / SiLU) is one pass and one SIMD dispatch for the whole tile;
-    /// the result is the same f32 operations in the same order as bias, then each step.
+    /// bias and relu / clamp / SiLU), and bias plus an element-wise operand (a residual) plus
+    /// at most one activation, are one pass and one SIMD dispatch for the whole tile; the
+    /// result is the same f32 operations in the same order as bias, then each step.
     pub fn apply_tile(&self, tile: &mut TileOut<'_>, bias: TileBias<'_>, first: impl Fn(usize) -> usize) {
         match self.epilogue.steps.as_slice() {
             [] => super::activation::bias_tile(None, tile, bias),
             [EpilogueStep::Activation(act)] => super::activation::bias_tile(Some(*act), tile, bias),
-            _ => {
-                super::activation::bias_tile(None, tile, bias);
+            &[EpilogueStep::Binary { op, inner: 1, len, .. }, ref rest @ ..]
+                if matches!(rest, [] | [EpilogueStep::Activation(_)]) && self.others[0].len() >= len =>
+            {
+                // A residual (or an operand along the rows): one pass over the tile, if every
+                // row's run of the operand is contiguous.
+                let (other, cols) = (&self.others[0][..len], tile.cols());
+                let mut runs = SmallVec::<[&[f32]; 16]>::new();
                 for r in 0..tile.rows() {
-                    self.apply(first(r), tile.row(r));
+                    let at = first(r);
+                    // A residual (as large as the output) needs no division.
+                    let at = if at < len { at } else { at % len };
+                    match other.get(at..at + cols) {
+                        Some(run) => runs.push(run),
+                        None => return self.apply_rows_of(tile, bias, first),
+                    }
                 }
+                let act = match rest {
+                    [EpilogueStep::Activation(act)] => Some(*act),
+                    _ => None,
+                };
+                super::activation::bias_binary_tile(act, tile, bias, op, &runs);
             }
+            _ => self.apply_rows_of(tile, bias, first),
+        }
+    }
+
+    /// [`BoundEpilogue::apply_tile`] step by step, row by row.
+    fn apply_rows_of(&self, tile: &mut TileOut<'_>, bias: TileBias<'_>, first: impl Fn(usize) -> usize) {
+        super::activation::bias_tile(None, tile, bias);
+        for r in 0..tile.rows() {
+            self.apply(first(r), tile.row(r));
         }
     }
 
