@@ -380,6 +380,7 @@ fn main() {
         ("depthwise3x3 32 112x112", conv(32, 32, 112, 3, 32)),
         ("depthwise3x3 144 56x56", conv(144, 144, 56, 3, 144)),
         ("pointwise 64->256 56x56", conv(64, 256, 56, 1, 1)),
+        ("pointwise 256->64 56x56", conv(256, 64, 56, 1, 1)),
         ("pointwise 64->256 56x56 + residual + relu", pointwise_residual_relu(64, 256, 56)),
         ("pointwise 128->512 28x28 + residual + relu", pointwise_residual_relu(128, 512, 28)),
         ("pointwise 256->1024 14x14 + residual + relu", pointwise_residual_relu(256, 1024, 14)),

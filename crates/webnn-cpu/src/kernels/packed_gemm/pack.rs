@@ -88,19 +88,30 @@ pub(super) fn pack_lhs<const MR: usize>(a: Mat<'_>, i0: usize, mc: usize, p0: us
 /// `nc`). `dst` holds at least `ceil(nc / NR) · NR · kc` floats; the view covers the block.
 #[inline(always)]
 pub(super) fn pack_rhs<const NR: usize>(b: Mat<'_>, p0: usize, kc: usize, j0: usize, nc: usize, dst: &mut [f32]) {
+    if b.cs == 1 {
+        // Row-major B: row by row (each read once, front to back, as the prefetchers like; a
+        // panel at a time would jump a row stride per step), the full panels' runs copied
+        // with a fixed width (vector moves, not a `memcpy` call each).
+        let (full, panel_len) = (nc / NR, NR * kc);
+        let dst = &mut dst[..nc.div_ceil(NR) * panel_len];
+        for p in 0..kc {
+            let row = &b.data[(p0 + p) * b.rs + j0..][..nc];
+            for (q, run) in row.chunks_exact(NR).enumerate() {
+                dst[q * panel_len + p * NR..][..NR].copy_from_slice(run);
+            }
+            if full * NR < nc {
+                let out = &mut dst[full * panel_len + p * NR..][..NR];
+                let cols = nc - full * NR;
+                out[..cols].copy_from_slice(&row[full * NR..]);
+                out[cols..].fill(0.0);
+            }
+        }
+        return;
+    }
     for (q, panel) in dst[..nc.div_ceil(NR) * NR * kc].chunks_exact_mut(NR * kc).enumerate() {
         let cols = (nc - q * NR).min(NR);
         let base = p0 * b.rs + (j0 + q * NR) * b.cs;
-        if b.cs == 1 {
-            // Row-major B: each step's columns are contiguous.
-            for (p, out) in panel.chunks_exact_mut(NR).enumerate() {
-                let s = base + p * b.rs;
-                if cols < NR {
-                    out.fill(0.0);
-                }
-                out[..cols].copy_from_slice(&b.data[s..s + cols]);
-            }
-        } else if b.rs == 1 {
+        if b.rs == 1 {
             // Column-major B: each column's kc values are contiguous; write them with stride NR.
             interleave_runs::<NR>(panel, b.data, base, b.cs, cols, kc);
         } else {
