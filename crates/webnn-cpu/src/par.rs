@@ -184,6 +184,29 @@ pub fn map_chunks<U: Sync, R: Send>(src: &[U], size: usize, f: impl Fn(&[U]) -> 
     }
 }
 
+/// [`chunks`] split across at most `threads` threads: a plain loop here when it is 1 (a
+/// kernel that chose its split with [`threads_for_macs`]).
+pub fn chunks_on<T: Send>(threads: usize, data: &mut [T], size: usize, f: impl Fn(usize, &mut [T]) + Sync + Send) {
+    if threads <= 1 {
+        data.chunks_mut(size).enumerate().for_each(|(i, c)| f(i, c));
+    } else {
+        chunks(data, size, f);
+    }
+}
+
+/// [`try_range`] split across at most `threads` threads: a plain loop here when it is 1.
+pub fn try_range_on<E: Send>(
+    threads: usize,
+    n: usize,
+    f: impl Fn(usize) -> Result<(), E> + Sync + Send,
+) -> Result<(), E> {
+    if threads <= 1 {
+        (0..n).try_for_each(f)
+    } else {
+        try_range(n, f)
+    }
+}
+
 /// `f(i)` for `i` in `0..n`; the first error (in no particular order) is returned.
 pub fn try_range<E: Send>(n: usize, f: impl Fn(usize) -> Result<(), E> + Sync + Send) -> Result<(), E> {
     if threads() <= 1 || n <= 1 {
@@ -239,9 +262,17 @@ mod tests {
     fn small_gemms_do_not_wake_the_pool_from_the_caller() {
         let p = pool(3);
         {
-            let _run = on_caller(&p);
+            let run = on_caller(&p);
             assert_eq!(threads_for_macs(ENTER_POOL_MIN_MACS - 1), 1);
             assert_eq!(threads_for_macs(ENTER_POOL_MIN_MACS), 3);
+            // The loops of a kernel that chose one thread stay here.
+            let mut v = vec![0usize; 1000];
+            chunks_on(1, &mut v, 10, |i, c| c.fill(i));
+            let r: Result<(), ()> = try_range_on(1, 100, |_| Ok(()));
+            assert!(r.is_ok() && v.iter().enumerate().all(|(k, &i)| i == k / 10));
+            assert!(!run.wanted_pool());
+            chunks_on(3, &mut v, 10, |i, c| c.fill(i + 1));
+            assert!(run.wanted_pool() && v.iter().enumerate().all(|(k, &i)| i == k / 10 + 1));
         }
         // Inside the pool the split is the GEMM's own decision.
         assert_eq!(p.install(|| threads_for_macs(1000)), 3);

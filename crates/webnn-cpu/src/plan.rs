@@ -361,7 +361,9 @@ impl CompiledPlan {
 
 impl Drop for CompiledPlan {
     fn drop(&mut self) {
-        if let Some(profile) = self.profile.as_ref().and_then(|p| p.lock().ok()) {
+        if let Some(mut profile) = self.profile.as_ref().and_then(|p| p.lock().ok()) {
+            let first = self.first_in_pool.load(Ordering::Relaxed);
+            profile.set_first_in_pool((first < self.plan.steps.len()).then_some(first));
             eprint!("{}", profile.report());
         }
     }

@@ -45,13 +45,16 @@ pub struct Profile {
     totals: Vec<Duration>,
     /// Number of dispatches timed.
     runs: u64,
+    /// The first step that ran in the pool (the steps before it ran on the dispatching
+    /// thread), if any did.
+    first_in_pool: Option<usize>,
 }
 
 impl Profile {
     /// A profile for steps described by `(op kind, description)`.
     pub fn new(steps: Vec<(String, String)>) -> Self {
         let totals = vec![Duration::ZERO; steps.len()];
-        Profile { steps, totals, runs: 0 }
+        Profile { steps, totals, runs: 0, first_in_pool: None }
     }
 
     /// Adds one dispatch's step times.
@@ -60,6 +63,12 @@ impl Profile {
             *total += *t;
         }
         self.runs += 1;
+    }
+
+    /// Notes the first step that ran in the pool (None: every step ran on the dispatching
+    /// thread).
+    pub fn set_first_in_pool(&mut self, step: Option<usize>) {
+        self.first_in_pool = step;
     }
 
     /// The report: per op kind, then the slowest steps, in milliseconds per dispatch.
@@ -88,6 +97,12 @@ impl Profile {
             self.runs,
             ms(all)
         );
+        let _ = match self.first_in_pool.and_then(|i| Some((i, self.steps.get(i)?))) {
+            Some((i, (kind, what))) => {
+                writeln!(out, "in the pool from #{i} {kind} {what} (the first step that wanted its threads)")
+            }
+            None => writeln!(out, "every step on the dispatching thread"),
+        };
         let _ = writeln!(out, "{:>10} {:>6} {:>6}  op", "ms", "%", "steps");
         for (kind, t, n) in &by_kind {
             let _ = writeln!(out, "{:>10.3} {:>6.1} {:>6}  {kind}", ms(*t), pct(*t), n);
@@ -124,5 +139,9 @@ mod tests {
         let relu = r.find("     1.000   11.1      1  relu").expect(&r);
         assert!(conv < relu, "{r}");
         assert!(r.contains("     5.000   55.6  #0 conv2d a"), "{r}");
+        assert!(r.contains("every step on the dispatching thread"), "{r}");
+        p.set_first_in_pool(Some(1));
+        let r = p.report();
+        assert!(r.contains("in the pool from #1 relu b (the first step that wanted its threads)"), "{r}");
     }
 }

@@ -152,18 +152,20 @@ pub fn conv(
     let groups = blocks.div_ceil(GROUP_BLOCKS);
     // Each task computes a run of output pixels (flat, across rows) of one channel group:
     // about two tasks per thread, and a run's sums (at most 4 blocks) under 128 KiB.
-    let threads = crate::par::threads();
+    // A small conv (a speech model's) stays on the dispatching thread: waking the pool would
+    // cost more than it saves.
+    let threads = crate::par::threads_for_macs(g.n * g.cout * oplane * k);
     let max_run = 128 * 1024 / (4 * GROUP) - 2 * LANES;
     let fewest = (2 * threads).div_ceil(groups).max(oplane.div_ceil(max_run)).clamp(1, oplane);
     let (runs, run_len) = balanced_runs(oplane, fewest, groups, threads);
     for n in 0..g.n {
-        crate::par::chunks(&mut padded[..g.cin * layout.len], layout.len, |ci, plane_out| {
+        crate::par::chunks_on(threads, &mut padded[..g.cin * layout.len], layout.len, |ci, plane_out| {
             fill_padded(g, &layout, &x[(n * g.cin + ci) * plane..][..plane], plane_out)
         });
         let padded = &*padded;
         let image = &mut out[n * g.cout * oplane..][..g.cout * oplane];
         let planes_out = OutPlanes(image.as_mut_ptr());
-        crate::par::try_range(groups * runs, |task| -> webnn_core::Result<()> {
+        crate::par::try_range_on(threads, groups * runs, |task| -> webnn_core::Result<()> {
             let (group, run) = (task / runs, task % runs);
             let pixels = run * run_len..((run + 1) * run_len).min(oplane);
             let co0 = group * GROUP;

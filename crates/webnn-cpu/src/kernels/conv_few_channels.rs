@@ -70,17 +70,18 @@ pub fn conv(
     // Channel groups of GROUP channels, then bands of rows, so that every thread has
     // about two tasks.
     let groups = g.cout / GROUP;
-    let threads = crate::par::threads();
+    // A small conv stays on the dispatching thread (see `conv_direct`).
+    let threads = crate::par::threads_for_macs(g.n * g.cout * oplane * k);
     let bands = (2 * threads).div_ceil(groups).clamp(1, g.oh.div_ceil(8));
     let band_rows = g.oh.div_ceil(bands);
     for n in 0..g.n {
-        crate::par::chunks(&mut padded[..], layout.len, |ci, plane_out| {
+        crate::par::chunks_on(threads, &mut padded[..], layout.len, |ci, plane_out| {
             fill_padded(g, &layout, &x[(n * g.cin + ci) * plane..][..plane], plane_out)
         });
         let padded = &*padded;
         let image = &mut out[n * g.cout * oplane..][..g.cout * oplane];
         let planes_out = OutPlanes(image.as_mut_ptr());
-        crate::par::try_range(groups * bands, |task| -> webnn_core::Result<()> {
+        crate::par::try_range_on(threads, groups * bands, |task| -> webnn_core::Result<()> {
             let (group, band) = (task / bands, task % bands);
             let rows = band * band_rows..((band + 1) * band_rows).min(g.oh);
             let co0 = group * GROUP;
