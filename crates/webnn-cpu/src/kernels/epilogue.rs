@@ -117,12 +117,10 @@ impl BoundEpilogue<'_> {
                 let (other, cols) = (&self.others[0][..len], tile.cols());
                 let mut runs = SmallVec::<[&[f32]; 16]>::new();
                 for r in 0..tile.rows() {
-                    let at = first(r);
-                    // A residual (as large as the output) needs no division.
-                    let at = if at < len { at } else { at % len };
+                    let at = run_start(first(r), len);
                     match other.get(at..at + cols) {
                         Some(run) => runs.push(run),
-                        None => return self.apply_rows_of(tile, bias, first),
+                        None => return self.apply_steps_by_row(tile, bias, first),
                     }
                 }
                 let act = match rest {
@@ -131,12 +129,12 @@ impl BoundEpilogue<'_> {
                 };
                 super::activation::bias_binary_tile(act, tile, bias, op, &runs);
             }
-            _ => self.apply_rows_of(tile, bias, first),
+            _ => self.apply_steps_by_row(tile, bias, first),
         }
     }
 
     /// [`BoundEpilogue::apply_tile`] step by step, row by row.
-    fn apply_rows_of(&self, tile: &mut TileOut<'_>, bias: TileBias<'_>, first: impl Fn(usize) -> usize) {
+    fn apply_steps_by_row(&self, tile: &mut TileOut<'_>, bias: TileBias<'_>, first: impl Fn(usize) -> usize) {
         super::activation::bias_tile(None, tile, bias);
         for r in 0..tile.rows() {
             self.apply(first(r), tile.row(r));
@@ -155,7 +153,7 @@ impl BoundEpilogue<'_> {
                     continue; // a short operand (a bias along the last axis) stays in cache
                 }
                 for r in 0..rows {
-                    let at = first(r) % len;
+                    let at = run_start(first(r), len);
                     prefetch_run(&other[at..(at + cols).min(len)]);
                 }
             }
@@ -236,6 +234,18 @@ where
     #[inline(always)]
     fn prefetch(&self, i: usize, j0: usize, rows: usize, cols: usize) {
         self.ep.prefetch_tile(rows, cols, |r| (self.first)(i, j0, r));
+    }
+}
+
+/// Where the run of an `inner` = 1 operand of `len` elements for the output elements from
+/// `first` on starts: `first % len`, without the division for a residual (as large as the
+/// output), which a tile's epilogue computes for each of its rows.
+#[inline(always)]
+fn run_start(first: usize, len: usize) -> usize {
+    if first < len {
+        first
+    } else {
+        first % len
     }
 }
 
