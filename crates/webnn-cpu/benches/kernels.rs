@@ -326,6 +326,11 @@ fn main() {
             elementwise(&[1, 12, 128, 128], |b, x| b.softmax(x, 3, &OperatorOptions::default()).unwrap()),
         ),
         (
+            // ViT-B/16's attention: rows of 197, not a multiple of the vector width.
+            "softmax 1x12x197x197",
+            elementwise(&[1, 12, 197, 197], |b, x| b.softmax(x, 3, &OperatorOptions::default()).unwrap()),
+        ),
+        (
             // A padded attention mask: the last 32 keys −10000 (their exponentials round to 0).
             "softmax masked 1x12x128x128",
             elementwise(&[1, 12, 128, 128], |b, x| {

@@ -575,16 +575,24 @@ thread_local! {
     static SOFTMAX_SCRATCH: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// softmax over `g`'s blocks; rows (`inner == 1`) go to `fast_row` when there is one.
 fn softmax<T: Copy + Send + Sync>(
     x: &[T],
     out: &mut [T],
     g: SoftmaxGeom,
+    fast_row: Option<super::vector_activation::SoftmaxRow<T>>,
     to: impl Fn(T) -> f32 + Sync,
     from: impl Fn(f32) -> T + Sync,
 ) -> webnn_core::Result<()> {
     let block = g.n * g.inner;
     let scratch_len = g.n * g.inner.min(SOFTMAX_COLS);
     let blocks = |o: &mut [T], xi: &[T]| {
+        if let (Some(row), 1) = (fast_row, g.inner) {
+            for (ob, xb) in o.chunks_mut(block).zip(xi.chunks(block)) {
+                row(xb, ob);
+            }
+            return Ok(());
+        }
         SOFTMAX_SCRATCH.with(|cell| {
             let mut scratch = cell.borrow_mut();
             super::scratch::grow(&mut scratch, scratch_len)?;
@@ -611,8 +619,13 @@ impl Kernel for SoftmaxKernel {
         let Some(x) = inputs[0] else { return Ok(()) };
         let out = &mut outputs[0];
         match self.data_type {
-            DataType::Float32 => softmax::<f32>(x.slice(), out.slice_mut(), self.geom, |v| v, |v| v),
-            DataType::Float16 => softmax::<f16>(x.slice(), out.slice_mut(), self.geom, f16::to_f32, f16::from_f32),
+            DataType::Float32 => {
+                let fast_row = super::vector_activation::softmax_row_f32();
+                softmax::<f32>(x.slice(), out.slice_mut(), self.geom, fast_row, |v| v, |v| v)
+            }
+            DataType::Float16 => {
+                softmax::<f16>(x.slice(), out.slice_mut(), self.geom, None, f16::to_f32, f16::from_f32)
+            }
             _ => Ok(()),
         }
     }
