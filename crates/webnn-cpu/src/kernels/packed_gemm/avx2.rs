@@ -18,6 +18,7 @@ pub(super) static KERNEL: Kernel = Kernel {
     kc_max: 256,
     b_block: 256 * 512,
     a_block: 256 * 96,
+    a_in_place_block: 0, // A is packed
     tile,
     pack_lhs,
     pack_rhs,

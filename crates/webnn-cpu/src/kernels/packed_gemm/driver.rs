@@ -80,7 +80,7 @@ impl<E: TileEpilogue> Job<'_, E> {
     }
 
     fn run_in(&self, rows: Range<usize>, cols: Range<usize>, scratch: &mut AlignedBuf) -> webnn_core::Result<()> {
-        let Blocking { kc: kcb, mc: mcb, nc: ncb, .. } = self.blocking;
+        let Blocking { kc: kcb, mc: mcb, nc: ncb, a_in_place_block, .. } = self.blocking;
         let (mr, nr) = (self.kernel.mr, self.kernel.nr);
         let a_len = match self.a {
             Lhs::Strided(_) if !self.kernel.a_in_place => packed_len(mcb, kcb, mr).map(|l| l.next_multiple_of(16)),
@@ -101,8 +101,15 @@ impl<E: TileEpilogue> Job<'_, E> {
         let k = self.k;
         let step = |r: Range<usize>, s: usize| r.clone().step_by(s).map(move |x| (x, s.min(r.end - x)));
         if matches!((&self.a, &self.b), (Lhs::Strided(_), Rhs::Packed(_))) {
-            // B is packed already: pack each A block once (if the kernel packs A) and sweep
-            // all the columns with it.
+            // B is packed already (a model's weights, read from DRAM when the model outgrows
+            // the caches): pack each A block once (if the kernel packs A) and sweep all the
+            // columns with it. An A read in place is one block when the task's rows fit
+            // `a_in_place_block`, so that B streams from memory once, not once per MC rows.
+            let mcb = if self.kernel.a_in_place && rows.len().saturating_mul(kcb) <= a_in_place_block {
+                rows.len().next_multiple_of(mr)
+            } else {
+                mcb
+            };
             for (ic, mc) in step(rows.clone(), mcb) {
                 for (pc, kc) in step(0..k, kcb) {
                     let ab = self.lhs_block(ic, mc, pc, kc, sa);

@@ -124,6 +124,9 @@ pub(super) struct Kernel {
     pub b_block: usize,
     /// Floats of the A block (MC × KC) kept in the L2 cache (and packed at a time).
     pub a_block: usize,
+    /// Floats of an A read in place (by a kernel with `a_in_place`) up to which all the rows
+    /// of a task are one block when B is packed, instead of blocks of `a_block`.
+    pub a_in_place_block: usize,
     /// Computes one tile.
     pub tile: TileFn,
     /// Packs A micro-panels.
@@ -133,14 +136,17 @@ pub(super) struct Kernel {
 }
 
 /// The cache blocks of one GEMM: depth KC, and MC rows × NC columns (multiples of MR, NR);
-/// and whether the full panels of a row-major B are read in place (else packed per block,
-/// like any strided B; see [`row_major_b_in_place`]).
+/// whether the full panels of a row-major B are read in place (else packed per block,
+/// like any strided B; see [`row_major_b_in_place`]); and up to how many floats (rows × KC)
+/// the rows of a task are one block instead of MC when A is read in place and B packed
+/// (`Kernel::a_in_place_block`; 0: never).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Blocking {
     pub kc: usize,
     pub mc: usize,
     pub nc: usize,
     pub b_in_place: bool,
+    pub a_in_place_block: usize,
 }
 
 impl Kernel {
@@ -155,7 +161,13 @@ impl Kernel {
         let mc = mc.min(m.div_ceil(self.mr).max(1) * self.mr);
         let nc = nc.min(n.div_ceil(self.nr).max(1) * self.nr);
         // A single row of tiles reads each B panel once: packing it could only add a copy.
-        Blocking { kc, mc, nc, b_in_place: m <= self.mr || row_major_b_in_place() }
+        Blocking {
+            kc,
+            mc,
+            nc,
+            b_in_place: m <= self.mr || row_major_b_in_place(),
+            a_in_place_block: if self.a_in_place { self.a_in_place_block } else { 0 },
+        }
     }
 }
 

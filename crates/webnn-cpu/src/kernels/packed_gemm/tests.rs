@@ -194,8 +194,8 @@ fn every_block_edge_matches_reference() {
         let kernel = isa.kernel().unwrap();
         let (mr, nr) = (kernel.mr, kernel.nr);
         for (kc, mc, nc) in [(4, 2 * mr, 2 * nr), (1, mr, nr), (5, 3 * mr, nr)] {
-            for b_in_place in [true, false] {
-                let blocking = Some(Blocking { kc, mc, nc, b_in_place });
+            for (b_in_place, a_in_place_block) in [(true, 0), (false, 0), (true, 1 << 20)] {
+                let blocking = Some(Blocking { kc, mc, nc, b_in_place, a_in_place_block });
                 for (m, n, k) in [
                     (2 * mr + 3, 3 * nr + 5, 11),
                     (1, 5 * nr + 1, 9),
