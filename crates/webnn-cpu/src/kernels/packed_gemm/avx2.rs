@@ -19,6 +19,7 @@ pub(super) static KERNEL: Kernel = Kernel {
     b_block: 256 * 512,
     a_block: 256 * 96,
     a_in_place_block: 0, // A is packed
+    b_ahead: false,
     tile,
     pack_lhs,
     pack_rhs,

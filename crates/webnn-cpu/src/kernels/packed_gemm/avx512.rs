@@ -8,6 +8,8 @@
 //! 4 or 2 sets of sums (FMA latency); partial tiles are stored with masks. Tiles of at most 7
 //! columns (n = 49 leaves one) run a column kernel: the 8 rows of A in one ymm times a
 //! broadcast of B per column, one 8-lane FMA per column and step instead of eight 16-lane ones.
+//! While a tile runs, it fetches its share of the next B micro-panel into L2, a line every
+//! few steps (`Tile::b_ahead`).
 
 use super::super::sgemm::Mat;
 use super::kernel::{Kernel, Tile};
@@ -44,6 +46,7 @@ pub(super) static KERNEL: Kernel = Kernel {
     // BERT-base seq 128 259 -> 230 ms, seq 384 750 -> 699, ViT-B/16 414 -> 346; 2 threads
     // BERT-base 128 140 -> 122, ViT-B/16 218 -> 205.
     a_in_place_block: 1200 * 256,
+    b_ahead: true,
     tile,
     pack_lhs,
     pack_rhs,
@@ -159,11 +162,24 @@ unsafe fn tile_n<const NV: usize, const PACKED: bool, const R: usize, const U: u
     let rows = a_rows::<PACKED>(t);
     let a_step = if PACKED { MR } else { t.a_step };
     let (mut a, mut b) = (0, t.b);
+    // A later B micro-panel's lines into L2: one every `every` steps (the rest, if the lines
+    // outnumber the steps, at the end).
+    let every = t.kc.checked_div(t.b_ahead_lines).map_or(usize::MAX, |e| e.max(1));
+    let (mut ahead, mut ahead_left, mut countdown) = (t.b_ahead, t.b_ahead_lines, every);
     let mut p = 0;
     while p + U <= t.kc {
         for sums in acc.iter_mut() {
             if PACKED {
                 _mm_prefetch::<_MM_HINT_T0>(rows[0].wrapping_add(a + A_PREFETCH).cast());
+            }
+            countdown -= 1;
+            if countdown == 0 {
+                countdown = every;
+                if ahead_left > 0 {
+                    _mm_prefetch::<_MM_HINT_T1>(ahead.cast());
+                    ahead = ahead.wrapping_add(16);
+                    ahead_left -= 1;
+                }
             }
             // SAFETY: this step is < kc.
             unsafe { step(sums, &rows, a, b) };
@@ -179,6 +195,11 @@ unsafe fn tile_n<const NV: usize, const PACKED: bool, const R: usize, const U: u
         a += a_step;
         b = b.wrapping_add(t.b_rs);
         p += 1;
+    }
+    while ahead_left > 0 {
+        _mm_prefetch::<_MM_HINT_T1>(ahead.cast());
+        ahead = ahead.wrapping_add(16);
+        ahead_left -= 1;
     }
     let mut sums = acc[0];
     for more in &acc[1..] {

@@ -23,6 +23,12 @@ pub(super) struct Tile {
     /// Distance between the steps of the B micro-panel: NR when packed, B's row stride when
     /// read in place.
     pub b_rs: usize,
+    /// Start of cache lines (64 bytes each, `b_ahead_lines` of them) of a later B
+    /// micro-panel to fetch into L2 while this tile runs, spread over its steps (by kernels
+    /// with `Kernel::b_ahead`). Only a hint: the address need not be valid.
+    pub b_ahead: *const f32,
+    /// How many lines at `b_ahead`.
+    pub b_ahead_lines: usize,
     /// Element (0, 0) of the tile in C; element (i, j) is `c[i * c_rs + j]`.
     pub c: *mut f32,
     /// Row stride of C, in elements.
@@ -127,6 +133,8 @@ pub(super) struct Kernel {
     /// Floats of an A read in place (by a kernel with `a_in_place`) up to which all the rows
     /// of a task are one block when B is packed, instead of blocks of `a_block`.
     pub a_in_place_block: usize,
+    /// Whether the microkernel fetches `Tile::b_ahead` (else the driver prefetches it).
+    pub b_ahead: bool,
     /// Computes one tile.
     pub tile: TileFn,
     /// Packs A micro-panels.

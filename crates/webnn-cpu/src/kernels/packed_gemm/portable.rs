@@ -18,6 +18,7 @@ pub(super) static KERNEL: Kernel = Kernel {
     b_block: 256 * 256,
     a_block: 256 * 64,
     a_in_place_block: 0, // A is packed
+    b_ahead: false,
     tile,
     pack_lhs,
     pack_rhs,
