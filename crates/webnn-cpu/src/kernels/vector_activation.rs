@@ -488,17 +488,11 @@ mod tests {
     #[test]
     fn softmax_row_is_within_4_ulp() {
         let Some(row) = softmax_row_f32() else { return };
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = webnn_core::testing::Rng::new(37);
         let mut worst = (0u64, 0usize, 0.0f32);
         for n in (1..=40).chain([127, 128, 197, 300]) {
             for spread in [1.0, 10.0, 60.0, 120.0] {
-                let x: Vec<f32> = (0..n).map(|_| ((next() - 0.5) * spread + 3.0) as f32).collect();
+                let x: Vec<f32> = (0..n).map(|_| rng.uniform(3.0 - spread / 2.0, 3.0 + spread / 2.0) as f32).collect();
                 let mut y = vec![f32::NAN; n];
                 row(&x, &mut y);
                 for (i, (&y, want)) in y.iter().zip(softmax64(&x)).enumerate() {
