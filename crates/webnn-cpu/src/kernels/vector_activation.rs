@@ -5,13 +5,17 @@
 //! The compiler's vectorisation of `fast_math::sigmoid_f32` (two power-of-two factors, a
 //! division, clamps with NaN semantics) ran at 0.34 ns per element; written with
 //! `vscalefps` (2ᵏ with one rounding, subnormals included), `vrcp14ps` plus one Newton step
-//! instead of the division, and a degree-7 polynomial it runs several times faster.
+//! instead of the division, and a degree-6 polynomial it runs several times faster.
 //!
-//! Method, for sigmoid(x) with a = |x|: e = e⁻ᵃ = 2ᵏ·eʳ with k = round(−a·log₂e) and
-//! r = −a − k·ln2 (two-part Cody–Waite reduction, |r| ≤ ln2/2), eʳ by its Taylor polynomial
-//! to r⁷ (truncation < 2⁻²⁶ relative); d = 1 + e; y ≈ 1/d from `vrcp14ps` (2⁻¹⁴) refined by
-//! one Newton step; sigmoid = y for x ≥ 0 and e·y for x < 0 (no overflow, subnormal results
-//! kept). swish(x) = x·sigmoid(x), the same two steps as the unfused graph.
+//! Method, for sigmoid(x) with a = |x|: e = e⁻ᵃ = 2ᵏ·eʳ with k = round(−a·log₂e) (rounded
+//! by adding and subtracting 1.5·2²³) and r = −a − k·ln2 (two-part Cody–Waite reduction,
+//! |r| ≤ ln2/2), eʳ by a degree-6 minimax polynomial (relative error 0.05·2⁻²⁴); d = 1 + e;
+//! y ≈ 1/d from `vrcp14ps` (2⁻¹⁴) refined by one Newton step; sigmoid = y for x ≥ 0 and e·y
+//! for x < 0 (no overflow, subnormal results kept). swish(x) = x·sigmoid(x), the same two
+//! steps as the unfused graph. NaN needs no test of its own: it propagates through every step.
+//! SiLU in 21 vector instructions per 16 values (was 26 with Taylor's degree 7, a rounding
+//! instruction, a mask for the underflow and a NaN select): kernel bench silu 1×96×112×112,
+//! 1 thread, Ice Lake, 3 alternating runs: 0.37 → 0.29–0.33 ns per value (sigmoid 0.35 → 0.27).
 //!
 //! Measured error (the `sweep` tests below, every 97th f32 bit pattern against f64):
 //! sigmoid ≤ 3 ULP; swish ≤ 4 ULP where sigmoid is a normal number, and bit for bit x times
@@ -148,51 +152,61 @@ mod avx512 {
     const LOG2E: f32 = std::f32::consts::LOG2_E;
     const LN2_HI: f32 = 0.693_359_4; // 355/512: k·LN2_HI is exact for |k| < 2¹⁵.
     const LN2_LO: f32 = -2.121_944_4e-4; // ln2 − LN2_HI
+    /// C2..C6 of eʳ ≈ 1 + r + C2·r² + … + C6·r⁶ on |r| ≤ ln2/2: a minimax fit of the
+    /// relative error (0.05·2⁻²⁴ at worst in exact arithmetic; Taylor's degree 6 leaves 2⁻²³).
+    const EXP_C: [f32; 5] = [0.499_999_94, 0.166_665_21, 0.041_668_39, 0.008_368_71, 0.001_381_461_3];
 
-    /// e⁻ᵃ for a ≥ 0 (not NaN; +∞ gives 0).
+    /// 1.5·2²³: adding it to |t| < 2²² rounds t to an integer (to nearest, ties to even) in
+    /// the low bits; subtracting it again gives that integer as a float.
+    const ROUND_MAGIC: f32 = 12_582_912.0;
+
+    /// eᵗ for t ≤ 0 (−∞ gives +0; NaN propagates).
+    ///
+    /// t is clamped at −104 (e⁻¹⁰⁴ rounds to +0: every clamped lane gives +0 without scaling
+    /// further down through the subnormals, a microcode assist per element on Intel CPUs; see
+    /// `UNDERFLOW`), so k stays within [−150, 0]. eʳ is the degree-6 polynomial of the module
+    /// doc (relative error 0.05·2⁻²⁴ on |r| ≤ ln2/2).
     #[inline]
     #[target_feature(enable = "avx512f")]
-    fn exp_neg(a: __m512) -> __m512 {
-        // e^−104 rounds to +0: lanes beyond it compute e⁰ and take +0 at the end, so that no
-        // lane scales down through a subnormal (a microcode assist per element on Intel
-        // CPUs; see `UNDERFLOW`). k stays within [−150, 0].
-        let live = _mm512_cmp_ps_mask::<_CMP_NGE_UQ>(a, _mm512_set1_ps(-UNDERFLOW));
-        let a = _mm512_maskz_mov_ps(live, a);
-        let kf = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm512_mul_ps(
-            a,
-            _mm512_set1_ps(-LOG2E),
-        ));
-        // r = −a − k·ln2 (k·LN2_HI exact).
-        let r = _mm512_fnmadd_ps(kf, _mm512_set1_ps(LN2_HI), _mm512_sub_ps(_mm512_setzero_ps(), a));
-        let r = _mm512_fnmadd_ps(kf, _mm512_set1_ps(LN2_LO), r);
-        // eʳ = 1 + r + r²/2 + … + r⁷/5040 (Horner).
+    fn exp_nonpositive(t: __m512) -> __m512 {
         let c = |v: f32| _mm512_set1_ps(v);
-        let p = _mm512_fmadd_ps(c(1.0 / 5040.0), r, c(1.0 / 720.0));
-        let p = _mm512_fmadd_ps(p, r, c(1.0 / 120.0));
-        let p = _mm512_fmadd_ps(p, r, c(1.0 / 24.0));
-        let p = _mm512_fmadd_ps(p, r, c(1.0 / 6.0));
-        let p = _mm512_fmadd_ps(p, r, c(0.5));
+        // vmaxps returns its second operand where either is NaN: a NaN t stays NaN.
+        let t = _mm512_max_ps(c(UNDERFLOW), t);
+        let kf = _mm512_sub_ps(_mm512_fmadd_ps(t, c(LOG2E), c(ROUND_MAGIC)), c(ROUND_MAGIC));
+        // r = t − k·ln2 (k·LN2_HI exact).
+        let r = _mm512_fnmadd_ps(kf, c(LN2_HI), t);
+        let r = _mm512_fnmadd_ps(kf, c(LN2_LO), r);
+        // eʳ ≈ 1 + r + r²·(C2 + C3·r + … + C6·r⁴) (Horner).
+        let p = _mm512_fmadd_ps(c(EXP_C[4]), r, c(EXP_C[3]));
+        let p = _mm512_fmadd_ps(p, r, c(EXP_C[2]));
+        let p = _mm512_fmadd_ps(p, r, c(EXP_C[1]));
+        let p = _mm512_fmadd_ps(p, r, c(EXP_C[0]));
         let p = _mm512_fmadd_ps(p, r, c(1.0));
         let p = _mm512_fmadd_ps(p, r, c(1.0));
         // p·2ᵏ, rounded once (subnormal results included).
-        _mm512_maskz_mov_ps(live, _mm512_scalef_ps(p, kf))
+        _mm512_scalef_ps(p, kf)
     }
 
-    /// sigmoid of 16 lanes.
+    /// e⁻ᵃ for a ≥ 0 (+∞ gives +0; NaN propagates).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn exp_neg(a: __m512) -> __m512 {
+        exp_nonpositive(_mm512_sub_ps(_mm512_setzero_ps(), a))
+    }
+
+    /// sigmoid of 16 lanes; NaN propagates through every step (the sign test is false).
     #[inline]
     #[target_feature(enable = "avx512f")]
     fn sigmoid(x: __m512) -> __m512 {
-        let a = _mm512_abs_ps(x);
-        let e = exp_neg(a);
+        // e = e^−|x|: −|x| by setting the sign bit.
+        let neg_abs = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(x), _mm512_set1_epi32(i32::MIN)));
+        let e = exp_nonpositive(neg_abs);
         let d = _mm512_add_ps(_mm512_set1_ps(1.0), e);
         // 1/d: 14-bit estimate, one Newton step y·(2 − d·y).
         let y = _mm512_rcp14_ps(d);
         let y = _mm512_mul_ps(y, _mm512_fnmadd_ps(d, y, _mm512_set1_ps(2.0)));
         let negative = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, _mm512_setzero_ps());
-        let s = _mm512_mask_mul_ps(y, negative, e, y);
-        // NaN in, NaN out.
-        let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
-        _mm512_mask_mov_ps(s, nan, x)
+        _mm512_mask_mul_ps(y, negative, e, y)
     }
 
     /// tanh of 16 lanes (the method in the module doc).
