@@ -95,6 +95,19 @@ impl Geom {
             ..self
         }
     }
+
+    /// A 1×1 unpadded convolution of a one-pixel image (the squeeze-and-excitation convs of
+    /// EfficientNet-style nets, `[n, C, 1, 1]`) as its channels-last twin: with one pixel
+    /// the nchw and nhwc tensors are the same bytes, and the GEMM is then one row of pixels
+    /// against the packed filter instead of `cout` rows against a one-column operand (which
+    /// the 8 × 48 AVX-512 tile computed 48 times over: EfficientNet-B0's 16 such convs
+    /// 0.29 → 0.09 ms per dispatch, `WEBNN_PROFILE=1`, 1 thread).
+    fn single_pixel_channels_last(self) -> Geom {
+        if self.nhwc || (self.h, self.w, self.kh, self.kw) != (1, 1, 1, 1) || self.padding != [0; 4] {
+            return self;
+        }
+        Geom { nhwc: true, strides: [1, 1], dilations: [1, 1], ..self }
+    }
 }
 
 /// The indices `i` in `0..n` with `0 <= i*stride + offset - pad < limit`, as a range.
@@ -244,7 +257,7 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
         Conv2dFilterOperandLayout::Ohwi | Conv2dFilterOperandLayout::Ihwo => (f[1], f[2]),
     })?;
     let (cin, cout, kh, kw, oh, ow) = (g.cin, g.cout, g.kh, g.kw, g.oh, g.ow);
-    let g = g.along_width();
+    let g = g.along_width().single_pixel_channels_last();
     let path = if g.groups == cin && g.groups == cout && (depthwise_blocked::fits(&g) || depthwise::plane_fits(&g)) {
         ConvPath::Depthwise
     } else if kh == 1 && kw == 1 && g.strides == [1, 1] && g.padding == [0; 4] {

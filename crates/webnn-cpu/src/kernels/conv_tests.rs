@@ -268,6 +268,11 @@ const CASES: &[Case] = &[
     Case::new([1, 8, 26, 27], [32, 5, 5], [1, 1], [1, 1], [2, 2, 2, 2], 1),
     Case::new([1, 72, 9, 9], [16, 1, 1], [2, 2], [1, 1], [0; 4], 1),
     Case::new([1, 24, 7, 7], [48, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 1),
+    // 1×1 on a one-pixel image (the squeeze-and-excitation convs), run as its channels-last
+    // twin: batch 2, groups, more output channels than one 48-wide tile
+    Case::new([1, 40, 1, 1], [10, 1, 1], [1, 1], [1, 1], [0; 4], 1),
+    Case::new([2, 24, 1, 1], [100, 1, 1], [1, 1], [1, 1], [0; 4], 1),
+    Case::new([2, 12, 1, 1], [18, 1, 1], [1, 1], [1, 1], [0; 4], 3),
     // depthwise with a channel multiplier (general path)
     Case::new([1, 3, 6, 6], [6, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 3),
     // depthwise with strides and padding of up to 2^32-1 around a 1x1 output (found by fuzz
