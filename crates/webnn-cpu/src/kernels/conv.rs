@@ -281,10 +281,7 @@ pub fn lower_conv2d_with(op: &Operation, graph: &Graph, epilogue: Epilogue) -> R
     let winograd = weights
         .as_ref()
         .filter(|_| {
-            path == ConvPath::Im2col
-                && data_type == DataType::Float32
-                && winograd::applies(&g)
-                && if direct_applies(&g) { winograd::beats_direct(&g) } else { winograd::pays(&g) }
+            path == ConvPath::Im2col && data_type == DataType::Float32 && winograd::applies(&g) && winograd::pays(&g)
         })
         .and_then(|w| WinogradFilter::new(&g, w));
     let path = if winograd.is_some() {

@@ -98,22 +98,19 @@ pub fn applies(g: &Geom) -> bool {
 /// element of the transformed filter — 4× the filter — is used once per tile of a block, so
 /// with few tiles the GEMMs only stream it (512→512 at 7×7, 4 tiles: 135 GFLOP/s against
 /// im2col's 148 on one thread, 170 against 290 on two; at 14×14, 16 tiles: 380 against 185).
+///
+/// The same rule against the direct kernel (`conv_direct`, which takes these convs from
+/// im2col on AVX-512 CPUs). Stop 33 measured the direct kernel ahead below 128 input
+/// channels (64→64 on 56², 16→64 on 55²); since the GEMM's in-place A block and in-kernel B
+/// prefetch (stop 37) Winograd's 36 GEMMs run at twice the direct kernel's rate there.
+/// Measured on Ice Lake-SP, 1 thread (kernel bench, effective GFLOP/s, Winograd / direct):
+/// 64→64 on 56² 207 / 109, 80→80 on 40² 223 / 110 (64→64), 256→256 on 14² 210 / 110;
+/// 512→512 on 7² (4 tiles) 88 / 96, left out here. Models, alternating runs, medians of 3,
+/// 1 thread, direct → Winograd wherever it pays: YOLOv8n 23.8 → 20.3 ms, ResNet-50 77.7 →
+/// 70.2, SqueezeNet 1.1 7.56 → 6.73, UNet 162 → 132; 2 threads YOLOv8n 14.2 → 12.1,
+/// ResNet-50 43.6 → 38.0.
 pub fn pays(g: &Geom) -> bool {
     g.cin >= 16 && g.cout >= 16 && g.oh.div_ceil(TILE) * g.ow.div_ceil(TILE) >= 16
-}
-
-/// Whether this path is expected to be faster than the direct kernel (`conv_direct`, taken
-/// where that kernel applies; [`pays`] is the rule against im2col). Measured on Ice Lake-SP,
-/// kernel bench medians of 9 alternating rounds (1T / 2T ms, Winograd against direct):
-/// 128→128 on 28² 1.29 / 0.91 against 1.92 / 1.23 — Winograd's 36 GEMMs run near the
-/// microkernel's speed once cin ≥ 128; 64→64 on 56² 2.04 / 1.29 against 1.67 / 1.28 and
-/// 16→64 on 55² 0.79 / 0.52 against 0.60 / 0.42 — with few input channels the transforms
-/// dominate; 256→256 on 14² 1.67 against 1.62 at 1T, a tie at 2T — a 14-wide output fills its
-/// 4-wide tiles only to 14/16, and 13² or 7² less. So: cin ≥ 128 and at most 1/8 of the tiles'
-/// outputs past the image.
-pub fn beats_direct(g: &Geom) -> bool {
-    let tiled = g.oh.next_multiple_of(TILE) * g.ow.next_multiple_of(TILE);
-    g.cin >= 128 && g.cout >= 16 && tiled * 8 <= g.oh * g.ow * 9
 }
 
 /// The filter transformed and packed at build: `U[ξ]` (`cout × cin`) for each of the 36
