@@ -100,7 +100,7 @@ pub fn applies(g: &Geom) -> bool {
 /// im2col's 148 on one thread, 170 against 290 on two; at 14×14, 16 tiles: 380 against 185).
 ///
 /// The same rule against the direct kernel (`conv_direct`, which takes these convs from
-/// im2col on AVX-512 CPUs). Stop 33 measured the direct kernel ahead below 128 input
+/// im2col on AVX-512 CPUs). Stop 34 measured the direct kernel ahead below 128 input
 /// channels (64→64 on 56², 16→64 on 55²); since the GEMM's in-place A block and in-kernel B
 /// prefetch (stop 37) Winograd's 36 GEMMs run at twice the direct kernel's rate there.
 /// Measured on Ice Lake-SP, 1 thread (kernel bench, effective GFLOP/s, Winograd / direct):
