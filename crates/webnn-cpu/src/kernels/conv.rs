@@ -101,7 +101,7 @@ impl Geom {
     /// the nchw and nhwc tensors are the same bytes, and the GEMM is then one row of pixels
     /// against the packed filter instead of `cout` rows against a one-column operand (which
     /// the 8 × 48 AVX-512 tile computed 48 times over: EfficientNet-B0's 16 such convs
-    /// 0.29 → 0.09 ms per dispatch, `WEBNN_PROFILE=1`, 1 thread).
+    /// 0.29 → 0.07 ms per dispatch, `WEBNN_PROFILE=1`, 1 thread).
     fn single_pixel_channels_last(self) -> Geom {
         if self.nhwc || (self.h, self.w, self.kh, self.kw) != (1, 1, 1, 1) || self.padding != [0; 4] {
             return self;

@@ -9,10 +9,14 @@
 //! tanh ≤ 3 ULP, sigmoid ≤ 3 ULP, erf ≤ 3 ULP, gelu ≤ 6 ULP. NaN propagates. erf and gelu use
 //! polynomial fits made for this file (least squares at Chebyshev nodes in 50-digit arithmetic).
 
-const MAGIC: f32 = 12_582_912.0; // 1.5 · 2²³: adding it rounds to an integer.
+/// 1.5·2²³: adding it to |t| < 2²² rounds t to an integer (to nearest, ties to even) in the
+/// low bits; subtracting it again gives that integer as a float.
+pub(crate) const MAGIC: f32 = 12_582_912.0;
 const LOG2E: f32 = std::f32::consts::LOG2_E;
-const LN2_HI: f32 = 0.693_359_4; // 355/512: k·LN2_HI is exact for |k| < 2¹⁵.
-const LN2_LO: f32 = -2.121_944_4e-4; // ln2 − LN2_HI
+/// ln2 in two parts for Cody–Waite reduction: 355/512 (k·LN2_HI is exact for |k| < 2¹⁵) …
+pub(crate) const LN2_HI: f32 = 0.693_359_4;
+/// … and ln2 − LN2_HI.
+pub(crate) const LN2_LO: f32 = -2.121_944_4e-4;
 
 /// (k as f32, k as i32, r) with x = k·ln2 + r, |r| ≤ ~ln2/2. `x` must be finite and within
 /// ±2²².

@@ -145,20 +145,14 @@ enum Bias<'a> {
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::super::fast_math::UNDERFLOW;
+    use super::super::fast_math::{LN2_HI, LN2_LO, MAGIC, UNDERFLOW};
     use super::{Bias, VectorActivation};
     use std::arch::x86_64::*;
 
     const LOG2E: f32 = std::f32::consts::LOG2_E;
-    const LN2_HI: f32 = 0.693_359_4; // 355/512: k·LN2_HI is exact for |k| < 2¹⁵.
-    const LN2_LO: f32 = -2.121_944_4e-4; // ln2 − LN2_HI
     /// C2..C6 of eʳ ≈ 1 + r + C2·r² + … + C6·r⁶ on |r| ≤ ln2/2: a minimax fit of the
     /// relative error (0.05·2⁻²⁴ at worst in exact arithmetic; Taylor's degree 6 leaves 2⁻²³).
     const EXP_C: [f32; 5] = [0.499_999_94, 0.166_665_21, 0.041_668_39, 0.008_368_71, 0.001_381_461_3];
-
-    /// 1.5·2²³: adding it to |t| < 2²² rounds t to an integer (to nearest, ties to even) in
-    /// the low bits; subtracting it again gives that integer as a float.
-    const ROUND_MAGIC: f32 = 12_582_912.0;
 
     /// eᵗ for t ≤ 0 (−∞ gives +0; NaN propagates).
     ///
@@ -172,7 +166,7 @@ mod avx512 {
         let c = |v: f32| _mm512_set1_ps(v);
         // vmaxps returns its second operand where either is NaN: a NaN t stays NaN.
         let t = _mm512_max_ps(c(UNDERFLOW), t);
-        let kf = _mm512_sub_ps(_mm512_fmadd_ps(t, c(LOG2E), c(ROUND_MAGIC)), c(ROUND_MAGIC));
+        let kf = _mm512_sub_ps(_mm512_fmadd_ps(t, c(LOG2E), c(MAGIC)), c(MAGIC));
         // r = t − k·ln2 (k·LN2_HI exact).
         let r = _mm512_fnmadd_ps(kf, c(LN2_HI), t);
         let r = _mm512_fnmadd_ps(kf, c(LN2_LO), r);

@@ -104,11 +104,11 @@ pub fn applies(g: &Geom) -> bool {
 /// channels (64→64 on 56², 16→64 on 55²); since the GEMM's in-place A block and in-kernel B
 /// prefetch (stop 37) Winograd's 36 GEMMs run at twice the direct kernel's rate there.
 /// Measured on Ice Lake-SP, 1 thread (kernel bench, effective GFLOP/s, Winograd / direct):
-/// 64→64 on 56² 207 / 109, 80→80 on 40² 223 / 110 (64→64), 256→256 on 14² 210 / 110;
-/// 512→512 on 7² (4 tiles) 88 / 96, left out here. Models, alternating runs, medians of 3,
-/// 1 thread, direct → Winograd wherever it pays: YOLOv8n 23.8 → 20.3 ms, ResNet-50 77.7 →
-/// 70.2, SqueezeNet 1.1 7.56 → 6.73, UNet 162 → 132; 2 threads YOLOv8n 14.2 → 12.1,
-/// ResNet-50 43.6 → 38.0.
+/// 64→64 on 56² 207 / 109, 80→80 on 40² 223 / 110 (the direct case at 40² is 64→64),
+/// 256→256 on 14² 210 / 110; 512→512 on 7² (4 tiles) 88 / 96, left out here. Models,
+/// alternating runs, medians of 3, 1 thread, direct → Winograd wherever it pays: YOLOv8n
+/// 23.8 → 20.3 ms, ResNet-50 77.7 → 70.2, SqueezeNet 1.1 7.56 → 6.73, UNet 162 → 132;
+/// 2 threads YOLOv8n 14.2 → 12.1, ResNet-50 43.6 → 38.0.
 pub fn pays(g: &Geom) -> bool {
     g.cin >= 16 && g.cout >= 16 && g.oh.div_ceil(TILE) * g.ow.div_ceil(TILE) >= 16
 }
