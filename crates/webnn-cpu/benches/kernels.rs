@@ -178,7 +178,7 @@ fn pointwise_residual_relu(cin: u32, cout: u32, hw: u32) -> Box<dyn Fn() -> (Gra
 
 /// GEMM shapes (m, n, k) and which operand is packed once: A for convs (the filter), B for
 /// MatMuls (the weights); the other is a row-major view.
-const GEMM_SHAPES: [(&str, usize, usize, usize, bool); 7] = [
+const GEMM_SHAPES: [(&str, usize, usize, usize, bool); 8] = [
     ("conv3x3 64ch 56x56, A packed", 64, 3136, 576, true),
     ("conv3x3 128ch 28x28, A packed", 256, 784, 1152, true),
     ("BERT qkv/out, B packed", 128, 768, 768, false),
@@ -186,6 +186,8 @@ const GEMM_SHAPES: [(&str, usize, usize, usize, bool); 7] = [
     ("BERT ffn down, B packed", 384, 768, 3072, false),
     ("ResNet 1x1 7x7, A packed", 2048, 49, 512, true),
     ("ResNet 3x3 7x7, A packed", 512, 49, 4608, true),
+    // A classifier: 5 MB of weights streamed once per row (GB/s = 2 × GFLOP/s).
+    ("classifier GEMV, B packed", 1, 1000, 1280, false),
 ];
 
 /// Median seconds of `f` over about `ms` milliseconds (at least 5 runs, after one warm-up).

@@ -168,9 +168,11 @@ fn conv_residual_epilogues_in_one_pass_equal_the_unfused_steps() {
 fn matmul_and_gemm_with_bias_and_activations_equal_the_unfused_steps() {
     // Batched with a shared weight (one folded GEMM), batched with broadcast batches, and
     // wider than one column tile (the bias read from each tile's first column on).
-    for (a_shape, b_shape) in
-        [(vec![2, 37, 19], vec![19, 23]), (vec![3, 1, 5, 7], vec![2, 7, 9]), (vec![1, 20, 33], vec![33, 100])]
-    {
+    for (a_shape, b_shape, out_shape) in [
+        (vec![2, 37, 19], vec![19, 23], vec![2, 37, 23]),
+        (vec![3, 1, 5, 7], vec![2, 7, 9], vec![3, 2, 5, 9]),
+        (vec![1, 20, 33], vec![33, 100], vec![1, 20, 100]),
+    ] {
         let n = *b_shape.last().unwrap();
         case(&[f32_desc(&a_shape), f32_desc(&b_shape)], |b, ins| {
             let m = b.matmul(&ins[0], &ins[1], &opts()).unwrap();
@@ -179,6 +181,34 @@ fn matmul_and_gemm_with_bias_and_activations_equal_the_unfused_steps() {
             (b.gelu(&y, &opts()).unwrap(), vec![m, y])
         })
         .check(&["matmul+add+gelu"]);
+        // The microkernel's own epilogue (`packed_gemm::StoreOps`): the bias along the last
+        // axis, a residual, a relu or a clamp.
+        case(&[f32_desc(&a_shape), f32_desc(&b_shape), f32_desc(&out_shape)], |b, ins| {
+            let m = b.matmul(&ins[0], &ins[1], &opts()).unwrap();
+            let bias = constant(b, &[n], 4);
+            let y = b.add(&m, &bias, &opts()).unwrap();
+            let r = b.add(&y, &ins[2], &opts()).unwrap();
+            (b.relu(&r, &opts()).unwrap(), vec![m, y, r])
+        })
+        .check(&["matmul+add+add+relu"]);
+        case(&[f32_desc(&a_shape), f32_desc(&b_shape)], |b, ins| {
+            let m = b.matmul(&ins[0], &ins[1], &opts()).unwrap();
+            let bias = constant(b, &[n], 4);
+            let y = b.add(&m, &bias, &opts()).unwrap();
+            (
+                b.clamp(
+                    &y,
+                    &ClampOptions {
+                        min_value: Some((-0.5).into()),
+                        max_value: Some(0.75.into()),
+                        ..Default::default()
+                    },
+                )
+                .unwrap(),
+                vec![m, y],
+            )
+        })
+        .check(&["matmul+add+clamp"]);
     }
     case(&[f32_desc(&[13, 6])], |b, ins| {
         let w = constant(b, &[10, 6], 5);

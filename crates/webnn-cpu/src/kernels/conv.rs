@@ -597,8 +597,9 @@ fn conv_gemm(
                 // Row i of a tile is output channel i of the group.
                 let tile_epilogue = |p0: usize| GemmEpilogue {
                     ep,
-                    bias: move |i: usize, _| bias.map_or(TileBias::None, |b| TileBias::Rows(&b[i..])),
-                    first: move |i: usize, j0: usize, r: usize| obase + (i + r) * pixels + p0 + j0,
+                    bias: bias.map_or(TileBias::None, TileBias::Rows),
+                    base: obase + p0,
+                    rs: pixels,
                 };
                 if path == ConvPath::Pointwise {
                     gemm(
@@ -638,8 +639,9 @@ fn conv_gemm(
                 // Row i of a tile is output pixel p0 + i; column j output channel j of the group.
                 let tile_epilogue = |p0: usize| GemmEpilogue {
                     ep,
-                    bias: move |_, j0: usize| bias.map_or(TileBias::None, |b| TileBias::Cols(&b[j0..])),
-                    first: move |i: usize, j0: usize, r: usize| obase + (p0 + i + r) * g.cout + j0,
+                    bias: bias.map_or(TileBias::None, TileBias::Cols),
+                    base: obase + p0 * g.cout,
+                    rs: g.cout,
                 };
                 if path == ConvPath::Pointwise {
                     let a = Mat { data: &xn[grp * cig..], rs: g.cin, cs: 1 };

@@ -8,7 +8,7 @@
 //! equals the unfused one bit for bit (tested in `compile::epilogue`'s tests).
 
 use super::activation::Activation;
-use super::packed_gemm::{TileEpilogue, TileOut};
+use super::packed_gemm::{StoreOperand, StoreOps, TileEpilogue, TileOut};
 use super::In;
 use smallvec::SmallVec;
 
@@ -77,7 +77,7 @@ impl Epilogue {
 /// The bias a conv adds to a GEMM tile before its epilogue: one value per tile row (nchw:
 /// rows are output channels) or per tile column (nhwc: columns are channels), each slice
 /// starting at the tile's first row or column.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub enum TileBias<'a> {
     /// No bias.
     None,
@@ -209,31 +209,82 @@ impl BoundEpilogue<'_> {
     }
 }
 
-/// A [`BoundEpilogue`] as a GEMM's [`TileEpilogue`]: the tile at C[i, j0] gets `bias(i, j0)`
-/// and then the steps, its row r holding the output elements from `first(i, j0, r)` on;
+/// A [`BoundEpilogue`] as a GEMM's [`TileEpilogue`]: C[i, j] is output element
+/// `base + i · rs + j`; the tile at C[i, j0] gets its part of `bias` and then the steps;
 /// before the tile's last depth block, the rows of its element-wise operands are prefetched.
-pub struct GemmEpilogue<'e, 'a, B, F> {
+///
+/// The common epilogues are applied by the microkernel before it stores the tile
+/// ([`TileEpilogue::store_ops`]), the same f32 operations without a pass over the stored
+/// tile: the bias, then an operand along the last axis (a matmul's bias, when there is no
+/// conv bias), then one laid out like the output (a residual), then a relu or a clamp; each
+/// optional, in that order.
+pub struct GemmEpilogue<'e, 'a, 'b> {
     /// The steps and their operands.
     pub ep: &'e BoundEpilogue<'a>,
-    /// The bias of the tile at (i, j0).
-    pub bias: B,
-    /// The output element of row r of the tile at (i, j0).
-    pub first: F,
+    /// The bias of the whole GEMM: `Rows` one value per row of C, `Cols` per column.
+    pub bias: TileBias<'b>,
+    /// The output element of C[0, 0].
+    pub base: usize,
+    /// Output elements from one row of C to the next.
+    pub rs: usize,
 }
 
-impl<'b, B, F> TileEpilogue for GemmEpilogue<'_, '_, B, F>
-where
-    B: Fn(usize, usize) -> TileBias<'b> + Sync,
-    F: Fn(usize, usize, usize) -> usize + Sync,
-{
+impl GemmEpilogue<'_, '_, '_> {
+    /// The output element of row r of the tile at C[i, j0].
+    #[inline(always)]
+    fn first(&self, i: usize, j0: usize, r: usize) -> usize {
+        self.base + (i + r) * self.rs + j0
+    }
+}
+
+impl TileEpilogue for GemmEpilogue<'_, '_, '_> {
     #[inline(always)]
     fn tile(&self, i: usize, j0: usize, tile: &mut TileOut<'_>) {
-        self.ep.apply_tile(tile, (self.bias)(i, j0), |r| (self.first)(i, j0, r));
+        let bias = match self.bias {
+            TileBias::None => TileBias::None,
+            TileBias::Rows(b) => TileBias::Rows(&b[i..]),
+            TileBias::Cols(b) => TileBias::Cols(&b[j0..]),
+        };
+        self.ep.apply_tile(tile, bias, |r| self.first(i, j0, r));
     }
 
     #[inline(always)]
     fn prefetch(&self, i: usize, j0: usize, rows: usize, cols: usize) {
-        self.ep.prefetch_tile(rows, cols, |r| (self.first)(i, j0, r));
+        self.ep.prefetch_tile(rows, cols, |r| self.first(i, j0, r));
+    }
+
+    fn store_ops(&self, m: usize, n: usize) -> Option<StoreOps<'_>> {
+        if m == 0 || n == 0 {
+            return None;
+        }
+        // The last output element C covers: an operand at least one longer holds every
+        // element's value at its own index, no wrapping.
+        let end = self.base + (m - 1) * self.rs + n;
+        let mut ops = StoreOps { bias: self.bias, other: None, clamp: None };
+        let mut steps = self.ep.epilogue.steps.iter().zip(&self.ep.others).peekable();
+        // An operand along the last axis (len n, every row starting at a multiple of n) adds
+        // other[j]: a column bias, if there is no bias yet.
+        if let Some((&EpilogueStep::Binary { op: EpilogueBinary::Add, inner: 1, len, .. }, other)) = steps.peek() {
+            if len == n && self.base.is_multiple_of(n) && self.rs.is_multiple_of(n) && other.len() >= n {
+                if let TileBias::None = ops.bias {
+                    ops.bias = TileBias::Cols(&other[..n]);
+                    steps.next();
+                }
+            }
+        }
+        if let Some((&EpilogueStep::Binary { op, inner: 1, len, .. }, other)) = steps.peek() {
+            if len >= end && other.len() >= end {
+                ops.other = Some(StoreOperand { op, data: &other[self.base..end], rs: self.rs });
+                steps.next();
+            }
+        }
+        match steps.next() {
+            None => {}
+            Some((EpilogueStep::Activation(Activation::Relu), _)) => ops.clamp = Some((0.0, f32::INFINITY)),
+            Some((EpilogueStep::Activation(Activation::Clamp(lo, hi)), _)) => ops.clamp = Some((*lo, *hi)),
+            Some(_) => return None,
+        }
+        steps.next().is_none().then_some(ops)
     }
 }
 

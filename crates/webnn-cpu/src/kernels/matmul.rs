@@ -108,11 +108,7 @@ impl MatmulKernel {
     fn compute(&self, a: &[f32], b: &[f32], out: &mut [f32], ep: &BoundEpilogue<'_>) -> webnn_core::Result<()> {
         let (m, k, n) = (self.m, self.k, self.n);
         // Row i of matrix t of the output starts at element (t·m + i)·n.
-        let tile_epilogue = |t: usize| GemmEpilogue {
-            ep,
-            bias: |_, _| TileBias::None,
-            first: move |i: usize, j0: usize, r: usize| (t * m + i + r) * n + j0,
-        };
+        let tile_epilogue = |t: usize| GemmEpilogue { ep, bias: TileBias::None, base: t * m * n, rs: n };
         if let Some(batch) = self.fold {
             let rhs = match &self.b_packed {
                 Some(p) => Rhs::Packed(p),

@@ -47,12 +47,30 @@ unsafe fn tile(t: &Tile) {
         b = b.wrapping_add(t.b_rs);
     }
     if t.rows == MR && t.cols == NR {
+        let ops = &t.ops;
         for (i, row) in acc.iter().enumerate() {
             for (v, x) in row.iter().enumerate() {
-                // SAFETY: the full tile is valid for the caller.
+                // SAFETY: the full tile is valid for the caller, and the bias covers its rows
+                // or columns.
                 unsafe {
                     let p = t.c.add(i * t.c_rs + 8 * v);
-                    let y = if t.accumulate { _mm256_add_ps(_mm256_loadu_ps(p), *x) } else { *x };
+                    let mut y = if t.accumulate { _mm256_add_ps(_mm256_loadu_ps(p), *x) } else { *x };
+                    if !ops.bias.is_null() {
+                        let bias = if ops.bias_cols {
+                            _mm256_loadu_ps(ops.bias.add(8 * v))
+                        } else {
+                            _mm256_set1_ps(*ops.bias.add(i))
+                        };
+                        y = _mm256_add_ps(y, bias);
+                    }
+                    if !ops.other.is_null() {
+                        let o = _mm256_loadu_ps(ops.other.add(i * ops.other_rs + 8 * v));
+                        y = if ops.other_mul { _mm256_mul_ps(y, o) } else { _mm256_add_ps(y, o) };
+                    }
+                    if let Some((lo, hi)) = ops.clamp {
+                        // `vmaxps`/`vminps` return their second operand when one is NaN: y.
+                        y = _mm256_min_ps(_mm256_set1_ps(hi), _mm256_max_ps(_mm256_set1_ps(lo), y));
+                    }
                     _mm256_storeu_ps(p, y);
                 }
             }

@@ -213,14 +213,55 @@ unsafe fn tile_n<const NV: usize, const PACKED: bool, const R: usize, const U: u
     for (v, m) in masks.iter_mut().enumerate() {
         *m = ((1u32 << t.cols.saturating_sub(16 * v).min(16)) - 1) as __mmask16;
     }
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if t.ops.any() {
+            store::<NV, R, true>(t, &sums, &masks)
+        } else {
+            store::<NV, R, false>(t, &sums, &masks)
+        }
+    }
+}
+
+/// Stores the valid rows of a tile's sums (added to C's contents if `t.accumulate`), through
+/// `t.ops` if `OPS` (a separate instance, so the plain store has no tests of its own).
+///
+/// # Safety
+/// As [`tile`]; `masks` keep to the tile's valid columns.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn store<const NV: usize, const R: usize, const OPS: bool>(
+    t: &Tile,
+    sums: &[[__m512; NV]; R],
+    masks: &[__mmask16; NV],
+) {
+    let ops = &t.ops;
     for (i, row) in sums.iter().enumerate() {
         if i < t.rows {
-            for ((v, x), &mask) in row.iter().enumerate().zip(&masks) {
+            for ((v, x), &mask) in row.iter().enumerate().zip(masks) {
                 // SAFETY: the mask keeps to the tile's valid columns of valid row i, which the
-                // caller lets us access.
+                // caller lets us access, and the bias and operand cover them.
                 unsafe {
                     let p = t.c.add(i * t.c_rs + 16 * v);
-                    let y = if t.accumulate { _mm512_add_ps(_mm512_maskz_loadu_ps(mask, p), *x) } else { *x };
+                    let mut y = if t.accumulate { _mm512_add_ps(_mm512_maskz_loadu_ps(mask, p), *x) } else { *x };
+                    if OPS {
+                        if !ops.bias.is_null() {
+                            let bias = if ops.bias_cols {
+                                _mm512_maskz_loadu_ps(mask, ops.bias.add(16 * v))
+                            } else {
+                                _mm512_set1_ps(*ops.bias.add(i))
+                            };
+                            y = _mm512_add_ps(y, bias);
+                        }
+                        if !ops.other.is_null() {
+                            let o = _mm512_maskz_loadu_ps(mask, ops.other.add(i * ops.other_rs + 16 * v));
+                            y = if ops.other_mul { _mm512_mul_ps(y, o) } else { _mm512_add_ps(y, o) };
+                        }
+                        if let Some((lo, hi)) = ops.clamp {
+                            // `vmaxps`/`vminps` return their second operand when one is NaN: y.
+                            y = _mm512_min_ps(_mm512_set1_ps(hi), _mm512_max_ps(_mm512_set1_ps(lo), y));
+                        }
+                    }
                     _mm512_mask_storeu_ps(p, mask, y);
                 }
             }
@@ -300,10 +341,10 @@ unsafe fn columns<const C: usize, const PACKED: bool>(t: &Tile) {
     }
     for i in 0..t.rows {
         for (j, o) in out.iter().enumerate() {
-            // SAFETY: (i, j) is a valid element of the tile.
+            // SAFETY: (i, j) is a valid element of the tile, and the bias covers it.
             unsafe {
                 let p = t.c.add(i * t.c_rs + j);
-                *p = if t.accumulate { *p + o[i] } else { o[i] };
+                *p = t.ops.finish(if t.accumulate { *p + o[i] } else { o[i] }, i, j);
             }
         }
     }

@@ -4,9 +4,10 @@
 //! thread-local scratch; then every MR × NR tile through the microkernel, and the epilogue on
 //! a tile's rows as soon as its last depth block is stored.
 
-use super::kernel::{Blocking, Kernel, Tile};
+use super::super::epilogue::{EpilogueBinary, TileBias};
+use super::kernel::{Blocking, Kernel, Tile, TileOps};
 use super::pack::{self, packed_len, AlignedBuf};
-use super::{Lhs, Rhs, TileEpilogue, TileOut};
+use super::{Lhs, Rhs, StoreOps, TileEpilogue, TileOut};
 use std::cell::Cell;
 use std::ops::Range;
 
@@ -33,6 +34,9 @@ pub(super) struct Job<'a, E> {
     pub b: Rhs<'a>,
     pub c: OutPtr,
     pub epilogue: &'a E,
+    /// The epilogue's [`TileEpilogue::store_ops`] (its bias checked to cover C's rows or
+    /// columns): applied by the microkernel, and `epilogue.tile` never called.
+    pub store: Option<StoreOps<'a>>,
     pub blocking: Blocking,
 }
 
@@ -279,6 +283,22 @@ impl<E: TileEpilogue> Job<'_, E> {
             Some(t) if cols < nr => t,
             _ => (bb.ptr.wrapping_add(jr * bb.stride), bb.step),
         };
+        let last = pc + kc == self.k;
+        let ops = match self.store {
+            Some(StoreOps { bias, other, clamp }) if last => {
+                let (bias, bias_cols) = match bias {
+                    TileBias::None => (std::ptr::null(), false),
+                    TileBias::Rows(b) => (b.as_ptr().wrapping_add(i), false),
+                    TileBias::Cols(b) => (b.as_ptr().wrapping_add(j), true),
+                };
+                let (other, other_rs, other_mul) = match other {
+                    Some(o) => (o.data.as_ptr().wrapping_add(i * o.rs + j), o.rs, o.op == EpilogueBinary::Mul),
+                    None => (std::ptr::null(), 0, false),
+                };
+                TileOps { bias, bias_cols, other, other_rs, other_mul, clamp }
+            }
+            _ => TileOps::NONE,
+        };
         // SAFETY: the panels hold kc steps (see `lhs_block`/`rhs_block`); the tile's
         // rows × cols elements lie inside this task's rectangle of the validated C.
         let tile = unsafe {
@@ -296,16 +316,16 @@ impl<E: TileEpilogue> Job<'_, E> {
                 rows,
                 cols,
                 accumulate: pc > 0,
+                ops,
             }
         };
-        let last = pc + kc == self.k;
         if last {
             self.epilogue.prefetch(i, j, rows, cols);
         }
         // SAFETY: the tile satisfies the TileFn contract (above), and the kernel's ISA is
         // available.
         unsafe { (self.kernel.tile)(&tile) };
-        if last {
+        if last && self.store.is_none() {
             // The tile's rows × cols elements, written above and touched by no other task.
             let mut out = TileOut { ptr: tile.c, rs: self.c.rs, rows, cols, _c: std::marker::PhantomData };
             self.epilogue.tile(i, j, &mut out);

@@ -39,6 +39,81 @@ pub(super) struct Tile {
     pub cols: usize,
     /// Add to C's contents (a later depth block) instead of overwriting them (the first).
     pub accumulate: bool,
+    /// What to apply to the sums before storing them ([`TileOps::NONE`] but on the last
+    /// depth block of a GEMM whose epilogue has [`super::TileEpilogue::store_ops`]).
+    pub ops: TileOps,
+}
+
+/// A [`super::StoreOps`] at one tile: `y = sum + bias`, `y = y ∘ other`, then the clamp.
+#[derive(Clone, Copy)]
+pub(super) struct TileOps {
+    /// The bias of the tile's first row (`bias_cols` false: one value per row) or first
+    /// column (true: one per column); null for none.
+    pub bias: *const f32,
+    /// Whether `bias` runs along the columns.
+    pub bias_cols: bool,
+    /// The element-wise operand at the tile's first element (row i at `other + i · other_rs`);
+    /// null for none.
+    pub other: *const f32,
+    /// Its row stride.
+    pub other_rs: usize,
+    /// Whether it multiplies (else adds).
+    pub other_mul: bool,
+    /// The clamp bounds, if any.
+    pub clamp: Option<(f32, f32)>,
+}
+
+impl TileOps {
+    /// Nothing to apply.
+    pub const NONE: TileOps = TileOps {
+        bias: std::ptr::null(),
+        bias_cols: false,
+        other: std::ptr::null(),
+        other_rs: 0,
+        other_mul: false,
+        clamp: None,
+    };
+
+    /// Whether there is anything to apply.
+    #[inline(always)]
+    pub fn any(&self) -> bool {
+        !self.bias.is_null() || !self.other.is_null() || self.clamp.is_some()
+    }
+
+    /// Element (i, j)'s final value from `y` (the sum, plus C's old contents when
+    /// accumulating): the scalar form of what the vector kernels do, with
+    /// `Activation::Clamp`'s selects.
+    ///
+    /// # Safety
+    /// `bias` (if not null) is readable at offset i (rows) or j (columns), `other` (if not
+    /// null) at `i · other_rs + j`.
+    #[inline(always)]
+    pub unsafe fn finish(&self, y: f32, i: usize, j: usize) -> f32 {
+        // SAFETY: forwarded from the caller.
+        let y = if self.bias.is_null() { y } else { y + unsafe { *self.bias.add(if self.bias_cols { j } else { i }) } };
+        let y = if self.other.is_null() {
+            y
+        } else {
+            // SAFETY: forwarded from the caller.
+            let o = unsafe { *self.other.add(i * self.other_rs + j) };
+            if self.other_mul {
+                y * o
+            } else {
+                y + o
+            }
+        };
+        match self.clamp {
+            Some((lo, hi)) => {
+                let y = if y < lo { lo } else { y };
+                if y > hi {
+                    hi
+                } else {
+                    y
+                }
+            }
+            None => y,
+        }
+    }
 }
 
 /// A microkernel: computes and stores one [`Tile`].

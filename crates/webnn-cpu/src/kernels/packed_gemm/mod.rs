@@ -29,6 +29,8 @@ mod tests;
 pub use super::sgemm::Mat;
 pub use kernel::Isa;
 
+use super::epilogue::{EpilogueBinary, TileBias};
+
 use driver::{Job, OutPtr};
 use kernel::{Blocking, Kernel};
 use pack::{packed_len, AlignedBuf};
@@ -258,6 +260,44 @@ pub trait TileEpilogue: Sync {
     /// as large as the output, usually out of cache), so it arrives while the sums run.
     #[inline(always)]
     fn prefetch(&self, _i: usize, _j: usize, _rows: usize, _cols: usize) {}
+
+    /// The whole epilogue as a bias and a clamp the microkernel applies to the sums itself
+    /// before storing them, when it can be put so; then [`TileEpilogue::tile`] is not called
+    /// for the tiles the microkernels compute. None (the default): every tile goes through
+    /// [`TileEpilogue::tile`].
+    /// (`m × n`: the GEMM's C.)
+    #[inline(always)]
+    fn store_ops(&self, _m: usize, _n: usize) -> Option<StoreOps<'_>> {
+        None
+    }
+}
+
+/// An epilogue a microkernel applies in its registers, on a tile's last depth block, instead
+/// of a pass over the stored tile: `y = sum + bias`, then `y = y ∘ other`, then
+/// `y = clamp(y, lo, hi)` with `Activation::Clamp`'s two selects (NaN passes through, −0
+/// stays −0), each when present: the same f32 operations in the same order as the unfused
+/// steps, so the results are the same bits. The common conv epilogues (bias, a residual, a
+/// relu or relu6) and matmul ones (a bias along the last axis, a residual).
+#[derive(Clone, Copy, Debug)]
+pub struct StoreOps<'a> {
+    /// Added first: `Rows(b)` adds `b[i]` to row i of C (m values), `Cols(b)` `b[j]` to column
+    /// j (n values).
+    pub bias: TileBias<'a>,
+    /// Then an operand laid out like C, if any.
+    pub other: Option<StoreOperand<'a>>,
+    /// Then the clamp to `[lo, hi]`, if any (a relu: `[0, ∞]`).
+    pub clamp: Option<(f32, f32)>,
+}
+
+/// An element-wise operand of [`StoreOps`]: C[i, j] becomes `C[i, j] ∘ data[i · rs + j]`.
+#[derive(Clone, Copy, Debug)]
+pub struct StoreOperand<'a> {
+    /// The op.
+    pub op: EpilogueBinary,
+    /// Its values, from C[0, 0]'s on.
+    pub data: &'a [f32],
+    /// Elements from one row of C to the next.
+    pub rs: usize,
 }
 
 impl<F: Fn(usize, usize, &mut [f32]) + Sync> TileEpilogue for F {
@@ -351,8 +391,25 @@ where
         }
         return Ok(());
     }
+    let store = epilogue.store_ops(m, n);
+    if let Some(s) = store {
+        match s.bias {
+            TileBias::Rows(bias) if bias.len() < m => return bad("the bias is shorter than the rows"),
+            TileBias::Cols(bias) if bias.len() < n => return bad("the bias is shorter than the columns"),
+            _ => {}
+        }
+        let covers = |o: &StoreOperand| {
+            (m - 1)
+                .checked_mul(o.rs)
+                .and_then(|x| x.checked_add(n))
+                .is_some_and(|end| end <= o.data.len() && (m == 1 || o.rs >= n))
+        };
+        if !s.other.as_ref().is_none_or(covers) {
+            return bad("the element-wise operand does not cover C");
+        }
+    }
     let blocking = blocking.unwrap_or_else(|| kernel.blocking(m, n, k));
-    let job = Job { kernel, k, a, b, c: OutPtr { ptr: c.as_mut_ptr(), rs: c_rs }, epilogue, blocking };
+    let job = Job { kernel, k, a, b, c: OutPtr { ptr: c.as_mut_ptr(), rs: c_rs }, epilogue, store, blocking };
     let threads = if parallel { crate::par::threads_for_macs(m.saturating_mul(n).saturating_mul(k)) } else { 1 };
     let a_packs = matches!(a, Lhs::Strided(_)) && !kernel.a_in_place;
     let b_packs = matches!(b, Rhs::Strided(v) if v.cs != 1 || !blocking.b_in_place);

@@ -46,12 +46,14 @@ unsafe fn tile(t: &Tile) {
     unsafe { store_partial(t, &acc) };
 }
 
-/// Stores (or adds, if `t.accumulate`) the valid `t.rows × t.cols` part of a computed tile.
+/// Stores (or adds, if `t.accumulate`) the valid `t.rows × t.cols` part of a computed tile,
+/// then applies `t.ops`.
 ///
 /// # Safety
 /// The tile's valid elements of C are accessible as the [`super::kernel::TileFn`] contract says.
 #[inline(always)]
 pub(super) unsafe fn store_partial<const R: usize, const C: usize>(t: &Tile, acc: &[[f32; C]; R]) {
+    let finish = t.ops.any();
     for (i, row) in acc.iter().enumerate().take(t.rows) {
         // SAFETY: row i < t.rows of the tile has t.cols valid elements.
         let out = unsafe { std::slice::from_raw_parts_mut(t.c.add(i * t.c_rs), t.cols) };
@@ -59,6 +61,12 @@ pub(super) unsafe fn store_partial<const R: usize, const C: usize>(t: &Tile, acc
             out.iter_mut().zip(row).for_each(|(o, &x)| *o += x);
         } else {
             out.copy_from_slice(&row[..t.cols]);
+        }
+        if finish {
+            for (j, o) in out.iter_mut().enumerate() {
+                // SAFETY: the driver's bias and operand cover the tile's rows and columns.
+                *o = unsafe { t.ops.finish(*o, i, j) };
+            }
         }
     }
 }

@@ -8,6 +8,7 @@
 //! order). We allow k·2^-22·Σ|a||b| (4× that) and nothing more: a zero Σ|a||b| must be exact
 //! (up to the rounding of the test epilogue's `2x + 1`).
 
+use super::super::epilogue::{EpilogueBinary, TileBias};
 use super::kernel::{Blocking, Kernel};
 use super::*;
 use crate::kernels::sgemm::sgemm_reference;
@@ -351,4 +352,150 @@ fn nested_gemm_in_an_epilogue_gets_its_own_scratch() {
     gemm(m, n, k, Lhs::Strided(Mat::rows(&a, k)), Rhs::Strided(Mat::rows(&b, n)), &mut nested, n, false, &epilogue)
         .unwrap();
     assert_eq!(plain, nested);
+}
+
+/// An epilogue that is all [`StoreOps`]: its `tile` must never run.
+struct InKernel<'a>(StoreOps<'a>);
+
+impl TileEpilogue for InKernel<'_> {
+    fn tile(&self, i: usize, j: usize, _tile: &mut TileOut<'_>) {
+        panic!("tile ({i}, {j}) went through the epilogue pass, not the microkernel");
+    }
+
+    fn store_ops(&self, _m: usize, _n: usize) -> Option<StoreOps<'_>> {
+        Some(self.0)
+    }
+}
+
+#[test]
+fn store_ops_are_the_scalar_steps_bit_for_bit() {
+    // y = sum + bias, y = y ∘ other, y = clamp(y) with `Activation::Clamp`'s selects, written
+    // out here, on the sums of the same GEMM without an epilogue; NaN and −0 among the bias
+    // and operand values, bounds that cut both ways.
+    let clamp = |y: f32, (lo, hi): (f32, f32)| {
+        let y = if y < lo { lo } else { y };
+        if y > hi {
+            hi
+        } else {
+            y
+        }
+    };
+    let special = |v: &mut [f32]| {
+        for (x, s) in v.iter_mut().step_by(7).zip([f32::NAN, -0.0, 0.0, f32::INFINITY].iter().cycle()) {
+            *x = *s;
+        }
+    };
+    for isa in isas() {
+        let kernel = isa.kernel().unwrap();
+        let (mr, nr) = (kernel.mr, kernel.nr);
+        let tiny = Blocking { kc: 4, mc: 2 * mr, nc: 2 * nr, b_in_place: true, a_in_place_block: 0 };
+        for (m, n, k, blocking) in [
+            (2 * mr + 3, 2 * nr + 5, 13, None),
+            (mr, nr, 40, None),
+            (3, 7, 9, None),
+            (1, nr + 3, 11, None),
+            (2 * mr + 1, 3 * nr + 2, 11, Some(tiny)),
+        ] {
+            let a = pseudo(m * k, 5);
+            let b = pseudo(k * n, 6);
+            let (am, bm) = (Mat::rows(&a, k), Mat::rows(&b, n));
+            let pb = PackedRhs::with_isa(isa, k, n, bm).unwrap();
+            let c_rs = n + 2;
+            let mut plain = vec![0f32; m * c_rs];
+            gemm_blocked(
+                isa,
+                blocking,
+                m,
+                n,
+                k,
+                Lhs::Strided(am),
+                Rhs::Packed(&pb),
+                &mut plain,
+                c_rs,
+                false,
+                &no_epilogue,
+            )
+            .unwrap();
+            let mut rows_bias = pseudo(m, 7);
+            let mut cols_bias = pseudo(n, 8);
+            let other_rs = n + 1;
+            let mut other = pseudo(m * other_rs, 9);
+            special(&mut rows_bias);
+            special(&mut cols_bias);
+            special(&mut other);
+            for bias in [TileBias::None, TileBias::Rows(&rows_bias), TileBias::Cols(&cols_bias)] {
+                for op in [None, Some(EpilogueBinary::Add), Some(EpilogueBinary::Mul)] {
+                    for bounds in [None, Some((0.0, f32::INFINITY)), Some((-0.25, 0.5))] {
+                        let ops = StoreOps {
+                            bias,
+                            other: op.map(|op| StoreOperand { op, data: &other, rs: other_rs }),
+                            clamp: bounds,
+                        };
+                        for parallel in [false, true] {
+                            let mut c = vec![f32::NAN; m * c_rs];
+                            let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+                            pool.install(|| {
+                                gemm_blocked(
+                                    isa,
+                                    blocking,
+                                    m,
+                                    n,
+                                    k,
+                                    Lhs::Strided(am),
+                                    Rhs::Packed(&pb),
+                                    &mut c,
+                                    c_rs,
+                                    parallel,
+                                    &InKernel(ops),
+                                )
+                            })
+                            .unwrap();
+                            for i in 0..m {
+                                for j in 0..n {
+                                    let mut y = plain[i * c_rs + j];
+                                    y = match bias {
+                                        TileBias::None => y,
+                                        TileBias::Rows(b) => y + b[i],
+                                        TileBias::Cols(b) => y + b[j],
+                                    };
+                                    y = match op {
+                                        None => y,
+                                        Some(EpilogueBinary::Add) => y + other[i * other_rs + j],
+                                        Some(EpilogueBinary::Mul) => y * other[i * other_rs + j],
+                                    };
+                                    let want = bounds.map_or(y, |b| clamp(y, b));
+                                    let got = c[i * c_rs + j];
+                                    assert!(
+                                        got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                                        "{isa:?} {m}x{n}x{k} {bias:?} {op:?} {bounds:?}: C[{i}][{j}] = {got}, want {want}"
+                                    );
+                                }
+                                assert!(c[i * c_rs + n..(i + 1) * c_rs].iter().all(|x| x.is_nan()), "gap written");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn store_ops_that_do_not_cover_c_are_errors() {
+    let (m, n, k) = (4, 5, 3);
+    let a = pseudo(m * k, 1);
+    let b = pseudo(k * n, 2);
+    let mut c = vec![0f32; m * n];
+    let short = [0f32; 3];
+    let other = [0f32; 4 * 5];
+    let run = |ops: StoreOps<'_>, c: &mut [f32]| {
+        gemm(m, n, k, Lhs::Strided(Mat::rows(&a, k)), Rhs::Strided(Mat::rows(&b, n)), c, n, false, &InKernel(ops))
+    };
+    let none = StoreOps { bias: TileBias::None, other: None, clamp: None };
+    assert!(run(StoreOps { bias: TileBias::Rows(&short), ..none }, &mut c).is_err());
+    assert!(run(StoreOps { bias: TileBias::Cols(&short), ..none }, &mut c).is_err());
+    let operand = |data, rs| Some(StoreOperand { op: EpilogueBinary::Add, data, rs });
+    assert!(run(StoreOps { other: operand(&other[1..], 5), ..none }, &mut c).is_err());
+    assert!(run(StoreOps { other: operand(&other, 4), ..none }, &mut c).is_err());
+    assert!(run(StoreOps { other: operand(&other, 5), ..none }, &mut c).is_ok());
 }
