@@ -8,7 +8,9 @@
 //! or passed as a strided view: a row-major B is read in place (its full panels), and so is
 //! any A by the AVX-512 kernel; other views are packed block by block into thread-local
 //! scratch at run time. The epilogue sees each row segment of a tile right after its full sum
-//! is stored, while it is still in cache (bias, activation, residual add).
+//! is stored, while it is still in cache (bias, activation, residual add), or, when it is a
+//! [`StoreOps`] (a bias, a residual, a relu or clamp), the microkernel applies it to the sums
+//! in its registers before the store.
 //!
 //! Files: `kernel.rs` (the microkernel interface and cache blocking), `avx512.rs`, `avx2.rs`,
 //! `portable.rs` (the microkernels), `pack.rs` (panel layouts, aligned storage), `driver.rs`
