@@ -130,6 +130,34 @@ fn conv_paths_with_activations_and_residuals_equal_the_unfused_steps() {
 }
 
 #[test]
+fn winograd_and_direct_conv_epilogues_equal_the_unfused_steps() {
+    // 16 → 16 on 18×18 takes Winograd (25 tiles); 8 → 20 (72 taps) the direct kernel on
+    // AVX-512 CPUs, im2col elsewhere.
+    for (cin, cout) in [(16, 16), (8, 20)] {
+        let (shape, out_shape) = (vec![1, cin, 18, 18], vec![1, cout, 18, 18]);
+        case(&[f32_desc(&shape)], |b, ins| {
+            let c = conv(b, &ins[0], cin, cout, 3, 1, false);
+            (b.relu(&c, &opts()).unwrap(), vec![c])
+        })
+        .check(&["conv2d+relu"]);
+        case(&[f32_desc(&shape), f32_desc(&out_shape)], |b, ins| {
+            let c = conv(b, &ins[0], cin, cout, 3, 1, false);
+            let r = b.add(&c, &ins[1], &opts()).unwrap();
+            let options =
+                ClampOptions { min_value: Some((-1.0).into()), max_value: Some(1.0.into()), ..Default::default() };
+            (b.clamp(&r, &options).unwrap(), vec![c, r])
+        })
+        .check(&["conv2d+add+clamp"]);
+        case(&[f32_desc(&shape)], |b, ins| {
+            let c = conv(b, &ins[0], cin, cout, 3, 1, false);
+            let s = b.sigmoid(&c, &opts()).unwrap();
+            (b.mul(&c, &s, &opts()).unwrap(), vec![c, s])
+        })
+        .check(&["conv2d+sigmoid+mul"]);
+    }
+}
+
+#[test]
 fn conv_residual_epilogues_in_one_pass_equal_the_unfused_steps() {
     // The one-pass tile epilogue (bias, residual, activation): without an activation, with a
     // vectorised one (sigmoid) and a scalar one (relu); a mul; a residual broadcast over the

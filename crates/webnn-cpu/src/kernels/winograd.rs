@@ -18,15 +18,15 @@
 //! Run time, per block of whole tile rows of one image (sized so that the transformed input
 //! and the products stay in L2): input transform into `V` (zero padding applied while the
 //! input rows are staged), 36 GEMMs into `M`, output transform into the output, then the
-//! bias and the fused epilogue on each channel's rows of the block (contiguous in nchw).
+//! bias and the fused epilogue in one pass over each channel's rows of the block (contiguous in nchw).
 //! Blocks run in parallel; each is computed the same way on any thread count.
 //!
 //! Accuracy: see `winograd_tests.rs` (measured error against an f64 direct convolution,
 //! next to the im2col path's).
 
 use super::conv::Geom;
-use super::epilogue::BoundEpilogue;
-use super::packed_gemm::{gemm, no_epilogue, Lhs, PackedLhs, Rhs};
+use super::epilogue::{BoundEpilogue, TileBias};
+use super::packed_gemm::{gemm, no_epilogue, Lhs, PackedLhs, Rhs, TileOut};
 use super::scratch::{grow, try_zeroed};
 use super::sgemm::Mat;
 use super::simd::simd;
@@ -417,14 +417,13 @@ fn block(
             #[inline(always)]
             || output_transform(g, tiling, m, o, t, ty0, ty1, patches, row_buf, seg),
         );
-        if let Some(b) = bias {
-            let b = b[o];
-            simd(
-                #[inline(always)]
-                || seg.iter_mut().for_each(|y| *y += b),
-            );
+        // The bias and the steps in one pass over the channel's rows (still in L1).
+        let first = (n * g.cout + o) * plane + ty0 * TILE * g.ow;
+        let len = seg.len();
+        if let Some(mut rows) = TileOut::new(seg, len, 1, len) {
+            let bias = bias.map_or(TileBias::None, |b| TileBias::Rows(&b[o..]));
+            ep.apply_tile(&mut rows, bias, |_| first);
         }
-        ep.apply((n * g.cout + o) * plane + ty0 * TILE * g.ow, seg);
         Ok(())
     })
 }
