@@ -133,6 +133,17 @@ impl BoundEpilogue<'_> {
         }
     }
 
+    /// The steps as the bounds of one clamp (a relu: `[0, ∞]`), for a kernel that applies it
+    /// in registers as it stores its output (`Activation::Clamp`'s selects): `Some(None)`
+    /// when there are no steps, None when they are anything else.
+    pub fn as_clamp(&self) -> Option<Option<(f32, f32)>> {
+        match self.epilogue.steps.as_slice() {
+            [] => Some(None),
+            [EpilogueStep::Activation(act)] => clamp_bounds(*act).map(Some),
+            _ => None,
+        }
+    }
+
     /// [`BoundEpilogue::apply_tile`] step by step, row by row.
     fn apply_steps_by_row(&self, tile: &mut TileOut<'_>, bias: TileBias<'_>, first: impl Fn(usize) -> usize) {
         super::activation::bias_tile(None, tile, bias);
@@ -280,11 +291,20 @@ impl TileEpilogue for GemmEpilogue<'_, '_, '_> {
         }
         match steps.next() {
             None => {}
-            Some((EpilogueStep::Activation(Activation::Relu), _)) => ops.clamp = Some((0.0, f32::INFINITY)),
-            Some((EpilogueStep::Activation(Activation::Clamp(lo, hi)), _)) => ops.clamp = Some((*lo, *hi)),
+            Some((EpilogueStep::Activation(act), _)) => ops.clamp = Some(clamp_bounds(*act)?),
             Some(_) => return None,
         }
         steps.next().is_none().then_some(ops)
+    }
+}
+
+/// The bounds of `act` as a clamp (`Activation::Clamp`'s two selects), if it is one: relu is
+/// the clamp to `[0, ∞]` (`x < 0 ? 0 : x`, then nothing is above ∞; NaN passes through).
+fn clamp_bounds(act: Activation) -> Option<(f32, f32)> {
+    match act {
+        Activation::Relu => Some((0.0, f32::INFINITY)),
+        Activation::Clamp(lo, hi) => Some((lo, hi)),
+        _ => None,
     }
 }
 
