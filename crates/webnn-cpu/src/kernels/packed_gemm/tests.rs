@@ -354,16 +354,16 @@ fn nested_gemm_in_an_epilogue_gets_its_own_scratch() {
     assert_eq!(plain, nested);
 }
 
-/// An epilogue that is all [`StoreOps`]: its `tile` must never run.
-struct InKernel<'a>(StoreOps<'a>);
+/// An epilogue that is all [`StoreOps`] (its `tile` must never run), or none at all.
+struct InKernel<'a>(Option<StoreOps<'a>>);
 
 impl TileEpilogue for InKernel<'_> {
     fn tile(&self, i: usize, j: usize, _tile: &mut TileOut<'_>) {
-        panic!("tile ({i}, {j}) went through the epilogue pass, not the microkernel");
+        assert!(self.0.is_none(), "tile ({i}, {j}) went through the epilogue pass, not the microkernel");
     }
 
     fn store_ops(&self, _m: usize, _n: usize) -> Option<StoreOps<'_>> {
-        Some(self.0)
+        self.0
     }
 }
 
@@ -401,21 +401,16 @@ fn store_ops_are_the_scalar_steps_bit_for_bit() {
             let (am, bm) = (Mat::rows(&a, k), Mat::rows(&b, n));
             let pb = PackedRhs::with_isa(isa, k, n, bm).unwrap();
             let c_rs = n + 2;
-            let mut plain = vec![0f32; m * c_rs];
-            gemm_blocked(
-                isa,
-                blocking,
-                m,
-                n,
-                k,
-                Lhs::Strided(am),
-                Rhs::Packed(&pb),
-                &mut plain,
-                c_rs,
-                false,
-                &no_epilogue,
-            )
-            .unwrap();
+            // C (NaN-filled, rows c_rs apart) from a run on 2 threads.
+            let run = |parallel: bool, ops: Option<StoreOps<'_>>| {
+                let mut c = vec![f32::NAN; m * c_rs];
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+                let (lhs, rhs) = (Lhs::Strided(am), Rhs::Packed(&pb));
+                pool.install(|| gemm_blocked(isa, blocking, m, n, k, lhs, rhs, &mut c, c_rs, parallel, &InKernel(ops)))
+                    .unwrap();
+                c
+            };
+            let plain = run(false, None);
             let mut rows_bias = pseudo(m, 7);
             let mut cols_bias = pseudo(n, 8);
             let other_rs = n + 1;
@@ -432,24 +427,7 @@ fn store_ops_are_the_scalar_steps_bit_for_bit() {
                             clamp: bounds,
                         };
                         for parallel in [false, true] {
-                            let mut c = vec![f32::NAN; m * c_rs];
-                            let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-                            pool.install(|| {
-                                gemm_blocked(
-                                    isa,
-                                    blocking,
-                                    m,
-                                    n,
-                                    k,
-                                    Lhs::Strided(am),
-                                    Rhs::Packed(&pb),
-                                    &mut c,
-                                    c_rs,
-                                    parallel,
-                                    &InKernel(ops),
-                                )
-                            })
-                            .unwrap();
+                            let c = run(parallel, Some(ops));
                             for i in 0..m {
                                 for j in 0..n {
                                     let mut y = plain[i * c_rs + j];
@@ -489,7 +467,7 @@ fn store_ops_that_do_not_cover_c_are_errors() {
     let short = [0f32; 3];
     let other = [0f32; 4 * 5];
     let run = |ops: StoreOps<'_>, c: &mut [f32]| {
-        gemm(m, n, k, Lhs::Strided(Mat::rows(&a, k)), Rhs::Strided(Mat::rows(&b, n)), c, n, false, &InKernel(ops))
+        gemm(m, n, k, Lhs::Strided(Mat::rows(&a, k)), Rhs::Strided(Mat::rows(&b, n)), c, n, false, &InKernel(Some(ops)))
     };
     let none = StoreOps { bias: TileBias::None, other: None, clamp: None };
     assert!(run(StoreOps { bias: TileBias::Rows(&short), ..none }, &mut c).is_err());
