@@ -80,15 +80,7 @@ pub enum Activation {
 macro_rules! with_activation_fn {
     ($act:expr, $f16:expr, |$f:ident, $chunk:ident| $body:expr) => {
         with_activation_fn!(@arms $act, |$f, $chunk| $body;
-            // As `clamp` below: two selects, NaN passes through.
-            Activation::Clamp(lo, hi) => (CHEAP_CHUNK, move |x: f32| {
-                let y = if x < lo { lo } else { x };
-                if y > hi {
-                    hi
-                } else {
-                    y
-                }
-            }),
+            Activation::Clamp(lo, hi) => (CHEAP_CHUNK, move |x: f32| clamp_value(x, lo, hi)),
             Activation::Elu(a) => (CHEAP_CHUNK, move |x: f32| elu(x, a)),
             Activation::Gelu => (CHEAP_CHUNK, |x: f32| gelu_f32(x)),
             Activation::HardSigmoid(a, b) => (CHEAP_CHUNK, move |x: f32| (a * x as f64 + b).clamp(0.0, 1.0) as f32),
@@ -406,16 +398,21 @@ struct ClampKernel {
 
 /// `out = min(max(x, lo), hi)`; NaN passes through.
 pub fn clamp<T: PartialOrd + Copy + Send + Sync>(input: &[T], out: &mut [T], lo: T, hi: T) {
-    // Two independent selects (not an if/else-if chain) so that the loop compiles to
-    // max/min vector instructions; the builder guarantees lo <= hi, so this is the same result.
-    map(input, out, CHEAP_CHUNK, |x| {
-        let y = if x < lo { lo } else { x };
-        if y > hi {
-            hi
-        } else {
-            y
-        }
-    });
+    map(input, out, CHEAP_CHUNK, |x| clamp_value(x, lo, hi));
+}
+
+/// clamp of one value, the formula every clamp (and relu, as the clamp to `[0, ∞]`) of the
+/// CPU backend computes: two independent selects (not an if/else-if chain) so that loops
+/// compile to max/min vector instructions (the builder guarantees lo <= hi, so this is the
+/// same result); NaN passes through, −0 stays −0.
+#[inline(always)]
+pub(crate) fn clamp_value<T: PartialOrd + Copy>(x: T, lo: T, hi: T) -> T {
+    let y = if x < lo { lo } else { x };
+    if y > hi {
+        hi
+    } else {
+        y
+    }
 }
 
 impl Kernel for ClampKernel {

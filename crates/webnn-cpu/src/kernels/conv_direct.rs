@@ -26,6 +26,7 @@ use super::depthwise::{fill_padded, plane_fits, PhaseLayout};
 use super::depthwise_blocked::avx512::transpose16;
 use super::epilogue::BoundEpilogue;
 use super::scratch::{grow, Scratch};
+use super::simd::clamp_avx512;
 use std::arch::x86_64::*;
 
 /// Output channels per register.
@@ -260,8 +261,8 @@ unsafe fn store(
                 std::array::from_fn(|i| _mm512_add_ps(unsafe { _mm512_loadu_ps(v.as_ptr().add(i * LANES)) }, b));
             let rows = transpose16(cols);
             for (j, v) in rows.iter().enumerate().take(n) {
-                // `vmaxps`/`vminps` return their second operand when one is NaN: v.
-                let v = if clamp.is_some() { _mm512_min_ps(hi, _mm512_max_ps(lo, *v)) } else { *v };
+                // SAFETY: AVX-512F (this function's features).
+                let v = if clamp.is_some() { unsafe { clamp_avx512(*v, lo, hi) } } else { *v };
                 // SAFETY (caller): pixels.start + q0.. of plane c·16 + j, under the mask.
                 unsafe { _mm512_mask_storeu_ps(y.add((c * LANES + j) * oplane + pixels.start + q0), m, v) };
             }

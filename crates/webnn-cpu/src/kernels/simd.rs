@@ -72,6 +72,24 @@ pub(super) unsafe fn copy_masked(dst: &mut [f32], src: &[f32]) {
     }
 }
 
+/// `y` clamped to `[lo, hi]` in AVX-512, as `activation::clamp_value` does it: `vmaxps` and
+/// `vminps` return their second operand when one is NaN, so with y second a NaN passes
+/// through, and so does −0 against a bound of 0.
+///
+/// # Safety
+/// The CPU has AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(crate) unsafe fn clamp_avx512(
+    y: std::arch::x86_64::__m512,
+    lo: std::arch::x86_64::__m512,
+    hi: std::arch::x86_64::__m512,
+) -> std::arch::x86_64::__m512 {
+    use std::arch::x86_64::{_mm512_max_ps, _mm512_min_ps};
+    _mm512_min_ps(hi, _mm512_max_ps(lo, y))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

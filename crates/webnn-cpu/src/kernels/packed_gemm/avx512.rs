@@ -14,6 +14,7 @@
 //! the store as costly as the sums) 0.52 → 0.47 ms against a pass over the stored tile.
 
 use super::super::sgemm::Mat;
+use super::super::simd::clamp_avx512;
 use super::kernel::{Kernel, Tile};
 use super::pack;
 use std::arch::x86_64::*;
@@ -226,7 +227,7 @@ unsafe fn tile_n<const NV: usize, const PACKED: bool, const R: usize, const U: u
 }
 
 /// Stores the valid rows of a tile's sums (added to C's contents if `t.accumulate`), through
-/// `t.ops` if `OPS` (a separate instance, so the plain store has no tests of its own).
+/// `t.ops` if `OPS` (a separate instance, so the plain store has no branches for them).
 ///
 /// # Safety
 /// As [`tile`]; `masks` keep to the tile's valid columns.
@@ -260,8 +261,7 @@ unsafe fn store<const NV: usize, const R: usize, const OPS: bool>(
                             y = if ops.other_mul { _mm512_mul_ps(y, o) } else { _mm512_add_ps(y, o) };
                         }
                         if let Some((lo, hi)) = ops.clamp {
-                            // `vmaxps`/`vminps` return their second operand when one is NaN: y.
-                            y = _mm512_min_ps(_mm512_set1_ps(hi), _mm512_max_ps(_mm512_set1_ps(lo), y));
+                            y = clamp_avx512(y, _mm512_set1_ps(lo), _mm512_set1_ps(hi));
                         }
                     }
                     _mm512_mask_storeu_ps(p, mask, y);

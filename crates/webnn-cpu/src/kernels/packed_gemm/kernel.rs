@@ -1,6 +1,7 @@
 //! The microkernel interface: one register tile of the output computed from an A micro-panel
 //! and a B micro-panel, the instruction sets it comes in, and the cache blocking each uses.
 
+use super::super::activation::clamp_value;
 use super::super::sgemm::Mat;
 
 /// One output tile for a microkernel: `rows × cols` (at most MR × NR) elements of C computed
@@ -81,8 +82,8 @@ impl TileOps {
     }
 
     /// Element (i, j)'s final value from `y` (the sum, plus C's old contents when
-    /// accumulating): the scalar form of what the vector kernels do, with
-    /// `Activation::Clamp`'s selects.
+    /// accumulating): the scalar form of what the vector kernels do, with the backend's
+    /// clamp (`activation::clamp_value`).
     ///
     /// # Safety
     /// `bias` (if not null) is readable at offset i (rows) or j (columns), `other` (if not
@@ -103,14 +104,7 @@ impl TileOps {
             }
         };
         match self.clamp {
-            Some((lo, hi)) => {
-                let y = if y < lo { lo } else { y };
-                if y > hi {
-                    hi
-                } else {
-                    y
-                }
-            }
+            Some((lo, hi)) => clamp_value(y, lo, hi),
             None => y,
         }
     }

@@ -263,11 +263,11 @@ pub trait TileEpilogue: Sync {
     #[inline(always)]
     fn prefetch(&self, _i: usize, _j: usize, _rows: usize, _cols: usize) {}
 
-    /// The whole epilogue as a bias and a clamp the microkernel applies to the sums itself
-    /// before storing them, when it can be put so; then [`TileEpilogue::tile`] is not called
-    /// for the tiles the microkernels compute. None (the default): every tile goes through
+    /// The whole epilogue of an `m × n` GEMM as [`StoreOps`] (a bias, an element-wise
+    /// operand, a clamp) that the microkernel applies to the sums itself before storing them,
+    /// when it can be put so; then [`TileEpilogue::tile`] is not called for the tiles the
+    /// microkernels compute. None (the default): every tile goes through
     /// [`TileEpilogue::tile`].
-    /// (`m × n`: the GEMM's C.)
     #[inline(always)]
     fn store_ops(&self, _m: usize, _n: usize) -> Option<StoreOps<'_>> {
         None
