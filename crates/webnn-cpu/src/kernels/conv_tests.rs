@@ -423,6 +423,8 @@ fn depthwise_blocked_and_plane_kernels_each_match_reference() {
         Case::new([1, 17, 112, 112], [17, 3, 3], [2, 2], [1, 1], [0, 1, 0, 1], 17),
         Case::new([2, 18, 57, 61], [18, 5, 5], [2, 2], [1, 1], [2, 2, 2, 2], 18),
         Case::new([1, 16, 90, 40], [16, 3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 16),
+        // 3×3 stride 2 rows of 15 pixels: a group of 8, then the row's rest of 7 as one group
+        Case::new([1, 17, 9, 30], [17, 3, 3], [2, 2], [1, 1], [1, 1, 1, 1], 17),
     ];
     let cases = CASES.iter().chain(&extra).filter(|c| c.groups == c.cin && c.cin == c.cout);
     for (i, c) in cases.enumerate() {

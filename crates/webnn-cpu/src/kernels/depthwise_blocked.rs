@@ -9,7 +9,9 @@
 //! hundreds of channels) that setup dominates and a vector spans few pixels, and at stride 2
 //! the phase split is a pass of its own. Here the vector runs across channels, so neither the
 //! plane size nor the stride matters; with AVX-512 the transposes are 16×16 register
-//! transposes (the `avx512` module), else scalar loops.
+//! transposes (the `avx512` module), else scalar loops. With AVX-512 the common windows
+//! (3 or 5 wide, width stride 1 or 2) load each input column of a window row once per group
+//! of up to 8 pixels and feed it to every pixel that reads it, as the nhwc kernel does.
 //!
 //! Every output adds its taps to the bias in window order (row, then column) with fused
 //! multiply-adds, exactly as the plane kernel does: both give the same bits.
@@ -87,13 +89,21 @@ pub fn fits(g: &Geom) -> bool {
 /// 4 alternating runs, this path → the plane kernel): 3×3 stride 2 144 ch 56² 0.109 →
 /// 0.099, 192 ch 28² 0.044 → 0.042, 5×5 stride 2 240 ch 28² 0.080 → 0.073, 144 ch 56²
 /// 0.156 → 0.140, but 3×3 stride 2 576 ch 14² (a 7×7 output) 0.048 → 0.066.
+///
+/// Since this path's rows share each loaded input column among a group of pixels and run a
+/// row's rest as one group (2026-11-30, Zen 4, 3 alternating runs, medians, the plane
+/// kernel → this path): every output up to 10×10 (5×5 1152 ch 7² 0.123 → 0.064, 3×3 960 ch
+/// 7² 0.052 → 0.038, stride 2 576 ch 14² 0.040 → 0.037) and 5×5 at stride 1 (672 ch 14²
+/// 0.124 → 0.115, 144 ch 56² 0.354 → 0.334); 3×3 stride 1 stays with the plane kernel
+/// (384 ch 14² 0.035 → 0.042, 144 ch 56² 0.137 → 0.205), as do larger strided outputs
+/// (3×3 stride 2 144 ch 56² 0.097 → 0.110, 5×5 144 ch 56² 0.144 → 0.148).
 pub fn preferred(g: &Geom) -> bool {
     if !fits(g) {
         return false;
     }
     #[cfg(target_arch = "x86_64")]
     if super::unary::has_avx512() && super::depthwise_avx512::streamed(g.kh, g.kw, g.strides, g.dilations) {
-        return g.strides != [1, 1] && g.oh * g.ow <= 10 * 10;
+        return g.oh * g.ow <= 10 * 10 || (g.kw == 5 && g.strides == [1, 1]);
     }
     g.oh * g.ow <= MAX_PLANE_PORTABLE
 }
@@ -127,23 +137,18 @@ pub fn depthwise_blocked(
                 grow(xin, band_input_rows(g, band) * cols * LANES)?;
                 grow(acc, band * g.ow * LANES)?;
                 let xs = &x[(n * c + c0) * plane..][..lanes * plane];
-                // Per lane (channel c0 + l) of the block; lanes past `lanes` are zero.
-                let tap = |t: usize| -> [f32; LANES] {
-                    std::array::from_fn(|l| if l < lanes { wts[(c0 + l) * taps + t] } else { 0.0 })
-                };
                 let bias: [f32; LANES] =
                     std::array::from_fn(|l| if l < lanes { bias.map_or(0.0, |b| b[c0 + l]) } else { 0.0 });
                 let mut w_small = [[0.0f32; LANES]; 49];
-                let w_big: Vec<[f32; LANES]>;
-                let w: &[[f32; LANES]] = if taps <= w_small.len() {
-                    for (t, wt) in w_small.iter_mut().enumerate().take(taps) {
-                        *wt = tap(t);
-                    }
-                    &w_small[..taps]
+                let mut w_big: Vec<[f32; LANES]>;
+                let w: &mut [[f32; LANES]] = if taps <= w_small.len() {
+                    &mut w_small[..taps]
                 } else {
-                    w_big = (0..taps).map(tap).collect();
-                    &w_big
+                    w_big = vec![[0.0; LANES]; taps];
+                    &mut w_big
                 };
+                block_taps(&wts[c0 * taps..][..lanes * taps], lanes, w);
+                let w = &*w;
                 let mut oh0 = 0;
                 while oh0 < g.oh {
                     let oh1 = (oh0 + band).min(g.oh);
@@ -158,8 +163,14 @@ pub fn depthwise_blocked(
                         },
                     );
                     let (a, z) = (oh0 * g.ow, oh1 * g.ow);
-                    for (l, op) in o.chunks_exact_mut(oplane).enumerate() {
-                        ep.apply((n * c + c0 + l) * oplane + a, &mut op[a..z]);
+                    if (a, z) == (0, oplane) {
+                        // The band is the whole plane: one call for the block's planes (a call
+                        // per 7×7 plane cost as much as its taps).
+                        ep.apply((n * c + c0) * oplane, o);
+                    } else {
+                        for (l, op) in o.chunks_exact_mut(oplane).enumerate() {
+                            ep.apply((n * c + c0 + l) * oplane + a, &mut op[a..z]);
+                        }
                     }
                     oh0 = oh1;
                 }
@@ -167,6 +178,23 @@ pub fn depthwise_blocked(
             })
         })
     })
+}
+
+/// The block's weights one vector per tap: `w[t][l]` = tap `t` of channel `l` of the block
+/// (`wts` holds `lanes` channels of `w.len()` taps; lanes past `lanes` are zero).
+#[inline(always)]
+fn block_taps(wts: &[f32], lanes: usize, w: &mut [[f32; LANES]]) {
+    let taps = w.len();
+    #[cfg(target_arch = "x86_64")]
+    if super::unary::has_avx512() {
+        // SAFETY: AVX-512F was detected; `wts` holds `lanes` rows of `taps` elements and `w`
+        // `taps` pixels of LANES lanes: the 16-lane transpose of one "row" of the block.
+        unsafe { avx512::gather_row(wts, taps, 0, lanes, taps, w.as_flattened_mut()) };
+        return;
+    }
+    for (t, wt) in w.iter_mut().enumerate() {
+        *wt = std::array::from_fn(|l| if l < lanes { wts[l * taps + t] } else { 0.0 });
+    }
 }
 
 /// Transposes the padded rows `r0..` (as many as `xin` holds) of `lanes` input planes into the
@@ -332,8 +360,11 @@ pub(super) mod avx512 {
         out
     }
 
-    /// [`super::compute_band`] with the sums of 8 pixels (then 4, then 1) in registers and no
-    /// bounds checks in the tap loop.
+    /// [`super::compute_band`] with the sums of up to 8 pixels of a row in registers and no
+    /// bounds checks in the tap loop: undilated windows 3 or 5 columns wide at width stride 1
+    /// or 2 load each input column of a window row once and feed it to every pixel of the
+    /// group that reads it ([`shared`]; 5×5 stride 1: 12 loads for 40 fused multiply-adds),
+    /// other windows load one input per tap and pixel ([`per_tap`]).
     ///
     /// # Safety
     /// AVX-512F; as checked by the debug assertions of [`super::compute_band`].
@@ -347,62 +378,164 @@ pub(super) mod avx512 {
         out_rows: usize,
         acc: &mut [f32],
     ) {
-        let (x, y, wp) = (xin.as_ptr(), acc.as_mut_ptr(), w.as_ptr() as *const f32);
-        // SAFETY: 16 floats.
-        let b = unsafe { _mm512_loadu_ps(bias.as_ptr()) };
-        let [st_h, st_w] = g.strides;
-        let [dl_h, dl_w] = g.dilations;
-        let (kh_n, kw_n) = (g.kh, g.kw);
-        /// Pixels `ow..ow + Q` of output row `oh`.
-        #[inline]
-        #[target_feature(enable = "avx512f")]
-        #[allow(clippy::too_many_arguments)]
-        unsafe fn run<const Q: usize>(
-            x: *const f32,
-            y: *mut f32,
-            wp: *const f32,
-            b: __m512,
-            (kh_n, kw_n, cols, ow_n): (usize, usize, usize, usize),
-            [st_h, st_w, dl_h, dl_w]: [usize; 4],
-            oh: usize,
-            ow: usize,
-        ) {
-            let mut sums = [b; Q];
-            for kh in 0..kh_n {
-                let row = (oh * st_h + kh * dl_h) * cols;
-                for kw in 0..kw_n {
-                    // SAFETY (caller): tap kh·kw_n + kw of w; pixel (row, ow·st_w + …) of xin.
-                    let wt = unsafe { _mm512_loadu_ps(wp.add((kh * kw_n + kw) * LANES)) };
-                    let base = unsafe { x.add((row + ow * st_w + kw * dl_w) * LANES) };
-                    for (q, s) in sums.iter_mut().enumerate() {
-                        *s = _mm512_fmadd_ps(wt, unsafe { _mm512_loadu_ps(base.add(q * st_w * LANES)) }, *s);
-                    }
-                }
-            }
-            for (q, s) in sums.iter().enumerate() {
-                // SAFETY (caller): pixel (oh, ow + q) of the band's output.
-                unsafe { _mm512_storeu_ps(y.add((oh * ow_n + ow + q) * LANES), *s) };
+        let band = Band {
+            x: xin.as_ptr(),
+            y: acc.as_mut_ptr(),
+            w: w.as_ptr() as *const f32,
+            // SAFETY: 16 floats.
+            bias: unsafe { _mm512_loadu_ps(bias.as_ptr()) },
+            kh: g.kh,
+            kw: g.kw,
+            cols,
+            ow: g.ow,
+            strides: g.strides,
+            dilations: g.dilations,
+        };
+        // SAFETY (caller): every group of pixels below is one of the band's rows.
+        unsafe {
+            match (g.kw, g.strides[1], g.dilations[1]) {
+                (3, 1, 1) => rows::<3, 1, 8>(&band, out_rows),
+                (3, 2, 1) => rows::<3, 2, 8>(&band, out_rows),
+                (5, 1, 1) => rows::<5, 1, 8>(&band, out_rows),
+                // 4 pixels: 8 would read 19 columns (more than `MAX_COLUMNS`).
+                (5, 2, 1) => rows::<5, 2, 4>(&band, out_rows),
+                _ => rows::<0, 0, 8>(&band, out_rows),
             }
         }
-        let dims = (kh_n, kw_n, cols, g.ow);
-        let steps = [st_h, st_w, dl_h, dl_w];
+    }
+
+    /// One band's pointers and geometry: the padded input `x` (`[row][cols][16]`), the output
+    /// `y` (`[out row][ow][16]`), the weights `w` (one vector per tap).
+    struct Band {
+        x: *const f32,
+        y: *mut f32,
+        w: *const f32,
+        bias: __m512,
+        kh: usize,
+        kw: usize,
+        cols: usize,
+        ow: usize,
+        strides: [usize; 2],
+        dilations: [usize; 2],
+    }
+
+    /// Input columns one window row of a [`shared`] group reads, at most: (8 − 1)·2 + 3 for
+    /// 3×3 stride 2.
+    const MAX_COLUMNS: usize = 17;
+
+    /// Every output row of the band, `M` pixels at a time, the row's rest in one group:
+    /// [`shared`] for a window `K` wide at width stride `S` (undilated), [`per_tap`] when `K`
+    /// is 0.
+    ///
+    /// # Safety
+    /// AVX-512F; as [`compute_band`].
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn rows<const K: usize, const S: usize, const M: usize>(b: &Band, out_rows: usize) {
+        /// Pixels `ow..ow + P` of row `oh`.
+        #[inline(always)]
+        unsafe fn group<const P: usize, const K: usize, const S: usize>(b: &Band, oh: usize, ow: usize) {
+            // SAFETY (caller): pixels of the band.
+            unsafe {
+                if K == 0 {
+                    per_tap::<P>(b, oh, ow)
+                } else {
+                    shared::<P, K, S>(b, oh, ow)
+                }
+            }
+        }
         for oh in 0..out_rows {
             let mut ow = 0;
             // SAFETY (caller): every pixel below is one of the band's.
             unsafe {
-                while ow + 8 <= g.ow {
-                    run::<8>(x, y, wp, b, dims, steps, oh, ow);
-                    ow += 8;
+                while ow + M <= b.ow {
+                    group::<M, K, S>(b, oh, ow);
+                    ow += M;
                 }
-                while ow + 4 <= g.ow {
-                    run::<4>(x, y, wp, b, dims, steps, oh, ow);
-                    ow += 4;
-                }
-                while ow < g.ow {
-                    run::<1>(x, y, wp, b, dims, steps, oh, ow);
-                    ow += 1;
+                // The rest (fewer than M pixels) as one group: as many independent chains as
+                // pixels (a 7-wide row as 4 + 1 + 1 + 1 ran three latency-bound chains).
+                match b.ow - ow {
+                    0 => {}
+                    1 => group::<1, K, S>(b, oh, ow),
+                    2 => group::<2, K, S>(b, oh, ow),
+                    3 => group::<3, K, S>(b, oh, ow),
+                    4 => group::<4, K, S>(b, oh, ow),
+                    5 => group::<5, K, S>(b, oh, ow),
+                    6 => group::<6, K, S>(b, oh, ow),
+                    _ => group::<7, K, S>(b, oh, ow),
                 }
             }
+        }
+    }
+
+    /// Pixels `ow..ow + P` of output row `oh`, a window `K` wide at width stride `S`
+    /// (undilated): per window row, input columns `ow·S..ow·S + (P − 1)·S + K` loaded once
+    /// each and fed to the pixels that read them, taps in window order.
+    ///
+    /// # Safety
+    /// AVX-512F; pixels of the band; `(P − 1)·S + K ≤ MAX_COLUMNS`.
+    #[inline(always)]
+    unsafe fn shared<const P: usize, const K: usize, const S: usize>(b: &Band, oh: usize, ow: usize) {
+        let n = (P - 1) * S + K;
+        debug_assert!(n <= MAX_COLUMNS);
+        // SAFETY (caller): AVX-512F; columns ow·S.. ow·S + n of each window row lie in the
+        // band, the taps in the weights, pixels (oh, ow + q) in the output.
+        unsafe {
+            let mut sums = [b.bias; P];
+            for kh in 0..b.kh {
+                let row = (oh * b.strides[0] + kh * b.dilations[0]) * b.cols;
+                let base = b.x.add((row + ow * S) * LANES);
+                let mut xs = [_mm512_setzero_ps(); MAX_COLUMNS];
+                for (j, x) in xs.iter_mut().enumerate().take(n) {
+                    *x = _mm512_loadu_ps(base.add(j * LANES));
+                }
+                for kw in 0..K {
+                    let wt = _mm512_loadu_ps(b.w.add((kh * K + kw) * LANES));
+                    for (q, s) in sums.iter_mut().enumerate() {
+                        *s = _mm512_fmadd_ps(wt, xs[q * S + kw], *s);
+                    }
+                }
+            }
+            store(b, oh, ow, &sums);
+        }
+    }
+
+    /// Pixels `ow..ow + P` of output row `oh`, any window: one load per tap and pixel, taps
+    /// in window order.
+    ///
+    /// # Safety
+    /// AVX-512F; pixels of the band.
+    #[inline(always)]
+    unsafe fn per_tap<const P: usize>(b: &Band, oh: usize, ow: usize) {
+        let [st_h, st_w] = b.strides;
+        let [dl_h, dl_w] = b.dilations;
+        // SAFETY (caller): AVX-512F; every tap of pixels (oh, ow + q) lies in the band, the
+        // taps in the weights, the pixels in the output.
+        unsafe {
+            let mut sums = [b.bias; P];
+            for kh in 0..b.kh {
+                let row = (oh * st_h + kh * dl_h) * b.cols;
+                for kw in 0..b.kw {
+                    let wt = _mm512_loadu_ps(b.w.add((kh * b.kw + kw) * LANES));
+                    let base = b.x.add((row + ow * st_w + kw * dl_w) * LANES);
+                    for (q, s) in sums.iter_mut().enumerate() {
+                        *s = _mm512_fmadd_ps(wt, _mm512_loadu_ps(base.add(q * st_w * LANES)), *s);
+                    }
+                }
+            }
+            store(b, oh, ow, &sums);
+        }
+    }
+
+    /// Stores the sums of pixels `(oh, ow..)` of the band's output.
+    ///
+    /// # Safety
+    /// AVX-512F; pixels of the band.
+    #[inline(always)]
+    unsafe fn store<const P: usize>(b: &Band, oh: usize, ow: usize, sums: &[__m512; P]) {
+        for (q, s) in sums.iter().enumerate() {
+            // SAFETY (caller): AVX-512F; pixel (oh, ow + q) of the band's output.
+            unsafe { _mm512_storeu_ps(b.y.add((oh * b.ow + ow + q) * LANES), *s) };
         }
     }
 
