@@ -81,7 +81,7 @@ fn elementwise(
 
 /// conv2d nchw: input [1, cin, h, w], filter [cout, cin/groups, k, k], stride 1, same padding.
 fn conv(cin: u32, cout: u32, hw: u32, k: u32, groups: u32) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
-    conv_strided(cin, cout, hw, k, groups, 1, false)
+    conv_strided(cin, cout, hw, k, groups, 1, Act::None)
 }
 
 /// [`conv_in_layout`] in nchw.
@@ -92,13 +92,22 @@ fn conv_strided(
     k: u32,
     groups: u32,
     stride: u32,
-    relu6: bool,
+    act: Act,
 ) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
-    conv_in_layout(cin, cout, hw, k, groups, stride, relu6, false)
+    conv_in_layout(cin, cout, hw, k, groups, stride, act, false)
 }
 
-/// conv2d as [`conv`], with both strides `stride` (padding k/2), followed by clamp(0, 6)
-/// (which the conv applies as its epilogue) if `relu6`; nhwc input (filter ohwi, depthwise
+/// The activation after a benchmarked conv (applied as the conv's epilogue).
+#[derive(Clone, Copy)]
+enum Act {
+    None,
+    /// clamp(0, 6)
+    Relu6,
+    /// x · sigmoid(x)
+    Silu,
+}
+
+/// conv2d as [`conv`], with both strides `stride` (padding k/2), followed by `act`; nhwc input (filter ohwi, depthwise
 /// ihwo) if `nhwc`.
 #[allow(clippy::too_many_arguments)]
 fn conv_in_layout(
@@ -108,7 +117,7 @@ fn conv_in_layout(
     k: u32,
     groups: u32,
     stride: u32,
-    relu6: bool,
+    act: Act,
     nhwc: bool,
 ) -> Box<dyn Fn() -> (Graph, f64, &'static str)> {
     Box::new(move || {
@@ -147,10 +156,17 @@ fn conv_in_layout(
             ..Default::default()
         };
         let mut y = b.conv2d(&x, &w, &options).unwrap();
-        if relu6 {
-            let options =
-                ClampOptions { min_value: Some(0.0.into()), max_value: Some(6.0.into()), ..Default::default() };
-            y = b.clamp(&y, &options).unwrap();
+        match act {
+            Act::None => {}
+            Act::Relu6 => {
+                let options =
+                    ClampOptions { min_value: Some(0.0.into()), max_value: Some(6.0.into()), ..Default::default() };
+                y = b.clamp(&y, &options).unwrap();
+            }
+            Act::Silu => {
+                let s = b.sigmoid(&y, &OperatorOptions::default()).unwrap();
+                y = b.mul(&y, &s, &OperatorOptions::default()).unwrap();
+            }
         }
         let out_hw = (hw + 2 * p - k) / stride + 1;
         let flops = 2.0 * (cout * (cin / groups) * k * k) as f64 * (out_hw * out_hw) as f64;
@@ -359,30 +375,30 @@ fn main() {
         ("conv3x3 256->256 14x14", conv(256, 256, 14, 3, 1)),
         ("conv3x3 16->64 55x55", conv(16, 64, 55, 3, 1)),
         ("conv3x3 64->256 13x13", conv(64, 256, 13, 3, 1)),
-        ("conv3x3 stride 2 512->512 14x14", conv_strided(512, 512, 14, 3, 1, 2, false)),
-        ("conv3x3 stride 2 128->128 56x56", conv_strided(128, 128, 56, 3, 1, 2, false)),
-        ("conv3x3 stride 2 256->256 28x28", conv_strided(256, 256, 28, 3, 1, 2, false)),
-        ("conv3x3 stride 2 16->32 160x160", conv_strided(16, 32, 160, 3, 1, 2, false)),
+        ("conv3x3 stride 2 512->512 14x14", conv_strided(512, 512, 14, 3, 1, 2, Act::None)),
+        ("conv3x3 stride 2 128->128 56x56", conv_strided(128, 128, 56, 3, 1, 2, Act::None)),
+        ("conv3x3 stride 2 256->256 28x28", conv_strided(256, 256, 28, 3, 1, 2, Act::None)),
+        ("conv3x3 stride 2 16->32 160x160", conv_strided(16, 32, 160, 3, 1, 2, Act::None)),
         ("conv3x3 16->16 80x80", conv(16, 16, 80, 3, 1)),
         ("conv3x3 128->128 10x10", conv(128, 128, 10, 3, 1)),
         ("conv3x3 3->32 224x224 (few input channels)", conv(3, 32, 224, 3, 1)),
-        ("conv3x3 stride 2 3->64 224x224 (SqueezeNet's first)", conv_strided(3, 64, 224, 3, 1, 2, false)),
-        ("conv7x7 stride 2 3->64 224x224", conv_strided(3, 64, 224, 7, 1, 2, false)),
+        ("conv3x3 stride 2 3->64 224x224 (SqueezeNet's first)", conv_strided(3, 64, 224, 3, 1, 2, Act::None)),
+        ("conv7x7 stride 2 3->64 224x224", conv_strided(3, 64, 224, 7, 1, 2, Act::None)),
         ("depthwise3x3 96 112x112", conv(96, 96, 112, 3, 96)),
         ("depthwise5x5 144 56x56", conv(144, 144, 56, 5, 144)),
         ("depthwise5x5 672 14x14", conv(672, 672, 14, 5, 672)),
         ("depthwise5x5 1152 7x7", conv(1152, 1152, 7, 5, 1152)),
         ("depthwise3x3 144 28x28", conv(144, 144, 28, 3, 144)),
         ("depthwise3x3 384 14x14", conv(384, 384, 14, 3, 384)),
-        ("depthwise3x3 stride 2 96 112x112", conv_strided(96, 96, 112, 3, 96, 2, false)),
-        ("depthwise5x5 stride 2 144 56x56", conv_strided(144, 144, 56, 5, 144, 2, false)),
-        ("depthwise3x3 stride 2 144 56x56", conv_strided(144, 144, 56, 3, 144, 2, false)),
-        ("depthwise3x3 stride 2 576 14x14", conv_strided(576, 576, 14, 3, 576, 2, false)),
-        ("depthwise3x3 stride 2 192 28x28", conv_strided(192, 192, 28, 3, 192, 2, false)),
-        ("depthwise5x5 stride 2 240 28x28", conv_strided(240, 240, 28, 5, 240, 2, false)),
+        ("depthwise3x3 stride 2 96 112x112", conv_strided(96, 96, 112, 3, 96, 2, Act::None)),
+        ("depthwise5x5 stride 2 144 56x56", conv_strided(144, 144, 56, 5, 144, 2, Act::None)),
+        ("depthwise3x3 stride 2 144 56x56", conv_strided(144, 144, 56, 3, 144, 2, Act::None)),
+        ("depthwise3x3 stride 2 576 14x14", conv_strided(576, 576, 14, 3, 576, 2, Act::None)),
+        ("depthwise3x3 stride 2 192 28x28", conv_strided(192, 192, 28, 3, 192, 2, Act::None)),
+        ("depthwise5x5 stride 2 240 28x28", conv_strided(240, 240, 28, 5, 240, 2, Act::None)),
         ("depthwise3x3 960 7x7", conv(960, 960, 7, 3, 960)),
-        ("depthwise3x3 960 7x7 relu6", conv_strided(960, 960, 7, 3, 960, 1, true)),
-        ("depthwise3x3 384 14x14 relu6", conv_strided(384, 384, 14, 3, 384, 1, true)),
+        ("depthwise3x3 960 7x7 relu6", conv_strided(960, 960, 7, 3, 960, 1, Act::Relu6)),
+        ("depthwise3x3 384 14x14 relu6", conv_strided(384, 384, 14, 3, 384, 1, Act::Relu6)),
         ("depthwise3x3 576 14x14", conv(576, 576, 14, 3, 576)),
         ("depthwise3x3 32 112x112", conv(32, 32, 112, 3, 32)),
         ("depthwise3x3 144 56x56", conv(144, 144, 56, 3, 144)),
@@ -393,21 +409,27 @@ fn main() {
         ("pointwise 256->1024 14x14 + residual + relu", pointwise_residual_relu(256, 1024, 14)),
         ("pointwise 32->16 112x112", conv(32, 16, 112, 1, 1)),
         ("pointwise 16->96 112x112", conv(16, 96, 112, 1, 1)),
+        ("pointwise 16->96 112x112 silu", conv_strided(16, 96, 112, 1, 1, 1, Act::Silu)),
+        ("pointwise 24->144 56x56 silu", conv_strided(24, 144, 56, 1, 1, 1, Act::Silu)),
+        ("pointwise 112->672 14x14 silu", conv_strided(112, 672, 14, 1, 1, 1, Act::Silu)),
+        ("depthwise3x3 32 112x112 silu", conv_strided(32, 32, 112, 3, 32, 1, Act::Silu)),
+        ("depthwise3x3 stride 2 96 112x112 silu", conv_strided(96, 96, 112, 3, 96, 2, Act::Silu)),
+        ("depthwise5x5 672 14x14 silu", conv_strided(672, 672, 14, 5, 672, 1, Act::Silu)),
         ("pointwise 96->24 56x56", conv(96, 24, 56, 1, 1)),
-        ("nhwc pointwise 16->96 112x112", conv_in_layout(16, 96, 112, 1, 1, 1, false, true)),
-        ("nhwc pointwise 32->16 112x112", conv_in_layout(32, 16, 112, 1, 1, 1, false, true)),
-        ("nhwc pointwise 96->24 56x56", conv_in_layout(96, 24, 56, 1, 1, 1, false, true)),
-        ("nhwc pointwise 64->256 56x56", conv_in_layout(64, 256, 56, 1, 1, 1, false, true)),
-        ("nhwc depthwise3x3 32 112x112", conv_in_layout(32, 32, 112, 3, 32, 1, false, true)),
-        ("nhwc depthwise3x3 stride 2 96 112x112", conv_in_layout(96, 96, 112, 3, 96, 2, false, true)),
-        ("nhwc depthwise3x3 144 56x56", conv_in_layout(144, 144, 56, 3, 144, 1, false, true)),
-        ("nhwc depthwise3x3 stride 2 144 56x56", conv_in_layout(144, 144, 56, 3, 144, 2, false, true)),
-        ("nhwc depthwise3x3 384 14x14", conv_in_layout(384, 384, 14, 3, 384, 1, false, true)),
-        ("nhwc depthwise3x3 stride 2 576 14x14", conv_in_layout(576, 576, 14, 3, 576, 2, false, true)),
-        ("nhwc depthwise3x3 960 7x7", conv_in_layout(960, 960, 7, 3, 960, 1, false, true)),
-        ("nhwc depthwise5x5 1152 7x7", conv_in_layout(1152, 1152, 7, 5, 1152, 1, false, true)),
-        ("nhwc depthwise5x5 672 14x14", conv_in_layout(672, 672, 14, 5, 672, 1, false, true)),
-        ("nhwc conv3x3 64->64 40x40", conv_in_layout(64, 64, 40, 3, 1, 1, false, true)),
+        ("nhwc pointwise 16->96 112x112", conv_in_layout(16, 96, 112, 1, 1, 1, Act::None, true)),
+        ("nhwc pointwise 32->16 112x112", conv_in_layout(32, 16, 112, 1, 1, 1, Act::None, true)),
+        ("nhwc pointwise 96->24 56x56", conv_in_layout(96, 24, 56, 1, 1, 1, Act::None, true)),
+        ("nhwc pointwise 64->256 56x56", conv_in_layout(64, 256, 56, 1, 1, 1, Act::None, true)),
+        ("nhwc depthwise3x3 32 112x112", conv_in_layout(32, 32, 112, 3, 32, 1, Act::None, true)),
+        ("nhwc depthwise3x3 stride 2 96 112x112", conv_in_layout(96, 96, 112, 3, 96, 2, Act::None, true)),
+        ("nhwc depthwise3x3 144 56x56", conv_in_layout(144, 144, 56, 3, 144, 1, Act::None, true)),
+        ("nhwc depthwise3x3 stride 2 144 56x56", conv_in_layout(144, 144, 56, 3, 144, 2, Act::None, true)),
+        ("nhwc depthwise3x3 384 14x14", conv_in_layout(384, 384, 14, 3, 384, 1, Act::None, true)),
+        ("nhwc depthwise3x3 stride 2 576 14x14", conv_in_layout(576, 576, 14, 3, 576, 2, Act::None, true)),
+        ("nhwc depthwise3x3 960 7x7", conv_in_layout(960, 960, 7, 3, 960, 1, Act::None, true)),
+        ("nhwc depthwise5x5 1152 7x7", conv_in_layout(1152, 1152, 7, 5, 1152, 1, Act::None, true)),
+        ("nhwc depthwise5x5 672 14x14", conv_in_layout(672, 672, 14, 5, 672, 1, Act::None, true)),
+        ("nhwc conv3x3 64->64 40x40", conv_in_layout(64, 64, 40, 3, 1, 1, Act::None, true)),
     ];
     let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let threads = std::env::var("WEBNN_NUM_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);

@@ -115,6 +115,13 @@ fn conv_paths_with_activations_and_residuals_equal_the_unfused_steps() {
                 (b.clamp(&r, &options).unwrap(), vec![c, r])
             })
             .check(&["conv2d+add+clamp"]);
+            // conv → sigmoid·x (swish): on AVX-512 the GEMM's microkernel applies it
+            case(&[f32_desc(&shape)], |b, ins| {
+                let c = conv(b, &ins[0], cin, cout, k, groups, nhwc);
+                let s = b.sigmoid(&c, &opts()).unwrap();
+                (b.mul(&c, &s, &opts()).unwrap(), vec![c, s])
+            })
+            .check(&["conv2d+sigmoid+mul"]);
             // conv → sigmoid·x (swish) → mul(per-channel scale)
             let scale_shape = if nhwc { vec![cout] } else { vec![cout, 1, 1] };
             case(&[f32_desc(&shape)], |b, ins| {
@@ -237,6 +244,14 @@ fn matmul_and_gemm_with_bias_and_activations_equal_the_unfused_steps() {
             )
         })
         .check(&["matmul+add+clamp"]);
+        case(&[f32_desc(&a_shape), f32_desc(&b_shape)], |b, ins| {
+            let m = b.matmul(&ins[0], &ins[1], &opts()).unwrap();
+            let bias = constant(b, &[n], 4);
+            let y = b.add(&m, &bias, &opts()).unwrap();
+            let s = b.sigmoid(&y, &opts()).unwrap();
+            (b.mul(&y, &s, &opts()).unwrap(), vec![m, y, s])
+        })
+        .check(&["matmul+add+sigmoid+mul"]);
     }
     case(&[f32_desc(&[13, 6])], |b, ins| {
         let w = constant(b, &[10, 6], 5);

@@ -9,6 +9,7 @@
 
 use super::activation::Activation;
 use super::packed_gemm::{StoreOperand, StoreOps, TileEpilogue, TileOut};
+use super::vector_activation::VectorActivation;
 use super::In;
 use smallvec::SmallVec;
 
@@ -271,7 +272,7 @@ impl TileEpilogue for GemmEpilogue<'_, '_, '_> {
         // The last output element C covers: an operand at least one longer holds every
         // element's value at its own index, no wrapping.
         let end = self.base + (m - 1) * self.rs + n;
-        let mut ops = StoreOps { bias: self.bias, other: None, clamp: None };
+        let mut ops = StoreOps { bias: self.bias, other: None, clamp: None, swish: false };
         let mut steps = self.ep.epilogue.steps.iter().zip(&self.ep.others).peekable();
         // An operand along the last axis (len n, every row starting at a multiple of n) adds
         // other[j]: a column bias, if there is no bias yet.
@@ -291,6 +292,12 @@ impl TileEpilogue for GemmEpilogue<'_, '_, '_> {
         }
         match steps.next() {
             None => {}
+            // SiLU where the activation kernels run its AVX-512 form (the same bits).
+            Some((EpilogueStep::Activation(Activation::Swish), _))
+                if VectorActivation::of(Activation::Swish).is_some() =>
+            {
+                ops.swish = true
+            }
             Some((EpilogueStep::Activation(act), _)) => ops.clamp = Some(clamp_bounds(*act)?),
             Some(_) => return None,
         }

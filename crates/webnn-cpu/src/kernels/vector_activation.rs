@@ -143,6 +143,11 @@ enum Bias<'a> {
     Cols(&'a [f32]),
 }
 
+/// The AVX-512 SiLU ([`VectorActivation::Swish`]'s vector and one-value forms), for kernels
+/// that apply it in registers (the GEMM's store).
+#[cfg(target_arch = "x86_64")]
+pub(crate) use avx512::{swish as swish_avx512, swish_one as swish_one_avx512};
+
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::super::fast_math::{LN2_HI, LN2_LO, MAGIC, UNDERFLOW};
@@ -238,12 +243,26 @@ mod avx512 {
         _mm512_mask_mov_ps(t, nan, x)
     }
 
+    /// x·sigmoid(x) of 16 lanes (SiLU: the unfused graph's two steps).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(crate) fn swish(x: __m512) -> __m512 {
+        _mm512_mul_ps(x, sigmoid(x))
+    }
+
+    /// [`swish`] of one value (lane 0 of a broadcast: the same bits as in a vector).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(crate) fn swish_one(x: f32) -> f32 {
+        _mm512_cvtss_f32(swish(_mm512_set1_ps(x)))
+    }
+
     #[inline]
     #[target_feature(enable = "avx512f")]
     fn apply(act: VectorActivation, x: __m512) -> __m512 {
         match act {
             VectorActivation::Sigmoid => sigmoid(x),
-            VectorActivation::Swish => _mm512_mul_ps(x, sigmoid(x)),
+            VectorActivation::Swish => swish(x),
             VectorActivation::Tanh => tanh(x),
         }
     }
@@ -278,7 +297,7 @@ mod avx512 {
         }
         match act {
             VectorActivation::Sigmoid => run!(sigmoid),
-            VectorActivation::Swish => run!(|x| _mm512_mul_ps(x, sigmoid(x))),
+            VectorActivation::Swish => run!(swish),
             VectorActivation::Tanh => run!(tanh),
         }
     }

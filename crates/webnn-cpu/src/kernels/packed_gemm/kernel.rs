@@ -62,6 +62,9 @@ pub(super) struct TileOps {
     pub other_mul: bool,
     /// The clamp bounds, if any.
     pub clamp: Option<(f32, f32)>,
+    /// Then SiLU, x·sigmoid(x), in its AVX-512 form (set only for a kernel with
+    /// [`Kernel::swish`]).
+    pub swish: bool,
 }
 
 impl TileOps {
@@ -73,17 +76,18 @@ impl TileOps {
         other_rs: 0,
         other_mul: false,
         clamp: None,
+        swish: false,
     };
 
     /// Whether there is anything to apply.
     #[inline(always)]
     pub fn any(&self) -> bool {
-        !self.bias.is_null() || !self.other.is_null() || self.clamp.is_some()
+        !self.bias.is_null() || !self.other.is_null() || self.clamp.is_some() || self.swish
     }
 
     /// Element (i, j)'s final value from `y` (the sum, plus C's old contents when
     /// accumulating): the scalar form of what the vector kernels do, with the backend's
-    /// clamp (`activation::clamp_value`).
+    /// clamp (`activation::clamp_value`) and, for `swish`, the AVX-512 SiLU on one lane.
     ///
     /// # Safety
     /// `bias` (if not null) is readable at offset i (rows) or j (columns), `other` (if not
@@ -103,10 +107,18 @@ impl TileOps {
                 y + o
             }
         };
-        match self.clamp {
+        let y = match self.clamp {
             Some((lo, hi)) => clamp_value(y, lo, hi),
             None => y,
+        };
+        if !self.swish {
+            return y;
         }
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY (caller): `swish` is set only for the AVX-512 kernel, on a CPU that has it.
+        return unsafe { super::super::vector_activation::swish_one_avx512(y) };
+        #[cfg(not(target_arch = "x86_64"))]
+        unreachable!("TileOps::swish is set only for the AVX-512 kernel")
     }
 }
 
@@ -204,6 +216,9 @@ pub(super) struct Kernel {
     pub a_in_place_block: usize,
     /// Whether the microkernel fetches `Tile::b_ahead` (else the driver prefetches it).
     pub b_ahead: bool,
+    /// Whether its tiles apply [`TileOps::swish`] (the AVX-512 SiLU: only the AVX-512
+    /// kernel; a GEMM on another kernel applies a SiLU epilogue per tile instead).
+    pub swish: bool,
     /// Computes one tile.
     pub tile: TileFn,
     /// Packs A micro-panels.

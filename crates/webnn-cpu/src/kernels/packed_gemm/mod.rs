@@ -9,8 +9,8 @@
 //! any A by the AVX-512 kernel; other views are packed block by block into thread-local
 //! scratch at run time. The epilogue sees each row segment of a tile right after its full sum
 //! is stored, while it is still in cache (bias, activation, residual add), or, when it is a
-//! [`StoreOps`] (a bias, a residual, a relu or clamp), the microkernel applies it to the sums
-//! in its registers before the store.
+//! [`StoreOps`] (a bias, a residual, a relu or clamp, a SiLU on AVX-512), the microkernel
+//! applies it to the sums in its registers before the store.
 //!
 //! Files: `kernel.rs` (the microkernel interface and cache blocking), `avx512.rs`, `avx2.rs`,
 //! `portable.rs` (the microkernels), `pack.rs` (panel layouts, aligned storage), `driver.rs`
@@ -289,6 +289,10 @@ pub struct StoreOps<'a> {
     pub other: Option<StoreOperand<'a>>,
     /// Then the clamp to `[lo, hi]`, if any (a relu: `[0, ∞]`).
     pub clamp: Option<(f32, f32)>,
+    /// Then SiLU, x·sigmoid(x), in its AVX-512 form (`vector_activation::swish_avx512`,
+    /// the unfused activation's bits), if set: only the AVX-512 kernel applies it; a GEMM
+    /// that runs on another kernel ignores these ops and calls [`TileEpilogue::tile`].
+    pub swish: bool,
 }
 
 /// An element-wise operand of [`StoreOps`]: C[i, j] becomes `C[i, j] ∘ data[i · rs + j]`.
@@ -393,7 +397,7 @@ where
         }
         return Ok(());
     }
-    let store = epilogue.store_ops(m, n);
+    let store = epilogue.store_ops(m, n).filter(|s| !s.swish || kernel.swish);
     if let Some(s) = store {
         match s.bias {
             TileBias::Rows(bias) if bias.len() < m => return bad("the bias is shorter than the rows"),

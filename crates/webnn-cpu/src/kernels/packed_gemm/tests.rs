@@ -8,7 +8,9 @@
 //! order). We allow k·2^-22·Σ|a||b| (4× that) and nothing more: a zero Σ|a||b| must be exact
 //! (up to the rounding of the test epilogue's `2x + 1`).
 
+use super::super::activation::Activation;
 use super::super::epilogue::{EpilogueBinary, TileBias};
+use super::super::vector_activation::VectorActivation;
 use super::kernel::{Blocking, Kernel};
 use super::*;
 use crate::kernels::sgemm::sgemm_reference;
@@ -420,11 +422,18 @@ fn store_ops_are_the_scalar_steps_bit_for_bit() {
             special(&mut other);
             for bias in [TileBias::None, TileBias::Rows(&rows_bias), TileBias::Cols(&cols_bias)] {
                 for op in [None, Some(EpilogueBinary::Add), Some(EpilogueBinary::Mul)] {
-                    for bounds in [None, Some((0.0, f32::INFINITY)), Some((-0.25, 0.5))] {
+                    // SiLU only where the kernel applies it (others leave such ops to the
+                    // epilogue pass, which `InKernel` does not have).
+                    let swishes: &[bool] = if kernel.swish { &[false, true] } else { &[false] };
+                    for (bounds, &swish) in [None, Some((0.0, f32::INFINITY)), Some((-0.25, 0.5))]
+                        .into_iter()
+                        .flat_map(|b| swishes.iter().map(move |s| (b, s)))
+                    {
                         let ops = StoreOps {
                             bias,
                             other: op.map(|op| StoreOperand { op, data: &other, rs: other_rs }),
                             clamp: bounds,
+                            swish,
                         };
                         for parallel in [false, true] {
                             let c = run(parallel, Some(ops));
@@ -441,11 +450,15 @@ fn store_ops_are_the_scalar_steps_bit_for_bit() {
                                         Some(EpilogueBinary::Add) => y + other[i * other_rs + j],
                                         Some(EpilogueBinary::Mul) => y * other[i * other_rs + j],
                                     };
-                                    let want = bounds.map_or(y, |b| clamp(y, b));
-                                    let got = c[i * c_rs + j];
+                                    let mut want = [bounds.map_or(y, |b| clamp(y, b))];
+                                    if swish {
+                                        // The unfused activation step (`Activation::Swish`).
+                                        VectorActivation::of(Activation::Swish).unwrap().apply_in_place(&mut want);
+                                    }
+                                    let (got, want) = (c[i * c_rs + j], want[0]);
                                     assert!(
                                         got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
-                                        "{isa:?} {m}x{n}x{k} {bias:?} {op:?} {bounds:?}: C[{i}][{j}] = {got}, want {want}"
+                                        "{isa:?} {m}x{n}x{k} {bias:?} {op:?} {bounds:?} swish {swish}: C[{i}][{j}] = {got}, want {want}"
                                     );
                                 }
                                 assert!(c[i * c_rs + n..(i + 1) * c_rs].iter().all(|x| x.is_nan()), "gap written");
@@ -469,7 +482,7 @@ fn store_ops_that_do_not_cover_c_are_errors() {
     let run = |ops: StoreOps<'_>, c: &mut [f32]| {
         gemm(m, n, k, Lhs::Strided(Mat::rows(&a, k)), Rhs::Strided(Mat::rows(&b, n)), c, n, false, &InKernel(Some(ops)))
     };
-    let none = StoreOps { bias: TileBias::None, other: None, clamp: None };
+    let none = StoreOps { bias: TileBias::None, other: None, clamp: None, swish: false };
     assert!(run(StoreOps { bias: TileBias::Rows(&short), ..none }, &mut c).is_err());
     assert!(run(StoreOps { bias: TileBias::Cols(&short), ..none }, &mut c).is_err());
     let operand = |data, rs| Some(StoreOperand { op: EpilogueBinary::Add, data, rs });
