@@ -379,6 +379,8 @@ fn main() {
         ("conv3x3 stride 2 128->128 56x56", conv_strided(128, 128, 56, 3, 1, 2, Act::None)),
         ("conv3x3 stride 2 256->256 28x28", conv_strided(256, 256, 28, 3, 1, 2, Act::None)),
         ("conv3x3 stride 2 16->32 160x160", conv_strided(16, 32, 160, 3, 1, 2, Act::None)),
+        ("conv3x3 stride 2 16->32 160x160 silu", conv_strided(16, 32, 160, 3, 1, 2, Act::Silu)),
+        ("conv3x3 stride 2 32->64 80x80 silu", conv_strided(32, 64, 80, 3, 1, 2, Act::Silu)),
         ("conv3x3 16->16 80x80", conv(16, 16, 80, 3, 1)),
         ("conv3x3 128->128 10x10", conv(128, 128, 10, 3, 1)),
         ("conv3x3 3->32 224x224 (few input channels)", conv(3, 32, 224, 3, 1)),

@@ -137,6 +137,48 @@ fn conv_paths_with_activations_and_residuals_equal_the_unfused_steps() {
 }
 
 #[test]
+fn depthwise_plane_kernel_activations_equal_the_unfused_steps() {
+    // Planes above depthwise_blocked's 10×10 (the streamed plane kernel on AVX-512 CPUs):
+    // 3×3 and 5×5 at strides 1 and 2, planes one vector wide (two at a time) and wider ones,
+    // an odd channel count; a relu, a clamp and a SiLU.
+    for (h, w, k, stride) in [(14, 14, 3, 1), (20, 37, 5, 1), (29, 30, 3, 2), (23, 40, 5, 2)] {
+        let c = 5;
+        let shape = vec![2, c, h, w];
+        type Act = fn(&mut GraphBuilder, &Operand) -> (Operand, Vec<Operand>);
+        let acts: [(&str, Act); 3] = [
+            ("conv2d+relu", |b, x| (b.relu(x, &opts()).unwrap(), vec![])),
+            ("conv2d+clamp", |b, x| {
+                let options =
+                    ClampOptions { min_value: Some((-0.5).into()), max_value: Some(0.75.into()), ..Default::default() };
+                (b.clamp(x, &options).unwrap(), vec![])
+            }),
+            ("conv2d+sigmoid+mul", |b, x| {
+                let s = b.sigmoid(x, &opts()).unwrap();
+                (b.mul(x, &s, &opts()).unwrap(), vec![s])
+            }),
+        ];
+        for (name, act) in acts {
+            case(&[f32_desc(&shape)], |b, ins| {
+                let filter = constant(b, &[c, 1, k, k], 1);
+                let bias = constant(b, &[c], 2);
+                let options = Conv2dOptions {
+                    padding: Some(vec![k / 2; 4]),
+                    strides: Some(vec![stride; 2]),
+                    groups: c,
+                    bias: Some(bias),
+                    ..Conv2dOptions::new()
+                };
+                let y = b.conv2d(&ins[0], &filter, &options).unwrap();
+                let (out, mut mids) = act(b, &y);
+                mids.insert(0, y);
+                (out, mids)
+            })
+            .check(&[name]);
+        }
+    }
+}
+
+#[test]
 fn winograd_and_direct_conv_epilogues_equal_the_unfused_steps() {
     // 16 → 16 on 18×18 takes Winograd (25 tiles); 8 → 20 (72 taps) the direct kernel on
     // AVX-512 CPUs, im2col elsewhere.

@@ -16,7 +16,7 @@
 //! The taps (ci, kh, kw) are taken [`CHUNK_TAPS`] at a time, so that a chunk's weights stay
 //! in L1 while every row of a band of rows is computed; between chunks a tile's sums wait in a
 //! pixel-major buffer of the band. After the last chunk they reach the nchw output planes
-//! through 16×16 register transposes, + bias (and a relu or clamp, in the same registers); any
+//! through 16×16 register transposes, + bias (and a relu, clamp or SiLU, in the same registers); any
 //! other fused epilogue is applied to the band.
 //!
 //! Each output is Σ over (ci, kh, kw) in that order with FMAs, then + bias.
@@ -24,9 +24,8 @@
 use super::conv::Geom;
 use super::depthwise::{fill_padded, plane_fits, PhaseLayout};
 use super::depthwise_blocked::avx512::transpose16;
-use super::epilogue::BoundEpilogue;
+use super::epilogue::{BoundEpilogue, StoreActivation};
 use super::scratch::{grow, Scratch};
-use super::simd::clamp_avx512;
 use std::arch::x86_64::*;
 
 /// Output channels per register.
@@ -160,10 +159,10 @@ pub fn conv(
     let max_run = 128 * 1024 / (4 * GROUP) - 2 * LANES;
     let fewest = (2 * threads).div_ceil(groups).max(oplane.div_ceil(max_run)).clamp(1, oplane);
     let (runs, run_len) = balanced_runs(oplane, fewest, groups, threads);
-    // A relu or clamp (or nothing) after the bias is applied by `store`; other epilogues
-    // run over each channel's pixels afterwards.
-    let (in_store, clamp) = match ep.as_clamp() {
-        Some(clamp) => (true, clamp),
+    // A relu, clamp or SiLU (or nothing) after the bias is applied by `store`; other
+    // epilogues run over each channel's pixels afterwards.
+    let (in_store, act) = match ep.as_store_activation() {
+        Some(act) => (true, act),
         None => (false, None),
     };
     for n in 0..g.n {
@@ -210,7 +209,7 @@ pub fn conv(
             }
             let bias = bias.map(|b| &b[co0..co0 + channels]);
             // SAFETY: AVX-512F; pixels `pixels` of planes co0.. belong to this task.
-            unsafe { store(sums, stride, bias, clamp, channels, planes_out.at(co0 * oplane), oplane, pixels.clone()) };
+            unsafe { store(sums, stride, bias, act, channels, planes_out.at(co0 * oplane), oplane, pixels.clone()) };
             if in_store {
                 return Ok(());
             }
@@ -226,9 +225,9 @@ pub fn conv(
     Ok(())
 }
 
-/// A run's sums `[block][pixel][16]` (blocks `stride` vectors apart) + bias, clamped to
-/// `clamp` (`Activation::Clamp`'s selects), transposed into pixels `pixels` of the first
-/// `channels` planes at `y` (`oplane` apart).
+/// A run's sums `[block][pixel][16]` (blocks `stride` vectors apart) + bias, then `act` (a
+/// clamp with `Activation::Clamp`'s selects, or the AVX-512 SiLU), transposed into pixels
+/// `pixels` of the first `channels` planes at `y` (`oplane` apart).
 ///
 /// # Safety
 /// AVX-512F; those pixels of those planes belong to the caller.
@@ -238,14 +237,12 @@ unsafe fn store(
     sums: &[f32],
     stride: usize,
     bias: Option<&[f32]>,
-    clamp: Option<(f32, f32)>,
+    act: Option<StoreActivation>,
     channels: usize,
     y: *mut f32,
     oplane: usize,
     pixels: std::ops::Range<usize>,
 ) {
-    let (lo, hi) = clamp.unwrap_or((f32::NEG_INFINITY, f32::INFINITY));
-    let (lo, hi) = (_mm512_set1_ps(lo), _mm512_set1_ps(hi));
     for c in 0..channels.div_ceil(LANES) {
         let n = (channels - c * LANES).min(LANES);
         let b = match bias {
@@ -261,8 +258,11 @@ unsafe fn store(
                 std::array::from_fn(|i| _mm512_add_ps(unsafe { _mm512_loadu_ps(v.as_ptr().add(i * LANES)) }, b));
             let rows = transpose16(cols);
             for (j, v) in rows.iter().enumerate().take(n) {
-                // SAFETY: AVX-512F (this function's features).
-                let v = if clamp.is_some() { unsafe { clamp_avx512(*v, lo, hi) } } else { *v };
+                let v = match act {
+                    // SAFETY: AVX-512F (this function's features).
+                    Some(act) => unsafe { act.apply_avx512(*v) },
+                    None => *v,
+                };
                 // SAFETY (caller): pixels.start + q0.. of plane c·16 + j, under the mask.
                 unsafe { _mm512_mask_storeu_ps(y.add((c * LANES + j) * oplane + pixels.start + q0), m, v) };
             }

@@ -134,13 +134,16 @@ impl BoundEpilogue<'_> {
         }
     }
 
-    /// The steps as the bounds of one clamp (a relu: `[0, ∞]`), for a kernel that applies it
-    /// in registers as it stores its output (`Activation::Clamp`'s selects): `Some(None)`
-    /// when there are no steps, None when they are anything else.
-    pub fn as_clamp(&self) -> Option<Option<(f32, f32)>> {
+    /// The steps as one activation that a kernel applies in registers as it stores its sums
+    /// (the same bits as the step: [`StoreActivation`]): `Some(None)` when there are no
+    /// steps, None when they are anything else.
+    pub fn as_store_activation(&self) -> Option<Option<StoreActivation>> {
         match self.epilogue.steps.as_slice() {
             [] => Some(None),
-            [EpilogueStep::Activation(act)] => clamp_bounds(*act).map(Some),
+            [EpilogueStep::Activation(Activation::Swish)] if VectorActivation::of(Activation::Swish).is_some() => {
+                Some(Some(StoreActivation::Swish))
+            }
+            [EpilogueStep::Activation(act)] => clamp_bounds(*act).map(|(lo, hi)| Some(StoreActivation::Clamp(lo, hi))),
             _ => None,
         }
     }
@@ -302,6 +305,37 @@ impl TileEpilogue for GemmEpilogue<'_, '_, '_> {
             Some(_) => return None,
         }
         steps.next().is_none().then_some(ops)
+    }
+}
+
+/// An activation a kernel applies to its sums in registers as it stores them
+/// ([`BoundEpilogue::as_store_activation`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StoreActivation {
+    /// `clamp(y, lo, hi)` with `Activation::Clamp`'s two selects (a relu: `[0, ∞]`).
+    Clamp(f32, f32),
+    /// SiLU in its AVX-512 form (`vector_activation::swish_avx512`), which the unfused
+    /// activation runs on such CPUs (only offered there).
+    Swish,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl StoreActivation {
+    /// The activation of 16 lanes.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    pub(crate) unsafe fn apply_avx512(self, y: std::arch::x86_64::__m512) -> std::arch::x86_64::__m512 {
+        use std::arch::x86_64::_mm512_set1_ps;
+        match self {
+            // SAFETY (caller): AVX-512F.
+            StoreActivation::Clamp(lo, hi) => unsafe {
+                super::simd::clamp_avx512(y, _mm512_set1_ps(lo), _mm512_set1_ps(hi))
+            },
+            StoreActivation::Swish => super::vector_activation::swish_avx512(y),
+        }
     }
 }
 
