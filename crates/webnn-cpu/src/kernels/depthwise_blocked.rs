@@ -477,7 +477,7 @@ pub(super) mod avx512 {
     #[inline(always)]
     unsafe fn shared<const P: usize, const K: usize, const S: usize>(b: &Band, oh: usize, ow: usize) {
         let n = (P - 1) * S + K;
-        debug_assert!(n <= MAX_COLUMNS);
+        const { assert!((P - 1) * S + K <= MAX_COLUMNS) };
         // SAFETY (caller): AVX-512F; columns ow·S.. ow·S + n of each window row lie in the
         // band, the taps in the weights, pixels (oh, ow + q) in the output.
         unsafe {

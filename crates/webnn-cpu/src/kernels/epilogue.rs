@@ -140,10 +140,7 @@ impl BoundEpilogue<'_> {
     pub fn as_store_activation(&self) -> Option<Option<StoreActivation>> {
         match self.epilogue.steps.as_slice() {
             [] => Some(None),
-            [EpilogueStep::Activation(Activation::Swish)] if VectorActivation::of(Activation::Swish).is_some() => {
-                Some(Some(StoreActivation::Swish))
-            }
-            [EpilogueStep::Activation(act)] => clamp_bounds(*act).map(|(lo, hi)| Some(StoreActivation::Clamp(lo, hi))),
+            [EpilogueStep::Activation(act)] => store_activation(*act).map(Some),
             _ => None,
         }
     }
@@ -295,13 +292,10 @@ impl TileEpilogue for GemmEpilogue<'_, '_, '_> {
         }
         match steps.next() {
             None => {}
-            // SiLU where the activation kernels run its AVX-512 form (the same bits).
-            Some((EpilogueStep::Activation(Activation::Swish), _))
-                if VectorActivation::of(Activation::Swish).is_some() =>
-            {
-                ops.swish = true
-            }
-            Some((EpilogueStep::Activation(act), _)) => ops.clamp = Some(clamp_bounds(*act)?),
+            Some((EpilogueStep::Activation(act), _)) => match store_activation(*act)? {
+                StoreActivation::Clamp(lo, hi) => ops.clamp = Some((lo, hi)),
+                StoreActivation::Swish => ops.swish = true,
+            },
             Some(_) => return None,
         }
         steps.next().is_none().then_some(ops)
@@ -336,6 +330,16 @@ impl StoreActivation {
             },
             StoreActivation::Swish => super::vector_activation::swish_avx512(y),
         }
+    }
+}
+
+/// `act` as an activation a kernel applies in registers, if it has such a form: a clamp
+/// ([`clamp_bounds`]), or SiLU where the activation kernels run its AVX-512 form (the same
+/// bits).
+fn store_activation(act: Activation) -> Option<StoreActivation> {
+    match act {
+        Activation::Swish if VectorActivation::of(Activation::Swish).is_some() => Some(StoreActivation::Swish),
+        _ => clamp_bounds(act).map(|(lo, hi)| StoreActivation::Clamp(lo, hi)),
     }
 }
 
