@@ -272,7 +272,7 @@ impl TileEpilogue for GemmEpilogue<'_, '_, '_> {
         // The last output element C covers: an operand at least one longer holds every
         // element's value at its own index, no wrapping.
         let end = self.base + (m - 1) * self.rs + n;
-        let mut ops = StoreOps { bias: self.bias, other: None, clamp: None, swish: false };
+        let mut ops = StoreOps { bias: self.bias, other: None, act: None };
         let mut steps = self.ep.epilogue.steps.iter().zip(&self.ep.others).peekable();
         // An operand along the last axis (len n, every row starting at a multiple of n) adds
         // other[j]: a column bias, if there is no bias yet.
@@ -292,10 +292,7 @@ impl TileEpilogue for GemmEpilogue<'_, '_, '_> {
         }
         match steps.next() {
             None => {}
-            Some((EpilogueStep::Activation(act), _)) => match store_activation(*act)? {
-                StoreActivation::Clamp(lo, hi) => ops.clamp = Some((lo, hi)),
-                StoreActivation::Swish => ops.swish = true,
-            },
+            Some((EpilogueStep::Activation(act), _)) => ops.act = Some(store_activation(*act)?),
             Some(_) => return None,
         }
         steps.next().is_none().then_some(ops)

@@ -1,6 +1,7 @@
 //! The AVX2 + FMA microkernel: a 6 × 16 tile in 12 ymm accumulators (two vectors of B and
 //! six broadcasts of A per depth step). Partial tiles are stored through a small buffer.
 
+use super::super::epilogue::StoreActivation;
 use super::super::sgemm::Mat;
 use super::kernel::{Kernel, Tile};
 use super::pack;
@@ -68,7 +69,8 @@ unsafe fn tile(t: &Tile) {
                         let o = _mm256_loadu_ps(ops.other.add(i * ops.other_rs + 8 * v));
                         y = if ops.other_mul { _mm256_mul_ps(y, o) } else { _mm256_add_ps(y, o) };
                     }
-                    if let Some((lo, hi)) = ops.clamp {
+                    // (A SiLU never reaches this kernel: `Kernel::swish` is false.)
+                    if let Some(StoreActivation::Clamp(lo, hi)) = ops.act {
                         // `vmaxps`/`vminps` return their second operand when one is NaN: y.
                         y = _mm256_min_ps(_mm256_set1_ps(hi), _mm256_max_ps(_mm256_set1_ps(lo), y));
                     }

@@ -285,7 +285,7 @@ impl<E: TileEpilogue> Job<'_, E> {
         };
         let last = pc + kc == self.k;
         let ops = match self.store {
-            Some(StoreOps { bias, other, clamp, swish }) if last => {
+            Some(StoreOps { bias, other, act }) if last => {
                 let (bias, bias_cols) = match bias {
                     TileBias::None => (std::ptr::null(), false),
                     TileBias::Rows(b) => (b.as_ptr().wrapping_add(i), false),
@@ -295,7 +295,7 @@ impl<E: TileEpilogue> Job<'_, E> {
                     Some(o) => (o.data.as_ptr().wrapping_add(i * o.rs + j), o.rs, o.op == EpilogueBinary::Mul),
                     None => (std::ptr::null(), 0, false),
                 };
-                TileOps { bias, bias_cols, other, other_rs, other_mul, clamp, swish }
+                TileOps { bias, bias_cols, other, other_rs, other_mul, act }
             }
             _ => TileOps::NONE,
         };

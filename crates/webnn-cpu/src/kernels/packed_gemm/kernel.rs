@@ -2,6 +2,7 @@
 //! and a B micro-panel, the instruction sets it comes in, and the cache blocking each uses.
 
 use super::super::activation::clamp_value;
+use super::super::epilogue::StoreActivation;
 use super::super::sgemm::Mat;
 
 /// One output tile for a microkernel: `rows × cols` (at most MR × NR) elements of C computed
@@ -45,7 +46,7 @@ pub(super) struct Tile {
     pub ops: TileOps,
 }
 
-/// A [`super::StoreOps`] at one tile: `y = sum + bias`, `y = y ∘ other`, then the clamp.
+/// A [`super::StoreOps`] at one tile: `y = sum + bias`, `y = y ∘ other`, then the activation.
 #[derive(Clone, Copy)]
 pub(super) struct TileOps {
     /// The bias of the tile's first row (`bias_cols` false: one value per row) or first
@@ -60,11 +61,8 @@ pub(super) struct TileOps {
     pub other_rs: usize,
     /// Whether it multiplies (else adds).
     pub other_mul: bool,
-    /// The clamp bounds, if any.
-    pub clamp: Option<(f32, f32)>,
-    /// Then SiLU, x·sigmoid(x), in its AVX-512 form (set only for a kernel with
-    /// [`Kernel::swish`]).
-    pub swish: bool,
+    /// The activation, if any (the SiLU only for a kernel with [`Kernel::swish`]).
+    pub act: Option<StoreActivation>,
 }
 
 impl TileOps {
@@ -75,19 +73,18 @@ impl TileOps {
         other: std::ptr::null(),
         other_rs: 0,
         other_mul: false,
-        clamp: None,
-        swish: false,
+        act: None,
     };
 
     /// Whether there is anything to apply.
     #[inline(always)]
     pub fn any(&self) -> bool {
-        !self.bias.is_null() || !self.other.is_null() || self.clamp.is_some() || self.swish
+        !self.bias.is_null() || !self.other.is_null() || self.act.is_some()
     }
 
     /// Element (i, j)'s final value from `y` (the sum, plus C's old contents when
     /// accumulating): the scalar form of what the vector kernels do, with the backend's
-    /// clamp (`activation::clamp_value`) and, for `swish`, the AVX-512 SiLU on one lane.
+    /// clamp (`activation::clamp_value`) and the AVX-512 SiLU on one lane.
     ///
     /// # Safety
     /// `bias` (if not null) is readable at offset i (rows) or j (columns), `other` (if not
@@ -107,18 +104,15 @@ impl TileOps {
                 y + o
             }
         };
-        let y = match self.clamp {
-            Some((lo, hi)) => clamp_value(y, lo, hi),
+        match self.act {
             None => y,
-        };
-        if !self.swish {
-            return y;
+            Some(StoreActivation::Clamp(lo, hi)) => clamp_value(y, lo, hi),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY (caller): the SiLU is set only for the AVX-512 kernel, on a CPU that has it.
+            Some(StoreActivation::Swish) => unsafe { super::super::vector_activation::swish_one_avx512(y) },
+            #[cfg(not(target_arch = "x86_64"))]
+            Some(StoreActivation::Swish) => unreachable!("the SiLU is set only for the AVX-512 kernel"),
         }
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY (caller): `swish` is set only for the AVX-512 kernel, on a CPU that has it.
-        return unsafe { super::super::vector_activation::swish_one_avx512(y) };
-        #[cfg(not(target_arch = "x86_64"))]
-        unreachable!("TileOps::swish is set only for the AVX-512 kernel")
     }
 }
 
@@ -216,8 +210,8 @@ pub(super) struct Kernel {
     pub a_in_place_block: usize,
     /// Whether the microkernel fetches `Tile::b_ahead` (else the driver prefetches it).
     pub b_ahead: bool,
-    /// Whether its tiles apply [`TileOps::swish`] (the AVX-512 SiLU: only the AVX-512
-    /// kernel; a GEMM on another kernel applies a SiLU epilogue per tile instead).
+    /// Whether its tiles apply the SiLU of [`TileOps::act`] (the AVX-512 one: only the
+    /// AVX-512 kernel; a GEMM on another kernel applies a SiLU epilogue per tile instead).
     pub swish: bool,
     /// Computes one tile.
     pub tile: TileFn,

@@ -31,7 +31,7 @@ mod tests;
 pub use super::sgemm::Mat;
 pub use kernel::Isa;
 
-use super::epilogue::{EpilogueBinary, TileBias};
+use super::epilogue::{EpilogueBinary, StoreActivation, TileBias};
 
 use driver::{Job, OutPtr};
 use kernel::{Blocking, Kernel};
@@ -275,11 +275,12 @@ pub trait TileEpilogue: Sync {
 }
 
 /// An epilogue a microkernel applies in its registers, on a tile's last depth block, instead
-/// of a pass over the stored tile: `y = sum + bias`, then `y = y ∘ other`, then
-/// `y = clamp(y, lo, hi)` with `Activation::Clamp`'s two selects (NaN passes through, −0
-/// stays −0), each when present: the same f32 operations in the same order as the unfused
-/// steps, so the results are the same bits. The common conv epilogues (bias, a residual, a
-/// relu or relu6) and matmul ones (a bias along the last axis, a residual).
+/// of a pass over the stored tile: `y = sum + bias`, then `y = y ∘ other`, then an
+/// activation (`y = clamp(y, lo, hi)` with `Activation::Clamp`'s two selects — NaN passes
+/// through, −0 stays −0 — or the AVX-512 SiLU), each when present: the same f32 operations in
+/// the same order as the unfused steps, so the results are the same bits. The common conv
+/// epilogues (bias, a residual, a relu, relu6 or SiLU) and matmul ones (a bias along the last
+/// axis, a residual).
 #[derive(Clone, Copy, Debug)]
 pub struct StoreOps<'a> {
     /// Added first: `Rows(b)` adds `b[i]` to row i of C (m values), `Cols(b)` `b[j]` to column
@@ -287,12 +288,10 @@ pub struct StoreOps<'a> {
     pub bias: TileBias<'a>,
     /// Then an operand laid out like C, if any.
     pub other: Option<StoreOperand<'a>>,
-    /// Then the clamp to `[lo, hi]`, if any (a relu: `[0, ∞]`).
-    pub clamp: Option<(f32, f32)>,
-    /// Then SiLU, x·sigmoid(x), in its AVX-512 form (`vector_activation::swish_avx512`,
-    /// the unfused activation's bits), if set: only the AVX-512 kernel applies it; a GEMM
-    /// that runs on another kernel ignores these ops and calls [`TileEpilogue::tile`].
-    pub swish: bool,
+    /// Then the activation, if any: a clamp (a relu: `[0, ∞]`), or the AVX-512 SiLU, which
+    /// only the AVX-512 kernel applies (a GEMM that runs on another kernel ignores such ops
+    /// and calls [`TileEpilogue::tile`]).
+    pub act: Option<StoreActivation>,
 }
 
 /// An element-wise operand of [`StoreOps`]: C[i, j] becomes `C[i, j] ∘ data[i · rs + j]`.
@@ -397,7 +396,7 @@ where
         }
         return Ok(());
     }
-    let store = epilogue.store_ops(m, n).filter(|s| !s.swish || kernel.swish);
+    let store = epilogue.store_ops(m, n).filter(|s| kernel.swish || s.act != Some(StoreActivation::Swish));
     if let Some(s) = store {
         match s.bias {
             TileBias::Rows(bias) if bias.len() < m => return bad("the bias is shorter than the rows"),

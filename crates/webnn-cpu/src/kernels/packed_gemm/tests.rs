@@ -9,6 +9,7 @@
 //! (up to the rounding of the test epilogue's `2x + 1`).
 
 use super::super::activation::Activation;
+use super::super::epilogue::StoreActivation::{self, Clamp};
 use super::super::epilogue::{EpilogueBinary, TileBias};
 use super::super::vector_activation::VectorActivation;
 use super::kernel::{Blocking, Kernel};
@@ -424,17 +425,11 @@ fn store_ops_are_the_scalar_steps_bit_for_bit() {
                 for op in [None, Some(EpilogueBinary::Add), Some(EpilogueBinary::Mul)] {
                     // SiLU only where the kernel applies it (others leave such ops to the
                     // epilogue pass, which `InKernel` does not have).
-                    let swishes: &[bool] = if kernel.swish { &[false, true] } else { &[false] };
-                    for (bounds, &swish) in [None, Some((0.0, f32::INFINITY)), Some((-0.25, 0.5))]
-                        .into_iter()
-                        .flat_map(|b| swishes.iter().map(move |s| (b, s)))
-                    {
-                        let ops = StoreOps {
-                            bias,
-                            other: op.map(|op| StoreOperand { op, data: &other, rs: other_rs }),
-                            clamp: bounds,
-                            swish,
-                        };
+                    let clamps = [None, Some(Clamp(0.0, f32::INFINITY)), Some(Clamp(-0.25, 0.5))];
+                    let silu = kernel.swish.then_some(Some(StoreActivation::Swish));
+                    for act in clamps.into_iter().chain(silu) {
+                        let ops =
+                            StoreOps { bias, other: op.map(|op| StoreOperand { op, data: &other, rs: other_rs }), act };
                         for parallel in [false, true] {
                             let c = run(parallel, Some(ops));
                             for i in 0..m {
@@ -450,15 +445,19 @@ fn store_ops_are_the_scalar_steps_bit_for_bit() {
                                         Some(EpilogueBinary::Add) => y + other[i * other_rs + j],
                                         Some(EpilogueBinary::Mul) => y * other[i * other_rs + j],
                                     };
-                                    let mut want = [bounds.map_or(y, |b| clamp(y, b))];
-                                    if swish {
+                                    let mut want = [y];
+                                    match act {
+                                        None => {}
+                                        Some(Clamp(lo, hi)) => want[0] = clamp(y, (lo, hi)),
                                         // The unfused activation step (`Activation::Swish`).
-                                        VectorActivation::of(Activation::Swish).unwrap().apply_in_place(&mut want);
+                                        Some(StoreActivation::Swish) => {
+                                            VectorActivation::of(Activation::Swish).unwrap().apply_in_place(&mut want)
+                                        }
                                     }
                                     let (got, want) = (c[i * c_rs + j], want[0]);
                                     assert!(
                                         got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
-                                        "{isa:?} {m}x{n}x{k} {bias:?} {op:?} {bounds:?} swish {swish}: C[{i}][{j}] = {got}, want {want}"
+                                        "{isa:?} {m}x{n}x{k} {bias:?} {op:?} {act:?}: C[{i}][{j}] = {got}, want {want}"
                                     );
                                 }
                                 assert!(c[i * c_rs + n..(i + 1) * c_rs].iter().all(|x| x.is_nan()), "gap written");
@@ -482,7 +481,7 @@ fn store_ops_that_do_not_cover_c_are_errors() {
     let run = |ops: StoreOps<'_>, c: &mut [f32]| {
         gemm(m, n, k, Lhs::Strided(Mat::rows(&a, k)), Rhs::Strided(Mat::rows(&b, n)), c, n, false, &InKernel(Some(ops)))
     };
-    let none = StoreOps { bias: TileBias::None, other: None, clamp: None, swish: false };
+    let none = StoreOps { bias: TileBias::None, other: None, act: None };
     assert!(run(StoreOps { bias: TileBias::Rows(&short), ..none }, &mut c).is_err());
     assert!(run(StoreOps { bias: TileBias::Cols(&short), ..none }, &mut c).is_err());
     let operand = |data, rs| Some(StoreOperand { op: EpilogueBinary::Add, data, rs });
