@@ -11,7 +11,10 @@ For every model of DIR and every thread count T:
   * webnn runs the same inputs (`webnn run MODEL --input NAME=FILE.npy ... --threads T`) and
     every output is checked against ONNX Runtime's: floating-point outputs must be within
     1e-4 of the reference output's range (max |ours - ort| <= 1e-4 * (max - min); 1e-2 for
-    float16), integer and bool outputs must be equal, shapes must match. A mismatch is
+    float16, and for the float16 variants of get_models.py whatever their output type),
+    integer and bool outputs must be equal, shapes must match; the int8 variants are checked
+    as issue 12 asks (see check_int8: within one quantization step, same top-1, error against
+    the float32 model no worse than ONNX Runtime's by more than INT8_VS_FLOAT). A mismatch is
     printed at once and makes the script exit with status 1;
   * `webnn bench MODEL --json --threads T --seconds S` (same inputs) gives our median.
 Then a table of median latencies and ratios (ours / ONNX Runtime), and as the last line
@@ -21,6 +24,8 @@ MANIFEST FORMAT (DIR/models.json, written by get_models.py):
     {"models": [{"name": "magika", "file": "magika.onnx",
                  "shapes": {"bytes": [1, 2048]},                  # free dimensions
                  "inputs": {"bytes": {"low": 0, "high": 257}}}]}  # or {"value": 1}
+A variant made by quantized_models.py also has "variant" ("int8" or "float16"), "base" (the
+float32 model it was made from) and "top1" (its output is a classifier's logits).
 Without a manifest every DIR/*.onnx is used, free dimensions set to 1.
 
 Input values: floats uniform in [-1, 1), integers uniform in [low, high) (default [0, 10)),
@@ -43,6 +48,9 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 TOLERANCE = {np.dtype(np.float32): 1e-4, np.dtype(np.float64): 1e-4, np.dtype(np.float16): 1e-2}
+# Quantized variants (manifest "variant": "int8"): see check_int8.
+INT8_WITHIN_STEP = 0.999
+INT8_VS_FLOAT = 1.5
 
 ORT_TYPES = {
     "tensor(float)": np.float32,
@@ -97,6 +105,10 @@ def load_models(models_dir):
         m = {"shapes": {}, "inputs": {}, **e}
         m["path"] = os.path.join(models_dir, m["file"])
         models.append(m)
+    files = {m["name"]: m["path"] for m in models}
+    for m in models:
+        if "base" in m:
+            m["base_path"] = files.get(m["base"])
     return models
 
 
@@ -123,8 +135,9 @@ def make_input(model, name, dtype, shape, spec=None):
     return rng.integers(low, high, size=shape).astype(dtype)
 
 
-def compare_output(name, ref, ours):
-    """Checks one output; returns (ok, relative error or None, message)."""
+def compare_output(name, ref, ours, tolerance=None):
+    """Checks one output (floats within TOLERANCE, or the given tolerance, of the output's
+    range); returns (ok, relative error or None, message)."""
     if ours is None:
         return False, None, f"output '{name}': webnn wrote no {file_stem(name)}.npy"
     ref = np.asarray(ref)
@@ -163,25 +176,86 @@ def compare_output(name, ref, ours):
     span = float(rf.max() - rf.min())
     scale = span if span > 0 else max(float(np.max(np.abs(rf))), 1e-30)
     rel = err / scale
-    tol = TOLERANCE.get(ref.dtype, 1e-4)
+    tol = tolerance if tolerance is not None else TOLERANCE.get(ref.dtype, 1e-4)
     msg = f"output '{name}': max error {err:.3g} = {rel:.3g} of the output range {span:.3g}"
     if rel > tol:
         return False, rel, msg + f" > {tol:g}"
     return True, rel, msg
 
 
-def compare_outputs(ref, ours):
+def compare_outputs(ref, ours, tolerance=None):
     """REF: name -> array (ONNX Runtime); OURS: name -> array or None. Returns
     (ok, worst relative error, messages of failures)."""
     ok, worst, failures = True, 0.0, []
     for name, r in ref.items():
-        good, rel, msg = compare_output(name, r, ours.get(name))
+        good, rel, msg = compare_output(name, r, ours.get(name), tolerance)
         if not good:
             ok = False
             failures.append(msg)
         if rel is not None:
             worst = max(worst, rel)
     return ok, worst, failures
+
+
+def output_steps(path):
+    """Output name -> quantization step, for the outputs that a DequantizeLinear with a
+    one-element scale initializer produces (the last op of a QDQ model)."""
+    import onnx
+    from onnx import numpy_helper
+    model = onnx.load(path, load_external_data=False)
+    inits = {i.name: i for i in model.graph.initializer}
+    outputs = {o.name for o in model.graph.output}
+    steps = {}
+    for node in model.graph.node:
+        if node.op_type == "DequantizeLinear" and node.output[0] in outputs and node.input[1] in inits:
+            scale = numpy_helper.to_array(inits[node.input[1]])
+            if scale.size == 1:
+                steps[node.output[0]] = float(scale.reshape(()))
+    return steps
+
+
+def range_error(x, ref):
+    """max |x - ref| as a fraction of ref's range."""
+    r = np.asarray(ref, dtype=np.float64)
+    span = float(r.max() - r.min()) or max(float(np.max(np.abs(r))), 1e-30)
+    return float(np.max(np.abs(np.asarray(x, dtype=np.float64) - r))) / span
+
+
+def check_int8(ref, ours, float_ref, steps, top1):
+    """Issue 12's accuracy check of a quantized model against ONNX Runtime running the same
+    file. Each float output: where a DequantizeLinear with a known step produces it, at least
+    INT8_WITHIN_STEP of the elements within one step of ONNX Runtime's; with TOP1 (a
+    classifier's logits): the same arg-max; and, against the float32 model the variant was made from (run
+    by ONNX Runtime), our error may be at most INT8_VS_FLOAT × ONNX Runtime's own (both as a
+    fraction of the float32 output's range). Returns (ok, summary, messages of failures)."""
+    ok, parts, failures = True, [], []
+    for name, r in ref.items():
+        o = ours.get(name)
+        if o is None or np.shape(o) != np.shape(r):
+            return False, "MISMATCH", [f"output '{name}': missing or shape {np.shape(o)} != {np.shape(r)}"]
+        r64, o64 = np.asarray(r, dtype=np.float64), np.asarray(o, dtype=np.float64)
+        if name in steps:
+            within = float(np.mean(np.abs(o64 - r64) <= steps[name] * 1.001))
+            parts.append(f"{100 * within:.2f}% in 1 step")
+            if within < INT8_WITHIN_STEP:
+                ok = False
+                failures.append(f"output '{name}': {100 * within:.3f}% within one step {steps[name]:.3g} "
+                                f"< {100 * INT8_WITHIN_STEP:g}%")
+        if top1:
+            same = int(np.argmax(o64)) == int(np.argmax(r64))
+            parts.append("top-1 " + ("same" if same else "DIFFERS"))
+            if not same:
+                ok = False
+                failures.append(f"output '{name}': arg-max {int(np.argmax(o64))} != ORT's {int(np.argmax(r64))}")
+        if float_ref is not None and name in float_ref:
+            f = float_ref[name]
+            ours_err, ort_err = range_error(o64, f), range_error(r64, f)
+            parts.append(f"vs fp32 {ours_err:.2g}/ORT {ort_err:.2g}")
+            if ours_err > INT8_VS_FLOAT * ort_err + 1e-6:
+                ok = False
+                failures.append(f"output '{name}': error against the float32 model {ours_err:.3g} > "
+                                f"{INT8_VS_FLOAT:g} x ONNX Runtime's {ort_err:.3g}")
+    return ok, ("int8: " if ok else "MISMATCH int8: ") + ", ".join(parts), failures
 
 
 def median(xs):
@@ -281,8 +355,8 @@ def format_table(rows):
     for r in rows:
         q = ratio(r)
         check = r.get("check", "")
-        if len(check) > 60:
-            check = check[:57] + "..."
+        if len(check) > 100:
+            check = check[:97] + "..."
         body.append([r["model"], str(r["threads"]), format_ms(r.get("ort_ms")), format_ms(r.get("ours_ms")),
                      "inf" if math.isinf(q) else f"{q:.2f}", check])
     widths = [max(len(x) for x in col) for col in zip(header, *body)]
@@ -333,6 +407,13 @@ def compare_model(model, threads_list, binary, work, seconds, min_runs, log=prin
     output_names = [o.name for o in probe.get_outputs()]
     reference = dict(zip(output_names, probe.run(None, feeds)))
     del probe
+    variant = model.get("variant")
+    float_reference, steps = None, {}
+    if variant == "int8":
+        steps = output_steps(path)
+        base = model.get("base_path")
+        if base and os.path.exists(base):
+            float_reference = dict(zip(output_names, ort_session(base, 1).run(output_names, feeds)))
     for t in threads_list:
         row = {"model": name, "threads": t, "ok": True}
         session = ort_session(path, t)
@@ -341,12 +422,15 @@ def compare_model(model, threads_list, binary, work, seconds, min_runs, log=prin
         try:
             ours = webnn_run(binary, path, input_files, shape_args, t, os.path.join(work, name, f"out-t{t}"),
                              output_names)
-            ok, worst, failures = compare_outputs(reference, ours)
-            if ok:
-                row["check"] = f"ok (max rel err {worst:.1e})"
+            if variant == "int8":
+                ok, summary, failures = check_int8(reference, ours, float_reference, steps, model.get("top1", False))
             else:
+                # float16 variants: the float16 tolerance, also where inputs and outputs stay float32.
+                ok, worst, failures = compare_outputs(reference, ours, 1e-2 if variant == "float16" else None)
+                summary = f"ok (max rel err {worst:.1e})"
+            row["check"] = summary if ok or variant == "int8" else "MISMATCH"
+            if not ok:
                 row["ok"] = False
-                row["check"] = "MISMATCH"
                 for f in failures:
                     log(f"MISMATCH {name} threads={t}: {f}")
             row["ours_ms"] = webnn_bench(binary, path, input_files, shape_args, t, seconds, min_runs)["median_ms"]

