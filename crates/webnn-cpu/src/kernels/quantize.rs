@@ -230,6 +230,26 @@ impl Kernel for QuantizeKernel {
             return Ok(());
         };
         let out = &mut outputs[0];
+        #[cfg(target_arch = "x86_64")]
+        if !self.dequantize
+            && self.float_type == DataType::Float32
+            && matches!(self.int_type, DataType::Uint8 | DataType::Int8)
+            && self.blocks.b == self.blocks.x
+            && super::unary::has_avx512()
+        {
+            // One scale and zero point (the activations of a QDQ model), 16 lanes at a time.
+            let (scale, x) = (s.slice::<f32>()[0], x.slice::<f32>());
+            let (zero_point, lo, hi) = match self.int_type {
+                DataType::Uint8 => (z.bytes[0] as f32, 0.0, 255.0),
+                _ => (z.bytes[0] as i8 as f32, -128.0, 127.0),
+            };
+            par_rows(out.bytes, CHUNK, |first, chunk| {
+                let start = first * CHUNK;
+                // SAFETY: AVX-512F was just detected; `chunk` and its input have the same length.
+                unsafe { quantize_8bit_avx512(&x[start..start + chunk.len()], scale, zero_point, lo, hi, chunk) }
+            });
+            return Ok(());
+        }
         with_qfloat!(self.float_type, F => with_qint!(self.int_type, Q => {
             if self.dequantize {
                 self.go::<Q, F, Q, F>(x.slice(), s.slice(), z.slice(), out.slice_mut(), dequantize_one::<Q, F>)
@@ -238,6 +258,43 @@ impl Kernel for QuantizeKernel {
             }
         }));
         Ok(())
+    }
+}
+
+/// quantizeLinear of float32 by one scale and zero point to an 8-bit type whose range is
+/// `lo..=hi`, 16 elements at a time: the arithmetic of [`quantize_one`] (the division, round
+/// half to even, the zero point added in f32, saturated, NaN to 0), so the same bytes.
+///
+/// # Safety
+/// The CPU must support AVX-512F; `x.len() == out.len()`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn quantize_8bit_avx512(x: &[f32], scale: f32, zero_point: f32, lo: f32, hi: f32, out: &mut [u8]) {
+    use std::arch::x86_64::*;
+    debug_assert_eq!(x.len(), out.len());
+    let (s, z, l, h) = (_mm512_set1_ps(scale), _mm512_set1_ps(zero_point), _mm512_set1_ps(lo), _mm512_set1_ps(hi));
+    let mut i = 0;
+    while i < out.len() {
+        let mask: __mmask16 = if out.len() - i >= 16 { 0xffff } else { (1u16 << (out.len() - i)) - 1 };
+        // SAFETY: the mask covers only elements i..min(i + 16, len) of both slices.
+        unsafe {
+            let v = _mm512_maskz_loadu_ps(mask, x.as_ptr().add(i));
+            let r = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm512_div_ps(v, s));
+            let q = _mm512_add_ps(r, z);
+            // NaN lanes (unordered with themselves) become 0; the others are clamped, then exact.
+            let ordered = _mm512_cmp_ps_mask::<_CMP_ORD_Q>(q, q);
+            let q = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(q, l), h));
+            _mm512_mask_cvtepi32_storeu_epi8(out.as_mut_ptr().add(i) as *mut i8, mask & ordered, q);
+            // NaN lanes were not written: write their 0.
+            if mask & !ordered != 0 {
+                _mm512_mask_cvtepi32_storeu_epi8(
+                    out.as_mut_ptr().add(i) as *mut i8,
+                    mask & !ordered,
+                    _mm512_setzero_si512(),
+                );
+            }
+        }
+        i += 16;
     }
 }
 
