@@ -8,6 +8,10 @@
 //! The `gemm` cases call `kernels::packed_gemm::gemm` and the `gemm` crate
 //! (`sgemm::sgemm`) directly on 1 and 2 threads, alternating them, and print the median
 //! GFLOP/s of each (`-- gemm` runs only those).
+//!
+//! The `int8` cases call `kernels::int8_gemm::gemm` (u8 activations × s8 weights, requantized
+//! to u8) on `WEBNN_NUM_THREADS` threads and print GOP/s (2·m·n·k / time) and the share of
+//! one core's VNNI peak (`-- int8` runs only those).
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -261,6 +265,77 @@ fn gemm_cases(filters: &[String]) {
     }
 }
 
+/// Integer GEMM shapes (m, n, k): ResNet-50's convs (m = cout, k = cin·kh·kw, n = oh·ow; B
+/// row-major, the im2col matrix or the NCHW input, C row-major NCHW) and BERT-base's matmuls
+/// (m = output features, n = 128 tokens; B the `[tokens][k]` activations read transposed, C
+/// `[tokens][m]`, transposed).
+const INT8_SHAPES: [(&str, usize, usize, usize, bool); 8] = [
+    ("ResNet conv3x3 64ch 56x56", 64, 3136, 576, false),
+    ("ResNet conv1x1 64->256 56x56", 256, 3136, 64, false),
+    ("ResNet conv3x3 128ch 28x28", 128, 784, 1152, false),
+    ("ResNet conv3x3 512ch 7x7", 512, 49, 2304, false),
+    ("ResNet conv1x1 512->2048 7x7", 2048, 49, 512, false),
+    ("BERT qkv/out", 768, 128, 768, true),
+    ("BERT ffn up", 3072, 128, 768, true),
+    ("BERT ffn down", 768, 128, 3072, true),
+];
+
+/// The VNNI peak of one core, in GOP/s (2 ops per multiply-add), as the brief of this benchmark
+/// takes it: two 512-bit `vpdpbusd` per cycle (64 multiply-adds each) at about 4.1 GHz (Ice Lake
+/// and later Intel cores issue them on ports 0 and 5). Zen 4 issues one per cycle (measured on
+/// an EPYC Zen 4 host: 3.6 G `vpdpbusd`/s, ~465 GOP/s), so there the reachable peak is about
+/// half of this.
+const INT8_PEAK_GOPS: f64 = 1060.0;
+
+/// `int8_gemm::gemm` on [`INT8_SHAPES`] with a u8 output (per-row scales, a bias, a relu),
+/// 5 rounds on `threads` threads, the median.
+fn int8_cases(filters: &[String], threads: usize) {
+    use webnn_cpu::kernels::int8_gemm::{self, Output, PackedI8, Requant, U8View};
+    for &(what, m, n, k, transposed) in &INT8_SHAPES {
+        let name = format!("int8 gemm {m}x{n}x{k} ({what})");
+        if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        let mut rng = webnn_core::testing::Rng::new(3);
+        let a: Vec<i8> = (0..m * k).map(|_| rng.int(-128, 127) as i8).collect();
+        let b: Vec<u8> = (0..k * n).map(|_| rng.int(0, 255) as u8).collect();
+        let packed = PackedI8::pack(&a, m, k, k).expect("pack");
+        let scale: Vec<f32> = (0..m).map(|_| rng.uniform_f32(1e-5, 1e-4)).collect();
+        let bias: Vec<f32> = (0..m).map(|_| rng.uniform_f32(-1.0, 1.0)).collect();
+        let req = Requant { b_zero_point: 128, scale: &scale, bias: Some(&bias), lo: 0.0, hi: f32::INFINITY };
+        let (view, rs, cs) = if transposed {
+            (U8View { data: &b, k, n, rs: 1, cs: k }, 1, m)
+        } else {
+            (U8View { data: &b, k, n, rs: n, cs: 1 }, n, 1)
+        };
+        let mut c = vec![0u8; m * n];
+        let ops = 2.0 * (m * n * k) as f64;
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+        let mut rates: Vec<f64> = pool.install(|| {
+            (0..5)
+                .map(|_| {
+                    let t = median_secs(
+                        || {
+                            let out = Output::U8 { data: &mut c, rs, cs, scale: 0.05, zero_point: 0 };
+                            int8_gemm::gemm(&packed, view, &req, out).expect("int8 gemm")
+                        },
+                        150,
+                    );
+                    ops / t / 1e9
+                })
+                .collect()
+        });
+        rates.sort_by(f64::total_cmp);
+        let rate = rates[2];
+        println!(
+            "{name:<50} {threads}T {:>7.1} GOP/s {:>5.1} % of {INT8_PEAK_GOPS} ({:?})",
+            rate,
+            100.0 * rate / INT8_PEAK_GOPS / threads as f64,
+            int8_gemm::Isa::best()
+        );
+    }
+}
+
 /// Winograd-relevant 3×3 stride-1 convs (cin = cout, square output, padding 1).
 const WINOGRAD_SHAPES: [(usize, usize); 8] =
     [(64, 56), (128, 28), (256, 14), (512, 7), (80, 40), (32, 256), (16, 112), (8, 112)];
@@ -448,4 +523,5 @@ fn main() {
     }
     gemm_cases(&filters);
     winograd_cases(&filters);
+    int8_cases(&filters, threads);
 }

@@ -134,6 +134,7 @@ impl Plan {
                     Ok(kernels::activation::lower_fused(*act, graph.descriptor(node.outputs[0]).data_type))
                 }
                 NodeKind::WithEpilogue(epilogue) => kernels::lower_with_epilogue(op, graph, epilogue.clone()),
+                NodeKind::Quantized(q) => kernels::quantized::lower(op, graph, &node.inputs, q),
             }
             .map_err(|e| {
                 Error::operation(format!(

@@ -8,13 +8,16 @@
 //!
 //! 1. [`patterns`]: rewrites of element-wise subgraphs into one activation, declared as a table
 //!    of patterns (`mul(x, sigmoid(x))` → swish, the erf formula of gelu → gelu);
-//! 2. [`layout`] (opt-in, `WEBNN_LAYOUT=nhwc`): the groups of depthwise and pointwise convs
+//! 2. [`quantized`]: a conv2d or matmul between a dequantizeLinear of its input (and of its
+//!    int8 weights) and a quantizeLinear of its result runs on integers; a quantizeLinear
+//!    read only by a dequantizeLinear with the same parameters becomes one activation;
+//! 3. [`layout`] (opt-in, `WEBNN_LAYOUT=nhwc`): the groups of depthwise and pointwise convs
 //!    (with the element-wise nodes and global pools between them) of a conv net run
 //!    channels-last, transposed once on entry and on exit;
-//! 3. [`epilogue`]: conv2d / matmul / gemm absorb the activations and the element-wise adds
+//! 4. [`epilogue`]: conv2d / matmul / gemm absorb the activations and the element-wise adds
 //!    and multiplies (residuals, biases, scales) that alone read their result, applied while
 //!    each output tile is in cache; the followers' table is in that file;
-//! 4. [`dce`]: nodes whose results nobody reads are dropped.
+//! 5. [`dce`]: nodes whose results nobody reads are dropped.
 //!
 //! `WEBNN_DUMP_PLAN=1` prints the program after the passes (one line per node), then the
 //! plan's arena size, to stderr when a graph is built; [`Program::dump`] is the same text.
@@ -24,6 +27,7 @@ pub mod epilogue;
 pub mod fold;
 pub mod layout;
 pub mod patterns;
+pub mod quantized;
 mod uses;
 
 use crate::kernels::activation::Activation;
@@ -63,6 +67,9 @@ pub enum NodeKind {
     /// Its operation (a conv2d, matmul or gemm) followed by an epilogue, whose binary steps
     /// read the inputs after the operation's own.
     WithEpilogue(Epilogue),
+    /// Its operation (a conv2d or matmul) computed on integers between a dequantizeLinear and
+    /// a quantizeLinear ([`quantized`]).
+    Quantized(quantized::QuantizedOp),
 }
 
 /// One step of the program.
@@ -127,6 +134,8 @@ impl Program {
         };
         let mut program = Program::from_graph(&graph);
         patterns::run(&graph, &mut program);
+        quantized::run(&graph, &mut program);
+        quantized::fuse_round_trips(&graph, &mut program);
         if passes.layout {
             layout::run(&mut graph, &mut program);
         }
@@ -155,6 +164,7 @@ impl Program {
                 NodeKind::Op => String::new(),
                 NodeKind::Activation(a) => format!(" {{{a:?}}}"),
                 NodeKind::WithEpilogue(e) => format!(" {{{:?}}}", e.steps),
+                NodeKind::Quantized(q) => format!(" {{{}}}", q.summary()),
             };
             s += &format!(
                 "  {}{}{} {} -> {}\n",

@@ -71,6 +71,20 @@ pub enum Activation {
     Swish,
     /// tanh
     Tanh,
+    /// `dequantizeLinear(quantizeLinear(x))` with one scale and zero point to an 8-bit type
+    /// whose range is `lo..=hi`, no op of its own: a quantize whose only reader is a dequantize
+    /// with the same parameters, fused (`compile::quantized`). The same arithmetic as the two
+    /// steps (`kernels::quantize`), so the same bits.
+    QuantizeRoundTrip {
+        /// The scale.
+        scale: f32,
+        /// The zero point.
+        zero_point: f32,
+        /// The quantized type's smallest value.
+        lo: f32,
+        /// The quantized type's largest value.
+        hi: f32,
+    },
 }
 
 /// Binds `$f` to the element function of activation `$act` (an `#[inline(always)]` closure
@@ -95,6 +109,8 @@ macro_rules! with_activation_fn {
             Activation::Swish if $f16 => (COSTLY_CHUNK, |x: f32| x * f16::from_f32(sigmoid_f32(x)).to_f32()),
             Activation::Swish => (COSTLY_CHUNK, |x: f32| x * sigmoid_f32(x)),
             Activation::Tanh => (CHEAP_CHUNK, |x: f32| tanh_f32(x)),
+            Activation::QuantizeRoundTrip { scale, zero_point, lo, hi } =>
+                (CHEAP_CHUNK, move |x: f32| quantize_round_trip(x, scale, zero_point, lo, hi)),
         )
     };
     // One match arm per activation: its pattern (and guard), chunk size and closure.
@@ -119,6 +135,16 @@ macro_rules! with_activation_fn {
 #[inline(always)]
 fn inline_fn<F: Fn(f32) -> f32>(f: F) -> F {
     f
+}
+
+/// `(saturate(round_half_even(x / scale) + zero_point) − zero_point) · scale`, NaN quantizing
+/// to 0: quantizeLinear then dequantizeLinear, as `quantize::quantize_one` and
+/// `quantize::dequantize_one` compute them (the sum and the difference exact in f32).
+#[inline(always)]
+pub fn quantize_round_trip(x: f32, scale: f32, zero_point: f32, lo: f32, hi: f32) -> f32 {
+    let q = super::quantize::round_half_even(x / scale) + zero_point;
+    let q = if q.is_nan() { 0.0 } else { clamp_value(q, lo, hi) };
+    (q - zero_point) * scale
 }
 
 /// elu: x for x > 0, alpha·(eˣ − 1) otherwise.

@@ -369,9 +369,31 @@ pub(super) fn fill_bias_nhwc(bias: Option<&[f32]>, c: usize, pixels: &mut [f32])
     }
 }
 
-/// Row `r` = (ci, kh, kw) of an nchw im2col tile: output pixels `p0..p0 + dst.len()`.
+/// An element im2col copies: f32 for the float convs, u8 for the quantized ones
+/// (`kernels::quantized`), whose padding is the input's zero point.
+pub(super) trait ColElement: Copy + Send + Sync {
+    /// `dst.copy_from_slice(src)`, as fast as this type allows for short runs.
+    fn copy_run(dst: &mut [Self], src: &[Self]);
+}
+
+impl ColElement for f32 {
+    #[inline(always)]
+    fn copy_run(dst: &mut [f32], src: &[f32]) {
+        super::simd::copy_short(dst, src)
+    }
+}
+
+impl ColElement for u8 {
+    #[inline(always)]
+    fn copy_run(dst: &mut [u8], src: &[u8]) {
+        dst.copy_from_slice(src)
+    }
+}
+
+/// Row `r` = (ci, kh, kw) of an nchw im2col tile: output pixels `p0..p0 + dst.len()`;
+/// padding reads `pad`.
 #[inline(always)]
-fn im2col_row_nchw(g: &Geom, xg: &[f32], p0: usize, r: usize, dst: &mut [f32]) {
+fn im2col_row_nchw<T: ColElement>(g: &Geom, xg: &[T], p0: usize, r: usize, dst: &mut [T], pad: T) {
     let [st_h, st_w] = g.strides;
     let [dl_h, dl_w] = g.dilations;
     let [pt, _, pl, _] = g.padding;
@@ -388,21 +410,21 @@ fn im2col_row_nchw(g: &Geom, xg: &[f32], p0: usize, r: usize, dst: &mut [f32]) {
         let seg = (g.ow - ow0).min(pcount - p);
         let d = &mut dst[p..p + seg];
         match (oh * st_h + kh * dl_h).checked_sub(pt).filter(|&i| i < g.h) {
-            None => d.fill(0.0),
+            None => d.fill(pad),
             Some(ih) => {
                 let xrow = &xp[ih * g.w..][..g.w];
                 // Output columns ow0..ow0+seg: zeros, then the real input, then zeros.
                 let a = lo.clamp(ow0, ow0 + seg);
                 let b = hi.clamp(a, ow0 + seg);
-                d[..a - ow0].fill(0.0);
-                d[b - ow0..].fill(0.0);
+                d[..a - ow0].fill(pad);
+                d[b - ow0..].fill(pad);
                 if a < b {
                     let first = a * st_w + kw * dl_w - pl;
                     let real = &mut d[a - ow0..b - ow0];
                     let n = b - a;
                     let src = &xrow[first..first + (n - 1) * st_w + 1];
                     match st_w {
-                        1 => super::simd::copy_short(real, src),
+                        1 => T::copy_run(real, src),
                         // Every other element: pairs, so the loop vectorises (loads and a
                         // permute) instead of gathering one element at a time.
                         2 => {
@@ -426,12 +448,13 @@ fn im2col_row_nchw(g: &Geom, xg: &[f32], p0: usize, r: usize, dst: &mut [f32]) {
 
 /// Fills the im2col tile for image channels `xg` (nchw: the group's `cig` input planes of
 /// one image) and output pixels `p0..p0 + pcount`: row (ci, kh, kw), column pixel.
-fn im2col_nchw(g: &Geom, xg: &[f32], p0: usize, pcount: usize, col: &mut [f32]) {
+/// Padding reads `pad` (0 for float; the zero point for quantized inputs).
+pub(super) fn im2col_nchw<T: ColElement>(g: &Geom, xg: &[T], p0: usize, pcount: usize, col: &mut [T], pad: T) {
     if col.len() >= 1 << 15 {
         crate::par::chunks(col, pcount, |r, dst| {
             simd(
                 #[inline(always)]
-                || im2col_row_nchw(g, xg, p0, r, dst),
+                || im2col_row_nchw(g, xg, p0, r, dst, pad),
             )
         });
     } else {
@@ -439,7 +462,7 @@ fn im2col_nchw(g: &Geom, xg: &[f32], p0: usize, pcount: usize, col: &mut [f32]) 
             #[inline(always)]
             || {
                 for (r, dst) in col.chunks_mut(pcount).enumerate() {
-                    im2col_row_nchw(g, xg, p0, r, dst);
+                    im2col_row_nchw(g, xg, p0, r, dst, pad);
                 }
             },
         );
@@ -623,7 +646,7 @@ fn conv_gemm(
                         im2col_nchw_by_pixel(g, xg, p0, pc, c);
                         Mat { data: c, rs: 1, cs: kdim }
                     } else {
-                        im2col_nchw(g, xg, p0, pc, c);
+                        im2col_nchw(g, xg, p0, pc, c, 0.0);
                         Mat::rows(c, pc)
                     };
                     gemm(cog, pc, kdim, a, Rhs::Strided(b), &mut out[obase + p0..], pixels, true, &tile_epilogue(p0))?;

@@ -1,0 +1,336 @@
+//! Integer convs and matmuls from the QDQ form: a quantized model reaches WebNN as
+//! `dequantizeLinear(x_q) → conv2d / matmul (filter = dequantizeLinear(int8 constant)) [→
+//! relu / clamp] → quantizeLinear`, the form ONNX's static quantizer writes. This pass turns
+//! each such chain into one [`NodeKind::Quantized`] node that reads `x_q` and the int8
+//! weights and writes the quantized result, computed by [`crate::kernels::quantized`] with
+//! exact integer sums and the requantization in float.
+//!
+//! What matches, on a CPU where the integer GEMM has a SIMD kernel (anything else keeps the
+//! float path, which computes the same function with float sums):
+//! * the op: conv2d with groups 1, nchw input and oihw filter; or matmul of an input of rank
+//!   ≥ 2 by a rank-2 filter;
+//! * its input: a `dequantizeLinear` of a uint8 tensor with one scale and one zero point;
+//! * its filter: a constant that [`super::fold`] made from `dequantizeLinear(int8 constant)`
+//!   with zero points 0 and one scale, or one per output channel (conv: shape `[cout,1,1,1]`;
+//!   matmul: `[1, n]`), not blockwise;
+//! * its bias (conv2d): a float32 constant or none;
+//! * what reads its result: only a relu or clamp (optional), then only a `quantizeLinear` to
+//!   uint8 or int8 with one scale and one zero point; none of these values a graph output.
+//!
+//! The float path rounds each product-sum in float32 before quantizing; the integer path sums
+//! exactly. Where a float sum lands within its rounding error of a rounding boundary of the
+//! quantization, the two differ by one quantization step (measured on the bench's QDQ models
+//! with bench/compare.py, against ONNX Runtime, which also sums exactly).
+
+use super::uses::Uses;
+use super::{NodeKind, Program};
+use crate::kernels::activation::Activation;
+use crate::kernels::constants::constant_bytes;
+use crate::kernels::int8_gemm;
+use webnn_core::graph::{Attrs, OperandSource};
+use webnn_core::types::{Conv2dFilterOperandLayout, InputOperandLayout, Scalar};
+use webnn_core::{DataType, Graph, OpKind, OperandId};
+
+/// How a quantized tensor maps to real values: `real = (q - zero_point) · scale`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QuantParams {
+    /// The scale.
+    pub scale: f32,
+    /// The zero point.
+    pub zero_point: i32,
+    /// uint8 or int8.
+    pub data_type: DataType,
+}
+
+/// A conv2d or matmul computed on integers: node input 0 is the quantized input, input 1 the
+/// int8 weights (a constant), input 2 the float32 bias (conv2d, optional); output 0 the
+/// quantized result. The node's `op` is the float conv2d / matmul (for its attributes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuantizedOp {
+    /// The input's quantization.
+    pub input: QuantParams,
+    /// The weights' scales: one, or one per output channel.
+    pub weight_scales: Vec<f32>,
+    /// The relu or clamp applied to the real result before quantizing: `(lo, hi)`.
+    pub clamp: Option<(f32, f32)>,
+    /// The output's quantization.
+    pub output: QuantParams,
+}
+
+impl QuantizedOp {
+    /// One line for plan dumps: `x 0.0078/128 uint8, w ×64 scales, clamp (0, inf), y 0.05/3 uint8`.
+    pub fn summary(&self) -> String {
+        let q = |p: &QuantParams| format!("{}/{} {}", p.scale, p.zero_point, p.data_type.as_str());
+        let clamp = self.clamp.map(|(lo, hi)| format!(", clamp ({lo}, {hi})")).unwrap_or_default();
+        format!("x {}, w ×{} scales{clamp}, y {}", q(&self.input), self.weight_scales.len(), q(&self.output))
+    }
+}
+
+/// Rewrites every chain that matches (see the module doc), where the integer GEMM has a SIMD
+/// kernel on this CPU (AVX-512 VNNI): its portable kernel is slower than the float path.
+pub fn run(graph: &Graph, program: &mut Program) {
+    if !int8_gemm::has_simd_kernel() {
+        return;
+    }
+    let producers = folded_producers(graph);
+    let mut uses = Uses::of(graph, program);
+    for q in 0..program.nodes.len() {
+        let Some((anchor, rewrite)) = match_chain(graph, program, &uses, &producers, q) else { continue };
+        let name = format!("{}+quantizeLinear(int8)", program.nodes[anchor].name);
+        // The float op and an activation between it and the quantize are dead now.
+        for &d in &rewrite.unhooked {
+            program.nodes[d].inputs.clear();
+        }
+        let op = program.nodes[anchor].op;
+        let node = &mut program.nodes[q];
+        node.kind = NodeKind::Quantized(rewrite.op);
+        node.op = op;
+        node.inputs = rewrite.inputs;
+        node.name = name;
+        uses = Uses::of(graph, program);
+    }
+}
+
+/// Fuses each `quantizeLinear` whose only reader is a `dequantizeLinear` with the same scale
+/// and zero point (the round trips between the float ops of a QDQ model) into one
+/// [`Activation::QuantizeRoundTrip`] on the dequantize's node: one pass instead of two, no
+/// 8-bit intermediate, and the epilogue pass can then fuse it into a float conv or matmul.
+pub fn fuse_round_trips(graph: &Graph, program: &mut Program) {
+    let uses = Uses::of(graph, program);
+    for d in 0..program.nodes.len() {
+        let dq = &program.nodes[d];
+        if dq.kind != NodeKind::Op || graph.operations[dq.op].kind != OpKind::DequantizeLinear {
+            continue;
+        }
+        let slot = |node: &super::Node, i: usize| node.inputs.get(i).copied().flatten();
+        let Some(q_out) = slot(dq, 0) else { continue };
+        let Some(qi) = uses.producer[q_out.index()] else { continue };
+        let qn = &program.nodes[qi];
+        if qn.kind != NodeKind::Op
+            || graph.operations[qn.op].kind != OpKind::QuantizeLinear
+            || uses.readers[q_out.index()] != 1
+        {
+            continue;
+        }
+        let Some(x) = slot(qn, 0) else { continue };
+        let data_type = graph.descriptor(q_out).data_type;
+        let (Some(q_scale), Some(d_scale)) = (slot(qn, 1), slot(dq, 1)) else { continue };
+        let (Some(qp), Some(dp)) = (
+            quant_params(graph, q_scale, slot(qn, 2), data_type),
+            quant_params(graph, d_scale, slot(dq, 2), data_type),
+        ) else {
+            continue;
+        };
+        let x_desc = graph.descriptor(x);
+        if qp != dp || x_desc != graph.descriptor(dq.outputs[0]) || x_desc.data_type != DataType::Float32 {
+            continue;
+        }
+        let (lo, hi) = if data_type == DataType::Uint8 { (0.0, 255.0) } else { (-128.0, 127.0) };
+        let act = Activation::QuantizeRoundTrip { scale: qp.scale, zero_point: qp.zero_point as f32, lo, hi };
+        program.nodes[qi].inputs.clear();
+        let node = &mut program.nodes[d];
+        node.kind = NodeKind::Activation(act);
+        node.inputs = vec![Some(x)];
+        node.name = "quantize+dequantize".to_string();
+    }
+}
+
+/// A match: the node's inputs and what it computes.
+struct Rewrite {
+    inputs: Vec<Option<OperandId>>,
+    op: QuantizedOp,
+    /// The nodes the quantized one replaces, but for the quantize itself.
+    unhooked: Vec<usize>,
+}
+
+/// For each operand the graph operation that produced it, when fold made it a constant (so
+/// the int8 weights behind a folded `dequantizeLinear` can be found).
+fn folded_producers(graph: &Graph) -> Vec<Option<usize>> {
+    let mut producers = vec![None; graph.operands.len()];
+    for (i, op) in graph.operations.iter().enumerate() {
+        for o in &op.outputs {
+            if matches!(graph.operands[o.index()].source, OperandSource::Constant(_)) {
+                producers[o.index()] = Some(i);
+            }
+        }
+    }
+    producers
+}
+
+/// The chain ending in the `quantizeLinear` node `q`, if it matches: the index of the conv2d
+/// or matmul node, and the rewrite.
+fn match_chain(
+    graph: &Graph,
+    program: &Program,
+    uses: &Uses,
+    producers: &[Option<usize>],
+    q: usize,
+) -> Option<(usize, Rewrite)> {
+    let qnode = &program.nodes[q];
+    let qop = &graph.operations[qnode.op];
+    if qnode.kind != NodeKind::Op || qop.kind != OpKind::QuantizeLinear {
+        return None;
+    }
+    let slot = |node: &super::Node, i: usize| node.inputs.get(i).copied().flatten();
+    let output = quant_params(graph, slot(qnode, 1)?, slot(qnode, 2), graph.descriptor(qnode.outputs[0]).data_type)?;
+    let only_read_here = |id: OperandId| uses.readers[id.index()] == 1;
+    let float_in = slot(qnode, 0)?;
+    if graph.descriptor(float_in).data_type != DataType::Float32 || !only_read_here(float_in) {
+        return None;
+    }
+    let mut anchor = uses.producer[float_in.index()]?;
+    let mut clamp = None;
+    let mut unhooked = vec![anchor];
+    if let Some(bounds) = clamp_of(graph, &program.nodes[anchor]) {
+        let y = program.nodes[anchor].inputs.first().copied().flatten()?;
+        if !only_read_here(y) || graph.descriptor(y) != graph.descriptor(float_in) {
+            return None;
+        }
+        clamp = Some(bounds);
+        anchor = uses.producer[y.index()]?;
+        unhooked.push(anchor);
+    }
+    let node = &program.nodes[anchor];
+    let op = &graph.operations[node.op];
+    if node.kind != NodeKind::Op || node.outputs.len() != 1 {
+        return None;
+    }
+    let x = node.inputs.first().copied().flatten()?;
+    let filter = node.inputs.get(1).copied().flatten()?;
+    // The input: dequantizeLinear(uint8, one scale, one zero point).
+    let dq = &program.nodes[uses.producer[x.index()]?];
+    let dq_op = &graph.operations[dq.op];
+    if dq.kind != NodeKind::Op || dq_op.kind != OpKind::DequantizeLinear {
+        return None;
+    }
+    let xq = dq.inputs.first().copied().flatten()?;
+    let input = quant_params(graph, slot(dq, 1)?, slot(dq, 2), graph.descriptor(xq).data_type)?;
+    if input.data_type != DataType::Uint8 {
+        return None;
+    }
+    let fd = graph.descriptor(filter);
+    let (channel_axis, bias) = match (op.kind, &op.attrs) {
+        (
+            OpKind::Conv2d,
+            Attrs::Conv2d {
+                groups: 1,
+                input_layout: InputOperandLayout::Nchw,
+                filter_layout: Conv2dFilterOperandLayout::Oihw,
+                ..
+            },
+        ) => {
+            let bias = node.inputs.get(2).copied().flatten();
+            if let Some(b) = bias {
+                let bd = graph.descriptor(b);
+                if bd.data_type != DataType::Float32 || constant_bytes(graph, b).is_none() {
+                    return None;
+                }
+            }
+            (0, bias)
+        }
+        (OpKind::Matmul, _) if fd.shape.len() == 2 && graph.descriptor(x).shape.len() >= 2 => (1, None),
+        _ => return None,
+    };
+    let (weights, weight_scales) = int8_weights(graph, producers, filter, channel_axis)?;
+    let wd = graph.descriptor(weights);
+    if wd.len() / wd.shape[channel_axis].max(1) as usize > int8_gemm::MAX_DEPTH {
+        return None;
+    }
+    let inputs = vec![Some(xq), Some(weights), bias];
+    Some((anchor, Rewrite { inputs, op: QuantizedOp { input, weight_scales, clamp, output }, unhooked }))
+}
+
+/// `(lo, hi)` of a relu or a float32 clamp node.
+fn clamp_of(graph: &Graph, node: &super::Node) -> Option<(f32, f32)> {
+    if node.kind != NodeKind::Op || node.outputs.len() != 1 {
+        return None;
+    }
+    let op = &graph.operations[node.op];
+    match (&op.kind, &op.attrs) {
+        (OpKind::Relu, _) => Some((0.0, f32::INFINITY)),
+        (OpKind::Clamp, Attrs::Clamp { min: Scalar::F32(lo), max: Scalar::F32(hi) }) => Some((*lo, *hi)),
+        _ => None,
+    }
+}
+
+/// The quantization of `q` from one-element float32 scale and zero-point constants (an absent
+/// zero point is 0); `data_type` must be uint8 or int8.
+fn quant_params(
+    graph: &Graph,
+    scale: OperandId,
+    zero_point: Option<OperandId>,
+    data_type: DataType,
+) -> Option<QuantParams> {
+    if !matches!(data_type, DataType::Uint8 | DataType::Int8) {
+        return None;
+    }
+    let scales = f32_constant(graph, scale)?;
+    let zero_points = match zero_point {
+        Some(z) => integer_constant(graph, z)?,
+        None => vec![0],
+    };
+    match (scales.as_slice(), zero_points.as_slice()) {
+        ([scale], [zero_point]) if scale.is_finite() && *scale > 0.0 => {
+            Some(QuantParams { scale: *scale, zero_point: *zero_point, data_type })
+        }
+        _ => None,
+    }
+}
+
+/// The int8 constant behind a filter that fold made from `dequantizeLinear(int8 constant,
+/// scale, zero point 0)`, and its scales: one, or one per index of `axis` (the output
+/// channels), the scale's other dimensions 1.
+fn int8_weights(
+    graph: &Graph,
+    producers: &[Option<usize>],
+    filter: OperandId,
+    axis: usize,
+) -> Option<(OperandId, Vec<f32>)> {
+    let op = &graph.operations[producers[filter.index()]?];
+    if op.kind != OpKind::DequantizeLinear {
+        return None;
+    }
+    let weights = op.input(0)?;
+    let wd = graph.descriptor(weights);
+    if wd.data_type != DataType::Int8 || constant_bytes(graph, weights).is_none() {
+        return None;
+    }
+    if let Some(z) = op.input(2) {
+        if integer_constant(graph, z)?.iter().any(|&v| v != 0) {
+            return None;
+        }
+    }
+    let scale = op.input(1)?;
+    let sd = graph.descriptor(scale);
+    let scales = f32_constant(graph, scale)?;
+    let per_channel = sd.shape.len() == wd.shape.len()
+        && sd.shape.iter().enumerate().all(|(d, &n)| if d == axis { n == wd.shape[d] } else { n == 1 });
+    if !(scales.len() == 1 || per_channel) || scales.iter().any(|s| !s.is_finite() || *s <= 0.0) {
+        return None;
+    }
+    Some((weights, scales))
+}
+
+/// The values of a float32 constant.
+fn f32_constant(graph: &Graph, id: OperandId) -> Option<Vec<f32>> {
+    if graph.descriptor(id).data_type != DataType::Float32 {
+        return None;
+    }
+    let bytes = constant_bytes(graph, id)?;
+    Some(bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}
+
+/// The values of a uint8, int8 or int32 constant.
+fn integer_constant(graph: &Graph, id: OperandId) -> Option<Vec<i32>> {
+    let bytes = constant_bytes(graph, id)?;
+    match graph.descriptor(id).data_type {
+        DataType::Uint8 => Some(bytes.iter().map(|&b| b as i32).collect()),
+        DataType::Int8 => Some(bytes.iter().map(|&b| b as i8 as i32).collect()),
+        DataType::Int32 => Some(bytes.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+#[path = "quantized_tests.rs"]
+mod tests;

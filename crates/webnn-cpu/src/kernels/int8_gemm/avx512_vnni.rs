@@ -1,0 +1,219 @@
+//! The AVX-512 VNNI microkernel and epilogue.
+//!
+//! The tile is 8 rows × 48 columns in 24 zmm accumulators of 16 i32 lanes. Each group of
+//! four depth steps loads three vectors of B (48 columns × 4 bytes) and, for each of the 8
+//! rows, broadcasts the row's four weights (one 32-bit word, folded into `vpdpbusd`'s
+//! memory-broadcast operand) into three `vpdpbusd`: 24 of them, 1536 multiply-adds, against
+//! 3 vector loads and 8 broadcasts. Why this shape: `vpdpbusd` has a latency of about 4 to 5
+//! cycles and 1 (Zen 4, 512 bits) or 2 (Ice Lake and later, ports 0 and 5) per cycle
+//! throughput, so at least 10 independent accumulators are needed; 24 leave registers for the
+//! three B vectors and the broadcast (28 of 32), and the loads (11 per 24 `vpdpbusd`) stay
+//! well within two load ports. 8 rows divide every usual channel count, 48 columns 768 and
+//! 3072 (BERT) and 3136 (56²) leaves a 16-column tail. The last panel of a row block with at
+//! most 16 or 32 columns left runs a kernel with one or two vectors (a 7×7 plane, n = 49,
+//! leaves one column: 16 lanes computed instead of 48).
+//!
+//! The epilogue converts 16 sums at a time: subtract the zero-point correction, convert to
+//! f32, scale, bias, clamp (`vmaxps`/`vminps` in the operand order that makes them
+//! `activation::clamp_value`'s selects), then for an integer output divide, round to nearest
+//! even (`vrndscaleps`), add the zero point, saturate (NaN to 0, tested only when a parameter
+//! makes NaN possible), and gather the low bytes with two shuffles. Contiguous rows of C
+//! are stored with a mask; other strides element by element.
+
+use super::driver::{Epilogue, OutKind};
+use super::{MR, NR};
+use std::arch::x86_64::*;
+
+/// `driver::tile` for AVX-512 VNNI: the 1, 2 or 3 vectors of columns that `cols` needs.
+///
+/// # Safety
+/// As `driver::tile` (the CPU has AVX-512F, BW, VL and VNNI).
+#[inline(always)]
+pub(super) unsafe fn tile(k4: usize, a: *const u8, b: *const u8, acc: *mut i32, accumulate: bool, cols: usize) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        match cols {
+            0..=16 => tile_nv::<1>(k4, a, b, acc, accumulate),
+            17..=32 => tile_nv::<2>(k4, a, b, acc, accumulate),
+            _ => tile_nv::<3>(k4, a, b, acc, accumulate),
+        }
+    }
+}
+
+/// The first `NV` vectors of columns of a tile.
+///
+/// # Safety
+/// As [`tile`].
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+unsafe fn tile_nv<const NV: usize>(k4: usize, a: *const u8, b: *const u8, acc: *mut i32, accumulate: bool) {
+    let mut c = [[_mm512_setzero_si512(); NV]; MR];
+    // SAFETY: the caller guarantees `acc` holds MR·NR i32 (row r's at `acc + r·NR`), `a`
+    // k4·MR·4 bytes and `b` k4·NR·4 bytes; every access below lies inside those (NV ≤ 3
+    // vectors of 16 i32 or 64 bytes per row or group).
+    unsafe {
+        if accumulate {
+            for (r, row) in c.iter_mut().enumerate() {
+                for (v, x) in row.iter_mut().enumerate() {
+                    *x = _mm512_loadu_si512(acc.add(r * NR + v * 16).cast());
+                }
+            }
+        }
+        let (mut a, mut b) = (a, b);
+        for _ in 0..k4 {
+            let mut bv = [_mm512_setzero_si512(); NV];
+            for (v, x) in bv.iter_mut().enumerate() {
+                *x = _mm512_loadu_si512(b.add(v * 64).cast());
+            }
+            for (r, row) in c.iter_mut().enumerate() {
+                let w = _mm512_set1_epi32(a.add(r * 4).cast::<i32>().read_unaligned());
+                for (x, &bx) in row.iter_mut().zip(&bv) {
+                    // u8 (B) × s8 (A), four products per lane added into the i32 sum; the
+                    // sums stay in range (mod.rs, Limits), so no wrap-around.
+                    *x = _mm512_dpbusd_epi32(*x, bx, w);
+                }
+            }
+            a = a.add(MR * 4);
+            b = b.add(NR * 4);
+        }
+        for (r, row) in c.iter().enumerate() {
+            for (v, &x) in row.iter().enumerate() {
+                _mm512_storeu_si512(acc.add(r * NR + v * 16).cast(), x);
+            }
+        }
+    }
+}
+
+/// `driver::finish` for AVX-512.
+///
+/// # Safety
+/// As `driver::finish` (the CPU has AVX-512F, BW, VL and VNNI).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni")]
+pub(super) unsafe fn finish(e: &Epilogue<'_>, acc: *const i32, i: usize, j: usize, rows: usize, cols: usize) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        match e.kind {
+            OutKind::F32 => finish_as::<F32>(e, acc, (i, j, rows, cols), 0.0, 0.0),
+            OutKind::U8 { scale, zero_point } => finish_as::<U8>(e, acc, (i, j, rows, cols), scale, zero_point),
+            OutKind::I8 { scale, zero_point } => finish_as::<I8>(e, acc, (i, j, rows, cols), scale, zero_point),
+        }
+    }
+}
+
+/// Output kinds of [`finish_as`].
+const F32: u8 = 0;
+const U8: u8 = 1;
+const I8: u8 = 2;
+
+/// [`finish`] for one kind of output (`out_scale` and `out_zero_point` for U8 and I8).
+///
+/// # Safety
+/// As [`finish`].
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni")]
+unsafe fn finish_as<const KIND: u8>(
+    e: &Epilogue<'_>,
+    acc: *const i32,
+    (i, j, rows, cols): (usize, usize, usize, usize),
+    out_scale: f32,
+    out_zero_point: f32,
+) {
+    let (lo, hi) = (_mm512_set1_ps(e.lo), _mm512_set1_ps(e.hi));
+    let (out_scale, out_zero_point) = (_mm512_set1_ps(out_scale), _mm512_set1_ps(out_zero_point));
+    let (min, max) = if KIND == U8 { (0.0, 255.0) } else { (-128.0, 127.0) };
+    let (min, max) = (_mm512_set1_ps(min), _mm512_set1_ps(max));
+    for r in 0..rows {
+        let (corr, scale, bias, has_bias) = e.row(i + r);
+        let (corr, scale, bias) = (_mm512_set1_epi32(corr), _mm512_set1_ps(scale), _mm512_set1_ps(bias));
+        let base = (i + r) * e.rs + j * e.cs;
+        for c0 in (0..cols).step_by(16) {
+            let n = (cols - c0).min(16);
+            let mask: __mmask16 = if n == 16 { 0xffff } else { (1 << n) - 1 };
+            // SAFETY: the caller guarantees MR·NR readable sums; c0 + 16 ≤ NR.
+            let s = unsafe { _mm512_loadu_si512(acc.add(r * NR + c0).cast()) };
+            let mut y = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(s, corr)), scale);
+            if has_bias {
+                y = _mm512_add_ps(y, bias);
+            }
+            // clamp_value: `if y < lo { lo } else { y }`, then `if y > hi { hi } else { y }`.
+            // `vmaxps lo, y` is `lo > y ? lo : y` and `vminps hi, y` `hi < y ? hi : y`: the
+            // same selects, NaN (in y or a bound) and signed zeros included.
+            y = _mm512_min_ps(hi, _mm512_max_ps(lo, y));
+            let at = base + c0 * e.cs;
+            // SAFETY (both): the caller guarantees that the tile's elements (i + r, j + c0 + t)
+            // for t < n lie inside C, for this thread only; `at` is the first.
+            if KIND == F32 {
+                unsafe { store_f32(e.out.0.cast::<f32>().add(at), e.cs, n, mask, y) };
+            } else {
+                // round_half_even(y / scale) + zero_point (round to nearest even: imm 0x08,
+                // exceptions suppressed), then the saturating cast: clamped to the type's
+                // range, NaN to 0.
+                let q = _mm512_div_ps(y, out_scale);
+                let q = _mm512_add_ps(_mm512_roundscale_ps::<0x08>(q), out_zero_point);
+                let q = if e.may_be_nan {
+                    let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(q, q);
+                    _mm512_maskz_cvttps_epi32(!nan, _mm512_min_ps(_mm512_max_ps(q, min), max))
+                } else {
+                    _mm512_cvttps_epi32(_mm512_min_ps(_mm512_max_ps(q, min), max))
+                };
+                unsafe { store_bytes(e.out.0.add(at), e.cs, n, mask, q) };
+            }
+        }
+    }
+}
+
+/// Stores the first `n` lanes of `y` (as `mask` selects them) at `out`, `cs` apart.
+///
+/// # Safety
+/// The `n` floats are writable, and the CPU has AVX-512F.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn store_f32(out: *mut f32, cs: usize, n: usize, mask: __mmask16, y: __m512) {
+    if cs == 1 {
+        // SAFETY: the caller guarantees the n floats that `mask` selects.
+        unsafe { _mm512_mask_storeu_ps(out, mask, y) };
+    } else {
+        let mut v = [0f32; 16];
+        // SAFETY: 16 floats into a 16-float array.
+        unsafe { _mm512_storeu_ps(v.as_mut_ptr(), y) };
+        for (t, &x) in v[..n].iter().enumerate() {
+            // SAFETY: the caller guarantees the n floats, `cs` apart.
+            unsafe { *out.add(t * cs) = x };
+        }
+    }
+}
+
+/// Stores the low bytes of the first `n` lanes of `q` (as `mask` selects them) at `out`,
+/// `cs` bytes apart. The bytes are gathered with two shuffles rather than `vpmovdb`, whose
+/// memory forms are microcoded on Zen 4 (a masked one took 60 % of a k = 64 GEMM).
+///
+/// # Safety
+/// The `n` bytes are writable, and the CPU has AVX-512F, BW and VL.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+unsafe fn store_bytes(out: *mut u8, cs: usize, n: usize, mask: __mmask16, q: __m512i) {
+    // Byte 0 of each i32 lane to the first 4 bytes of its 128-bit lane, then dword 0 of each
+    // 128-bit lane to the low 128 bits.
+    let bytes = _mm512_shuffle_epi8(q, _mm512_set4_epi32(-1, -1, -1, 0x0c08_0400));
+    let bytes = _mm512_castsi512_si128(_mm512_permutexvar_epi32(
+        _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+        bytes,
+    ));
+    if cs == 1 {
+        // SAFETY: the caller guarantees the n bytes that `mask` selects.
+        unsafe {
+            if n == 16 {
+                _mm_storeu_si128(out.cast(), bytes);
+            } else {
+                _mm_mask_storeu_epi8(out.cast(), mask, bytes);
+            }
+        }
+    } else {
+        let mut v = [0u8; 16];
+        // SAFETY: 16 bytes into a 16-byte array.
+        unsafe { _mm_storeu_si128(v.as_mut_ptr().cast(), bytes) };
+        for (t, &x) in v[..n].iter().enumerate() {
+            // SAFETY: the caller guarantees the n bytes, `cs` apart.
+            unsafe { *out.add(t * cs) = x };
+        }
+    }
+}

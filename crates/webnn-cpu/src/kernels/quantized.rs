@@ -1,0 +1,169 @@
+//! The quantized conv2d and matmul that `compile::quantized` makes of the QDQ form: uint8
+//! input, int8 weights packed once, exact i32 sums ([`int8_gemm`]), and the requantization
+//! `quantizeLinear(clamp((sum − x_zero · Σw) · x_scale · w_scale + bias))` in float, with the
+//! spec's rounding (quantizeLinear: divide, round half to even, add the zero point, saturate).
+//!
+//! conv2d (groups 1, nchw, oihw) is a GEMM of the packed filter (cout × cin·kh·kw) by the
+//! input itself (1×1, stride 1, unpadded) or by its im2col matrix, whose padding is the input's
+//! zero point (the real value 0, as the float conv pads). matmul `[.., t, k] × [k, n]` is the
+//! same GEMM transposed: the packed filter is the weights' transpose (n × k), the input is read
+//! as k × (rows) with a row stride of 1, and the result is written transposed.
+
+use super::conv::{conv_geom, im2col_nchw, Geom};
+use super::int8_gemm::{self, Output, PackedI8, Requant, U8View};
+use super::{constants::constant_bytes, In, Kernel, Out};
+use crate::compile::quantized::QuantizedOp;
+use std::sync::Mutex;
+use webnn_core::graph::Operation;
+use webnn_core::{DataType, Error, Graph, OpKind, OperandId, Result};
+
+/// Largest im2col tile, in bytes (4 MiB).
+const COL_BUDGET: usize = 1 << 22;
+
+/// Lowers a node of `compile::quantized`: `op` is the float conv2d or matmul (its attributes
+/// and shapes), `inputs` the node's (quantized input, int8 weights, float32 bias).
+pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &QuantizedOp) -> Result<Box<dyn Kernel>> {
+    let fail = |what: &str| Error::operation(format!("{} (int8): {what}", op.kind));
+    let (Some(Some(x)), Some(Some(w))) = (inputs.first(), inputs.get(1)) else {
+        return Err(fail("missing operand"));
+    };
+    if graph.descriptor(*x).data_type != DataType::Uint8 || graph.descriptor(*w).data_type != DataType::Int8 {
+        return Err(fail("the input must be uint8 and the weights int8"));
+    }
+    let weights = constant_bytes(graph, *w).ok_or_else(|| fail("the weights must be a constant"))?;
+    let weights: &[i8] = bytemuck::cast_slice(weights);
+    let bias = match inputs.get(2).copied().flatten() {
+        Some(b) => Some(super::constants::constant_f32(graph, b).ok_or_else(|| fail("the bias must be a constant"))?),
+        None => None,
+    };
+    let wd = graph.descriptor(*w);
+    let dims: Vec<usize> = wd.shape.iter().map(|&d| d as usize).collect();
+    let (channels, depth) = match op.kind {
+        OpKind::Conv2d => (dims[0], dims[1..].iter().product()),
+        OpKind::Matmul if dims.len() == 2 => (dims[1], dims[0]),
+        _ => return Err(fail("not a conv2d or a rank-2 matmul")),
+    };
+    if weights.len() != channels * depth || bias.as_ref().is_some_and(|b| b.len() != channels) {
+        return Err(fail("weights or bias do not match the shapes"));
+    }
+    if !(q.weight_scales.len() == 1 || q.weight_scales.len() == channels) {
+        return Err(fail("one weight scale, or one per output channel"));
+    }
+    let scales: Vec<f32> = (0..channels)
+        .map(|c| q.input.scale * q.weight_scales[if q.weight_scales.len() == 1 { 0 } else { c }])
+        .collect();
+    let packed = match op.kind {
+        OpKind::Conv2d => PackedI8::pack(weights, channels, depth, depth)?,
+        _ => {
+            // A row of the packed operand is a column of the weights.
+            let mut transposed = super::scratch::try_zeroed::<i8>(weights.len())
+                .ok_or_else(|| Error::unknown(format!("{} (int8): cannot allocate the weights", op.kind)))?;
+            for (p, row) in weights.chunks_exact(channels).enumerate() {
+                for (c, &v) in row.iter().enumerate() {
+                    transposed[c * depth + p] = v;
+                }
+            }
+            PackedI8::pack(&transposed, channels, depth, depth)?
+        }
+    };
+    let common = Common { packed, scales, bias, q: q.clone() };
+    match op.kind {
+        OpKind::Conv2d => {
+            let (_, g) = conv_geom(graph, op, |f| (f[2], f[3]))?;
+            let pointwise = g.kh == 1 && g.kw == 1 && g.strides == [1, 1] && g.padding == [0; 4];
+            let pixels = g.oh * g.ow;
+            let tile = if depth * pixels <= COL_BUDGET { pixels } else { (COL_BUDGET / depth).max(64).min(pixels) };
+            Ok(Box::new(QuantizedConv { common, g, pointwise, tile, col: Mutex::default() }))
+        }
+        _ => {
+            let xd = graph.descriptor(*x);
+            let rows = xd.len() / depth.max(1);
+            Ok(Box::new(QuantizedMatmul { common, rows, depth }))
+        }
+    }
+}
+
+/// What both ops hold.
+struct Common {
+    /// The weights, one row per output channel.
+    packed: PackedI8,
+    /// Input scale × weight scale, per output channel.
+    scales: Vec<f32>,
+    bias: Option<Vec<f32>>,
+    q: QuantizedOp,
+}
+
+impl Common {
+    fn requant(&self) -> Requant<'_> {
+        let (lo, hi) = self.q.clamp.unwrap_or((f32::NEG_INFINITY, f32::INFINITY));
+        Requant { b_zero_point: self.q.input.zero_point, scale: &self.scales, bias: self.bias.as_deref(), lo, hi }
+    }
+
+    /// The GEMM into `out` (uint8 or int8 bytes) at `offset`, element (i, j) at
+    /// `offset + i·rs + j·cs`.
+    fn gemm(&self, b: U8View<'_>, out: &mut [u8], rs: usize, cs: usize) -> Result<()> {
+        let (scale, zero_point) = (self.q.output.scale, self.q.output.zero_point);
+        let out = match self.q.output.data_type {
+            DataType::Int8 => Output::I8 { data: bytemuck::cast_slice_mut(out), rs, cs, scale, zero_point },
+            _ => Output::U8 { data: out, rs, cs, scale, zero_point },
+        };
+        int8_gemm::gemm(&self.packed, b, &self.requant(), out)
+    }
+}
+
+struct QuantizedConv {
+    common: Common,
+    g: Geom,
+    /// 1×1, stride 1, unpadded: the input is the GEMM's operand as it is.
+    pointwise: bool,
+    /// Output pixels per im2col tile.
+    tile: usize,
+    col: Mutex<Vec<u8>>,
+}
+
+impl Kernel for QuantizedConv {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> Result<()> {
+        let g = &self.g;
+        let x = inputs[0].as_ref().ok_or_else(|| Error::operation("conv2d (int8): missing input"))?.bytes;
+        let y = &mut *outputs[0].bytes;
+        let (plane, pixels) = (g.cin * g.h * g.w, g.oh * g.ow);
+        let depth = self.common.packed.depth();
+        let pad = self.common.q.input.zero_point as u8;
+        let mut col = self.col.lock().unwrap_or_else(|e| e.into_inner());
+        for (xi, yi) in x.chunks_exact(plane).zip(y.chunks_exact_mut(g.cout * pixels)).take(g.n) {
+            if self.pointwise {
+                let b = U8View { data: xi, k: g.cin, n: pixels, rs: pixels, cs: 1 };
+                self.common.gemm(b, yi, pixels, 1)?;
+                continue;
+            }
+            super::scratch::grow(&mut col, depth * self.tile)?;
+            for p0 in (0..pixels).step_by(self.tile) {
+                let pc = self.tile.min(pixels - p0);
+                let c = &mut col[..depth * pc];
+                im2col_nchw(g, xi, p0, pc, c, pad);
+                let b = U8View { data: c, k: depth, n: pc, rs: pc, cs: 1 };
+                self.common.gemm(b, &mut yi[p0..], pixels, 1)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+struct QuantizedMatmul {
+    common: Common,
+    /// Rows of the input (every dimension but the last, multiplied).
+    rows: usize,
+    depth: usize,
+}
+
+impl Kernel for QuantizedMatmul {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> Result<()> {
+        let x = inputs[0].as_ref().ok_or_else(|| Error::operation("matmul (int8): missing input"))?.bytes;
+        let channels = self.common.packed.rows();
+        // B = xᵀ (depth × rows), C = yᵀ (channels × rows).
+        let b = U8View { data: x, k: self.depth, n: self.rows, rs: 1, cs: self.depth };
+        self.common.gemm(b, outputs[0].bytes, 1, channels)
+    }
+}
+
+// Tested through graphs with the compile pass: compile/quantized_tests.rs.
