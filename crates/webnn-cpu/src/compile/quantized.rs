@@ -25,7 +25,7 @@
 use super::uses::Uses;
 use super::{NodeKind, Program};
 use crate::kernels::activation::Activation;
-use crate::kernels::constants::constant_bytes;
+use crate::kernels::constants::{constant_bytes, constant_f32};
 use crate::kernels::int8_gemm;
 use webnn_core::graph::{Attrs, OperandSource};
 use webnn_core::types::{Conv2dFilterOperandLayout, InputOperandLayout, Scalar};
@@ -313,11 +313,7 @@ fn int8_weights(
 
 /// The values of a float32 constant.
 fn f32_constant(graph: &Graph, id: OperandId) -> Option<Vec<f32>> {
-    if graph.descriptor(id).data_type != DataType::Float32 {
-        return None;
-    }
-    let bytes = constant_bytes(graph, id)?;
-    Some(bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    (graph.descriptor(id).data_type == DataType::Float32).then(|| constant_f32(graph, id)).flatten()
 }
 
 /// The values of a uint8, int8 or int32 constant.

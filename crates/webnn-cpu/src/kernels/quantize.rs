@@ -236,6 +236,7 @@ impl Kernel for QuantizeKernel {
             && matches!(self.int_type, DataType::Uint8 | DataType::Int8)
             && self.blocks.b == self.blocks.x
             && super::unary::has_avx512()
+            && std::is_x86_feature_detected!("avx512bw")
         {
             // One scale and zero point (the activations of a QDQ model), 16 lanes at a time.
             let (scale, x) = (s.slice::<f32>()[0], x.slice::<f32>());
@@ -245,7 +246,8 @@ impl Kernel for QuantizeKernel {
             };
             par_rows(out.bytes, CHUNK, |first, chunk| {
                 let start = first * CHUNK;
-                // SAFETY: AVX-512F was just detected; `chunk` and its input have the same length.
+                // SAFETY: AVX-512F, BW and VL were just detected; `chunk` and its input have the
+                // same length.
                 unsafe { quantize_8bit_avx512(&x[start..start + chunk.len()], scale, zero_point, lo, hi, chunk) }
             });
             return Ok(());
@@ -262,39 +264,103 @@ impl Kernel for QuantizeKernel {
 }
 
 /// quantizeLinear of float32 by one scale and zero point to an 8-bit type whose range is
-/// `lo..=hi`, 16 elements at a time: the arithmetic of [`quantize_one`] (the division, round
-/// half to even, the zero point added in f32, saturated, NaN to 0), so the same bytes.
+/// `lo..=hi`, 16 elements at a time ([`quantize_lanes_avx512`], [`store_low_bytes_avx512`]):
+/// the arithmetic of [`quantize_one`], so the same bytes.
 ///
 /// # Safety
-/// The CPU must support AVX-512F; `x.len() == out.len()`.
+/// The CPU must support AVX-512F, BW and VL; `x.len() == out.len()`.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 unsafe fn quantize_8bit_avx512(x: &[f32], scale: f32, zero_point: f32, lo: f32, hi: f32, out: &mut [u8]) {
     use std::arch::x86_64::*;
     debug_assert_eq!(x.len(), out.len());
     let (s, z, l, h) = (_mm512_set1_ps(scale), _mm512_set1_ps(zero_point), _mm512_set1_ps(lo), _mm512_set1_ps(hi));
     let mut i = 0;
     while i < out.len() {
-        let mask: __mmask16 = if out.len() - i >= 16 { 0xffff } else { (1u16 << (out.len() - i)) - 1 };
-        // SAFETY: the mask covers only elements i..min(i + 16, len) of both slices.
+        let n = (out.len() - i).min(16);
+        let mask: __mmask16 = if n == 16 { 0xffff } else { (1u16 << n) - 1 };
+        // SAFETY: the mask covers only elements i..i + n of both slices; the CPU features are
+        // this function's.
         unsafe {
             let v = _mm512_maskz_loadu_ps(mask, x.as_ptr().add(i));
-            let r = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm512_div_ps(v, s));
-            let q = _mm512_add_ps(r, z);
-            // NaN lanes (unordered with themselves) become 0; the others are clamped, then exact.
-            let ordered = _mm512_cmp_ps_mask::<_CMP_ORD_Q>(q, q);
-            let q = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(q, l), h));
-            _mm512_mask_cvtepi32_storeu_epi8(out.as_mut_ptr().add(i) as *mut i8, mask & ordered, q);
-            // NaN lanes were not written: write their 0.
-            if mask & !ordered != 0 {
-                _mm512_mask_cvtepi32_storeu_epi8(
-                    out.as_mut_ptr().add(i) as *mut i8,
-                    mask & !ordered,
-                    _mm512_setzero_si512(),
-                );
-            }
+            let q = quantize_lanes_avx512(v, s, z, l, h, true);
+            store_low_bytes_avx512(out.as_mut_ptr().add(i), 1, n, mask, q);
         }
         i += 16;
+    }
+}
+
+/// [`quantize_one`] on 16 float32 lanes to an 8-bit type whose range is `min..=max`: divide
+/// by `scale`, round half to even, add `zero_point`, saturate; NaN lanes give 0 (tested only
+/// when `may_be_nan`: a caller that knows no lane can be NaN skips it). The i32 lanes hold the
+/// quantized values, for [`store_low_bytes_avx512`]. Also the int8 GEMM's epilogue.
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(crate) unsafe fn quantize_lanes_avx512(
+    v: std::arch::x86_64::__m512,
+    scale: std::arch::x86_64::__m512,
+    zero_point: std::arch::x86_64::__m512,
+    min: std::arch::x86_64::__m512,
+    max: std::arch::x86_64::__m512,
+    may_be_nan: bool,
+) -> std::arch::x86_64::__m512i {
+    use std::arch::x86_64::*;
+    // Round to nearest even: imm 0x08, exceptions suppressed.
+    let q = _mm512_add_ps(_mm512_roundscale_ps::<0x08>(_mm512_div_ps(v, scale)), zero_point);
+    let clamped = _mm512_min_ps(_mm512_max_ps(q, min), max);
+    if may_be_nan {
+        let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(q, q);
+        _mm512_maskz_cvttps_epi32(!nan, clamped)
+    } else {
+        _mm512_cvttps_epi32(clamped)
+    }
+}
+
+/// Stores the low bytes of the first `n` i32 lanes of `q` (as `mask` selects them) at `out`,
+/// `cs` bytes apart. The bytes are gathered with two shuffles rather than `vpmovdb`, whose
+/// memory forms are microcoded on Zen 4 (a masked one took 60 % of a k = 64 int8 GEMM).
+///
+/// # Safety
+/// The `n` bytes are writable, and the CPU has AVX-512F, BW and VL.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+#[inline]
+pub(crate) unsafe fn store_low_bytes_avx512(
+    out: *mut u8,
+    cs: usize,
+    n: usize,
+    mask: std::arch::x86_64::__mmask16,
+    q: std::arch::x86_64::__m512i,
+) {
+    use std::arch::x86_64::*;
+    // Byte 0 of each i32 lane to the first 4 bytes of its 128-bit lane, then dword 0 of each
+    // 128-bit lane to the low 128 bits.
+    let bytes = _mm512_shuffle_epi8(q, _mm512_set4_epi32(-1, -1, -1, 0x0c08_0400));
+    let bytes = _mm512_castsi512_si128(_mm512_permutexvar_epi32(
+        _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+        bytes,
+    ));
+    if cs == 1 {
+        // SAFETY: the caller guarantees the n bytes that `mask` selects.
+        unsafe {
+            if n == 16 {
+                _mm_storeu_si128(out.cast(), bytes);
+            } else {
+                _mm_mask_storeu_epi8(out.cast(), mask, bytes);
+            }
+        }
+    } else {
+        let mut v = [0u8; 16];
+        // SAFETY: 16 bytes into a 16-byte array.
+        unsafe { _mm_storeu_si128(v.as_mut_ptr().cast(), bytes) };
+        for (t, &x) in v[..n].iter().enumerate() {
+            // SAFETY: the caller guarantees the n bytes, `cs` apart.
+            unsafe { *out.add(t * cs) = x };
+        }
     }
 }
 

@@ -17,11 +17,13 @@
 //! f32, scale, bias, clamp (`vmaxps`/`vminps` in the operand order that makes them
 //! `activation::clamp_value`'s selects), then for an integer output divide, round to nearest
 //! even (`vrndscaleps`), add the zero point, saturate (NaN to 0, tested only when a parameter
-//! makes NaN possible), and gather the low bytes with two shuffles. Contiguous rows of C
+//! makes NaN possible) with `quantize::quantize_lanes_avx512`, and store the low bytes with
+//! `quantize::store_low_bytes_avx512`. Contiguous rows of C
 //! are stored with a mask; other strides element by element.
 
 use super::driver::{Epilogue, OutKind};
 use super::{MR, NR};
+use crate::kernels::quantize::{quantize_lanes_avx512, store_low_bytes_avx512};
 use std::arch::x86_64::*;
 
 /// `driver::tile` for AVX-512 VNNI: the 1, 2 or 3 vectors of columns that `cols` needs.
@@ -139,23 +141,15 @@ unsafe fn finish_as<const KIND: u8>(
             // same selects, NaN (in y or a bound) and signed zeros included.
             y = _mm512_min_ps(hi, _mm512_max_ps(lo, y));
             let at = base + c0 * e.cs;
-            // SAFETY (both): the caller guarantees that the tile's elements (i + r, j + c0 + t)
+            // SAFETY: the caller guarantees that the tile's elements (i + r, j + c0 + t)
             // for t < n lie inside C, for this thread only; `at` is the first.
             if KIND == F32 {
                 unsafe { store_f32(e.out.0.cast::<f32>().add(at), e.cs, n, mask, y) };
             } else {
-                // round_half_even(y / scale) + zero_point (round to nearest even: imm 0x08,
-                // exceptions suppressed), then the saturating cast: clamped to the type's
-                // range, NaN to 0.
-                let q = _mm512_div_ps(y, out_scale);
-                let q = _mm512_add_ps(_mm512_roundscale_ps::<0x08>(q), out_zero_point);
-                let q = if e.may_be_nan {
-                    let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(q, q);
-                    _mm512_maskz_cvttps_epi32(!nan, _mm512_min_ps(_mm512_max_ps(q, min), max))
-                } else {
-                    _mm512_cvttps_epi32(_mm512_min_ps(_mm512_max_ps(q, min), max))
-                };
-                unsafe { store_bytes(e.out.0.add(at), e.cs, n, mask, q) };
+                // SAFETY: this function's CPU features include AVX-512F.
+                let q = unsafe { quantize_lanes_avx512(y, out_scale, out_zero_point, min, max, e.may_be_nan) };
+                // SAFETY: as for the f32 store (and the CPU has AVX-512F, BW and VL).
+                unsafe { store_low_bytes_avx512(e.out.0.add(at), e.cs, n, mask, q) };
             }
         }
     }
@@ -177,42 +171,6 @@ unsafe fn store_f32(out: *mut f32, cs: usize, n: usize, mask: __mmask16, y: __m5
         unsafe { _mm512_storeu_ps(v.as_mut_ptr(), y) };
         for (t, &x) in v[..n].iter().enumerate() {
             // SAFETY: the caller guarantees the n floats, `cs` apart.
-            unsafe { *out.add(t * cs) = x };
-        }
-    }
-}
-
-/// Stores the low bytes of the first `n` lanes of `q` (as `mask` selects them) at `out`,
-/// `cs` bytes apart. The bytes are gathered with two shuffles rather than `vpmovdb`, whose
-/// memory forms are microcoded on Zen 4 (a masked one took 60 % of a k = 64 GEMM).
-///
-/// # Safety
-/// The `n` bytes are writable, and the CPU has AVX-512F, BW and VL.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-unsafe fn store_bytes(out: *mut u8, cs: usize, n: usize, mask: __mmask16, q: __m512i) {
-    // Byte 0 of each i32 lane to the first 4 bytes of its 128-bit lane, then dword 0 of each
-    // 128-bit lane to the low 128 bits.
-    let bytes = _mm512_shuffle_epi8(q, _mm512_set4_epi32(-1, -1, -1, 0x0c08_0400));
-    let bytes = _mm512_castsi512_si128(_mm512_permutexvar_epi32(
-        _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-        bytes,
-    ));
-    if cs == 1 {
-        // SAFETY: the caller guarantees the n bytes that `mask` selects.
-        unsafe {
-            if n == 16 {
-                _mm_storeu_si128(out.cast(), bytes);
-            } else {
-                _mm_mask_storeu_epi8(out.cast(), mask, bytes);
-            }
-        }
-    } else {
-        let mut v = [0u8; 16];
-        // SAFETY: 16 bytes into a 16-byte array.
-        unsafe { _mm_storeu_si128(v.as_mut_ptr().cast(), bytes) };
-        for (t, &x) in v[..n].iter().enumerate() {
-            // SAFETY: the caller guarantees the n bytes, `cs` apart.
             unsafe { *out.add(t * cs) = x };
         }
     }
