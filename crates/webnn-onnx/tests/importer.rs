@@ -442,3 +442,64 @@ fn conv3d_matches_a_direct_convolution() {
         assert!((g - *e as f64).abs() < 1e-4, "element {i}: {g} vs {e}");
     }
 }
+
+/// ONNX's dynamic quantization of a matmul (`quantize_dynamic`'s form) imports as the chain
+/// the CPU's compile pass runs on integers, and computes what ONNX defines: the input
+/// quantized with the scale and zero point of its own range, the integer products summed
+/// exactly, cast to float, scaled, plus the bias.
+#[test]
+fn dynamic_quantized_matmuls_run_on_integers_with_the_onnx_results() {
+    let (rows, k, n) = (4usize, 16usize, 6usize);
+    let mut rng = Rng::new(29);
+    let x: Vec<f32> = (0..rows * k).map(|_| rng.uniform(-1.5, 2.5) as f32).collect();
+    let w: Vec<i8> = (0..k * n).map(|_| rng.uniform(-127.0, 127.0) as i8).collect();
+    let bias: Vec<f32> = (0..n).map(|_| rng.uniform(-1.0, 1.0) as f32).collect();
+    let w_scale = 0.0137f32;
+    let int8 = |name: &str, dims: &[i64], v: &[i8]| webnn_onnx::proto::TensorProto {
+        name: Some(name.into()),
+        dims: dims.to_vec(),
+        data_type: Some(dt::INT8),
+        raw_data: Some(v.iter().map(|&b| b as u8).collect()),
+        ..Default::default()
+    };
+    let m = model(
+        17,
+        vec![
+            node("DynamicQuantizeLinear", "dq", &["x"], &["xq", "xs", "xz"], vec![]),
+            node("Mul", "scales", &["xs", "ws"], &["s"], vec![]),
+            node("MatMulInteger", "mm", &["xq", "w", "xz", "wz"], &["acc"], vec![]),
+            node("Cast", "cast", &["acc"], &["accf"], vec![attr_i("to", dt::FLOAT as i64)]),
+            node("Mul", "scale", &["accf", "s"], &["p"], vec![]),
+            node("Add", "bias", &["b", "p"], &["y"], vec![]),
+        ],
+        vec![f32_info("x", &[rows as i64, k as i64])],
+        vec![f32_info("y", &[rows as i64, n as i64])],
+        vec![
+            int8("w", &[k as i64, n as i64], &w),
+            int8("wz", &[], &[0]),
+            f32_tensor("ws", &[], &[w_scale]),
+            f32_tensor("b", &[n as i64], &bias),
+        ],
+    );
+    let model = load(&m);
+    let mut b = builder();
+    let imported = import(&model, &mut b, &ImportOptions::default()).expect("import");
+    let graph = b.build(&imported.named_outputs()).expect("build");
+    let names: Vec<String> =
+        webnn_cpu::compile::Program::compile(&graph).1.nodes.iter().map(|n| n.name.clone()).collect();
+    let integer = webnn_cpu::kernels::int8_gemm::has_simd_kernel();
+    assert_eq!(names.iter().any(|n| n == "matmul(int8)+mul+add"), integer, "{names:?}");
+    let got = values(&run_model(&model, &[f32_data("x", &[rows, k], &x)]).expect("run")[0]);
+    // ONNX's DynamicQuantizeLinear, in float32.
+    let (lo, hi) = x.iter().fold((0f32, 0f32), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let scale = (hi - lo) / 255.0;
+    let zero = (-lo / scale).round_ties_even().clamp(0.0, 255.0);
+    let xq: Vec<i64> = x.iter().map(|&v| ((v / scale).round_ties_even() + zero).clamp(0.0, 255.0) as i64).collect();
+    for r in 0..rows {
+        for j in 0..n {
+            let acc: i64 = (0..k).map(|p| (xq[r * k + p] - zero as i64) * w[p * n + j] as i64).sum();
+            let want = bias[j] + acc as f32 * (scale * w_scale);
+            assert_eq!(got[r * n + j] as f32, want, "row {r} column {j}");
+        }
+    }
+}

@@ -9,7 +9,8 @@
 //! 1. [`patterns`]: rewrites of element-wise subgraphs into one activation, declared as a table
 //!    of patterns (`mul(x, sigmoid(x))` → swish, the erf formula of gelu → gelu);
 //! 2. [`quantized`]: a conv2d or matmul between a dequantizeLinear of its input (and of its
-//!    int8 weights) and a quantizeLinear of its result runs on integers; a quantizeLinear
+//!    int8 weights) and a quantizeLinear of its result runs on integers, and so does the
+//!    dynamically quantized matmul (integer sums cast to float and scaled); a quantizeLinear
 //!    read only by a dequantizeLinear with the same parameters becomes one activation;
 //! 3. [`layout`] (opt-in, `WEBNN_LAYOUT=nhwc`): the groups of depthwise and pointwise convs
 //!    (with the element-wise nodes and global pools between them) of a conv net run

@@ -21,6 +21,10 @@
 //! exactly. Where a float sum lands within its rounding error of a rounding boundary of the
 //! quantization, the two differ by one quantization step (measured on the bench's QDQ models
 //! with bench/compare.py, against ONNX Runtime, which also sums exactly).
+//!
+//! [`dynamic`] matches the other form quantizers write, ONNX's dynamic quantization
+//! (DynamicQuantizeLinear → MatMulInteger → Cast → Mul [→ Add]), whose input zero point and
+//! scale are computed at run time: its result is float32.
 
 use super::uses::Uses;
 use super::{NodeKind, Program};
@@ -43,26 +47,49 @@ pub struct QuantParams {
 }
 
 /// A conv2d or matmul computed on integers: node input 0 is the quantized input, input 1 the
-/// int8 weights (a constant), input 2 the float32 bias (conv2d, optional); output 0 the
-/// quantized result. The node's `op` is the float conv2d / matmul (for its attributes).
+/// int8 weights (a constant), input 2 the float32 bias (optional; conv2d's own, or the add
+/// after a dynamic matmul); the [`QuantForm`] says what else it reads and what it writes. The
+/// node's `op` is the float conv2d / matmul (for its attributes).
 #[derive(Debug, Clone, PartialEq)]
 pub struct QuantizedOp {
-    /// The input's quantization.
-    pub input: QuantParams,
+    /// Where the input's quantization comes from and what the result is.
+    pub form: QuantForm,
     /// The weights' scales: one, or one per output channel.
     pub weight_scales: Vec<f32>,
     /// The relu or clamp applied to the real result before quantizing: `(lo, hi)`.
     pub clamp: Option<(f32, f32)>,
-    /// The output's quantization.
-    pub output: QuantParams,
+}
+
+/// The two forms quantizers write.
+#[derive(Debug, Clone, PartialEq)]
+pub enum QuantForm {
+    /// Static QDQ: `dequantizeLinear(x_q) → op → quantizeLinear`, every parameter a constant;
+    /// output 0 is the quantized result.
+    Static {
+        /// The input's quantization.
+        input: QuantParams,
+        /// The output's quantization.
+        output: QuantParams,
+    },
+    /// Dynamic (ONNX's DynamicQuantizeLinear → MatMulInteger → Cast → Mul [→ Add bias]): node
+    /// input 3 is the input's zero point, computed at run time (one uint8), input 4 the
+    /// float32 multiplier of the exact integer result (one value, or one per output channel);
+    /// output 0 is float32 `f32(Σ (x − zero point)·w) · multiplier + bias`, the weights'
+    /// scales all 1. See [`dynamic`].
+    Dynamic,
 }
 
 impl QuantizedOp {
-    /// One line for plan dumps: `x 0.0078/128 uint8, w ×64 scales, clamp (0, inf), y 0.05/3 uint8`.
+    /// One line for plan dumps: `x 0.0078/128 uint8, w ×64 scales, clamp (0, inf), y 0.05/3
+    /// uint8`, or `dynamic, w ×1 scales`.
     pub fn summary(&self) -> String {
         let q = |p: &QuantParams| format!("{}/{} {}", p.scale, p.zero_point, p.data_type.as_str());
         let clamp = self.clamp.map(|(lo, hi)| format!(", clamp ({lo}, {hi})")).unwrap_or_default();
-        format!("x {}, w ×{} scales{clamp}, y {}", q(&self.input), self.weight_scales.len(), q(&self.output))
+        let w = self.weight_scales.len();
+        match &self.form {
+            QuantForm::Static { input, output } => format!("x {}, w ×{w} scales{clamp}, y {}", q(input), q(output)),
+            QuantForm::Dynamic => format!("dynamic, w ×{w} scales{clamp}"),
+        }
     }
 }
 
@@ -74,19 +101,22 @@ pub fn run(graph: &Graph, program: &mut Program) {
     }
     let producers = folded_producers(graph);
     let mut uses = Uses::of(graph, program);
-    for q in 0..program.nodes.len() {
-        let Some((anchor, rewrite)) = match_chain(graph, program, &uses, &producers, q) else { continue };
-        let name = format!("{}+quantizeLinear(int8)", program.nodes[anchor].name);
-        // The float op and an activation between it and the quantize are dead now.
-        for &d in &rewrite.unhooked {
+    for i in 0..program.nodes.len() {
+        let Some(m) = match_chain(graph, program, &uses, &producers, i)
+            .or_else(|| dynamic::match_chain(graph, program, &uses, &producers, i))
+        else {
+            continue;
+        };
+        // The float op and the nodes between it and the last one are dead now.
+        for &d in &m.unhooked {
             program.nodes[d].inputs.clear();
         }
-        let op = program.nodes[anchor].op;
-        let node = &mut program.nodes[q];
-        node.kind = NodeKind::Quantized(rewrite.op);
+        let op = program.nodes[m.anchor].op;
+        let node = &mut program.nodes[m.last];
+        node.kind = NodeKind::Quantized(m.op);
         node.op = op;
-        node.inputs = rewrite.inputs;
-        node.name = name;
+        node.inputs = m.inputs;
+        node.name = m.name;
         uses = Uses::of(graph, program);
     }
 }
@@ -135,12 +165,18 @@ pub fn fuse_round_trips(graph: &Graph, program: &mut Program) {
     }
 }
 
-/// A match: the node's inputs and what it computes.
-struct Rewrite {
+/// A match: the nodes it spans, the inputs of the quantized node and what it computes.
+struct Match {
+    /// The conv2d or matmul.
+    anchor: usize,
+    /// The last node of the chain, which the quantized node replaces (its outputs stay).
+    last: usize,
+    /// The other nodes it replaces.
+    unhooked: Vec<usize>,
     inputs: Vec<Option<OperandId>>,
     op: QuantizedOp,
-    /// The nodes the quantized one replaces, but for the quantize itself.
-    unhooked: Vec<usize>,
+    /// For profiles and dumps.
+    name: String,
 }
 
 /// For each operand the graph operation that produced it, when fold made it a constant (so
@@ -159,13 +195,7 @@ fn folded_producers(graph: &Graph) -> Vec<Option<usize>> {
 
 /// The chain ending in the `quantizeLinear` node `q`, if it matches: the index of the conv2d
 /// or matmul node, and the rewrite.
-fn match_chain(
-    graph: &Graph,
-    program: &Program,
-    uses: &Uses,
-    producers: &[Option<usize>],
-    q: usize,
-) -> Option<(usize, Rewrite)> {
+fn match_chain(graph: &Graph, program: &Program, uses: &Uses, producers: &[Option<usize>], q: usize) -> Option<Match> {
     let qnode = &program.nodes[q];
     let qop = &graph.operations[qnode.op];
     if qnode.kind != NodeKind::Op || qop.kind != OpKind::QuantizeLinear {
@@ -237,7 +267,9 @@ fn match_chain(
         return None;
     }
     let inputs = vec![Some(xq), Some(weights), bias];
-    Some((anchor, Rewrite { inputs, op: QuantizedOp { input, weight_scales, clamp, output }, unhooked }))
+    let name = format!("{}+quantizeLinear(int8)", program.nodes[anchor].name);
+    let op = QuantizedOp { form: QuantForm::Static { input, output }, weight_scales, clamp };
+    Some(Match { anchor, last: q, unhooked, inputs, op, name })
 }
 
 /// `(lo, hi)` of a relu or a float32 clamp node.
@@ -326,6 +358,8 @@ fn integer_constant(graph: &Graph, id: OperandId) -> Option<Vec<i32>> {
         _ => None,
     }
 }
+
+mod dynamic;
 
 #[cfg(test)]
 #[path = "quantized_tests.rs"]

@@ -264,3 +264,75 @@ fn quantize_dequantize_round_trips_fuse_and_give_the_same_values() {
     let graph = round_trip_graph(DataType::Uint8, (0.5, 3), (0.25, 3));
     assert_eq!(Program::compile(&graph).1.nodes.len(), 2);
 }
+
+/// How [`dynamic_graph`] ends: the multiplier per output channel or one, and whether a bias
+/// add follows (written `add(bias, product)`, as ONNX's quantizer orders it).
+struct DynamicCase {
+    per_channel: bool,
+    bias: bool,
+}
+
+/// The importer's form of ONNX's dynamic quantization: `dequantizeLinear(x_q, 1.0, x_zero)`
+/// → matmul(dequantizeLinear(int8 constant, 1.0, 0)) → cast(int32) → cast(float32) →
+/// mul(multiplier) [→ add(bias)], with `x_q`, `x_zero` and the multiplier graph inputs.
+fn dynamic_graph(c: &DynamicCase, k: usize, n: usize, wq: &[i8], bias: &[f32]) -> Graph {
+    let mut b = builder();
+    let xq = b.input("xq", &desc(DataType::Uint8, &[2, 3, k as u32])).unwrap();
+    let zero = b.input("zero", &desc(DataType::Uint8, &[1, 1, 1])).unwrap();
+    let m_shape: &[u32] = if c.per_channel { &[n as u32] } else { &[] };
+    let multiplier = b.input("multiplier", &f32_desc(m_shape)).unwrap();
+    let one = scalar(&mut b, 3, 1.0);
+    let xd = b.dequantize_linear(&xq, &one, &zero, &opts()).unwrap();
+    let wc = b.constant(&desc(DataType::Int8, &[k as u32, n as u32]), bytemuck::cast_slice(wq)).unwrap();
+    let (one, zw) = (scalar(&mut b, 2, 1.0), zero_point(&mut b, DataType::Int8, 2, 0));
+    let w = b.dequantize_linear(&wc, &one, &zw, &opts()).unwrap();
+    let y = b.matmul(&xd, &w, &opts()).unwrap();
+    let y = b.cast(&y, DataType::Int32, &opts()).unwrap();
+    let y = b.cast(&y, DataType::Float32, &opts()).unwrap();
+    let mut y = b.mul(&y, &multiplier, &opts()).unwrap();
+    if c.bias {
+        let bc = b.constant(&f32_desc(&[n as u32]), &f32_bytes(bias)).unwrap();
+        y = b.add(&bc, &y, &opts()).unwrap();
+    }
+    b.build(&[("y", &y)]).unwrap()
+}
+
+#[test]
+fn dynamic_matmuls_run_on_integers_and_match_the_reference() {
+    // Sums below 2^24: the float path (CPUs without the integer kernel) is exact too.
+    let (rows, k, n) = (6usize, 37usize, 21usize);
+    let wq = int8_weights(k * n, 13);
+    let bias = values(n, 17, 0.5);
+    let xq: Vec<u8> = values(rows * k, 19, 1.0).iter().map(|v| ((v + 1.0) * 127.5) as u8).collect();
+    let zero = 131u8;
+    for c in [DynamicCase { per_channel: false, bias: true }, DynamicCase { per_channel: true, bias: false }] {
+        let graph = dynamic_graph(&c, k, n, &wq, &bias);
+        let names = quantized_nodes(&graph);
+        let want_name = if c.bias { "matmul(int8)+mul+add" } else { "matmul(int8)+mul" };
+        assert_eq!(names, if integer_path() { vec![want_name.to_string()] } else { vec![] });
+        let multiplier: Vec<f32> =
+            if c.per_channel { (0..n).map(|j| 0.001 * (j + 1) as f32).collect() } else { vec![0.0123] };
+        let got = f32_values(&run_graph(&graph, &[&xq, &[zero], &f32_bytes(&multiplier)])[0]);
+        for r in 0..rows {
+            for j in 0..n {
+                let acc: i64 = (0..k).map(|p| (xq[r * k + p] as i64 - zero as i64) * wq[p * n + j] as i64).sum();
+                let mut want = acc as f32 * multiplier[if c.per_channel { j } else { 0 }];
+                if c.bias {
+                    want += bias[j];
+                }
+                assert_eq!(got[r * n + j].to_bits(), want.to_bits(), "row {r} column {j}");
+            }
+        }
+    }
+}
+
+#[test]
+fn dynamic_chains_whose_sums_are_read_elsewhere_keep_the_float_path() {
+    let (k, n) = (8usize, 5usize);
+    let graph =
+        dynamic_graph(&DynamicCase { per_channel: false, bias: true }, k, n, &int8_weights(k * n, 3), &[0.0; 5]);
+    let mut g = graph.clone();
+    let sums = g.operations.iter().find(|o| o.kind == webnn_core::OpKind::Cast).unwrap().outputs[0];
+    g.outputs.push(("sums".into(), sums));
+    assert!(quantized_nodes(&g).is_empty());
+}

@@ -2,6 +2,8 @@
 //! input, int8 weights packed once, exact i32 sums ([`int8_gemm`]), and the requantization
 //! `quantizeLinear(clamp((sum − x_zero · Σw) · x_scale · w_scale + bias))` in float, with the
 //! spec's rounding (quantizeLinear: divide, round half to even, add the zero point, saturate).
+//! The dynamic form (matmul only) reads the input's zero point and the multiplier at run time
+//! and writes float32 `(sum − x_zero · Σw) · multiplier + bias`.
 //!
 //! conv2d (groups 1, nchw, oihw) is a GEMM of the packed filter (cout × cin·kh·kw) by the
 //! input itself (1×1, stride 1, unpadded) or by its im2col matrix, whose padding is the input's
@@ -12,7 +14,7 @@
 use super::conv::{conv_geom, im2col_nchw, Geom};
 use super::int8_gemm::{self, Output, PackedI8, Requant, U8View};
 use super::{constants::constant_bytes, In, Kernel, Out};
-use crate::compile::quantized::QuantizedOp;
+use crate::compile::quantized::{QuantForm, QuantizedOp};
 use std::sync::Mutex;
 use webnn_core::graph::Operation;
 use webnn_core::{DataType, Error, Graph, OpKind, OperandId, Result};
@@ -49,9 +51,14 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
     if !(q.weight_scales.len() == 1 || q.weight_scales.len() == channels) {
         return Err(fail("one weight scale, or one per output channel"));
     }
-    let scales: Vec<f32> = (0..channels)
-        .map(|c| q.input.scale * q.weight_scales[if q.weight_scales.len() == 1 { 0 } else { c }])
-        .collect();
+    // Static: input scale × weight scale, per output channel (dynamic: at run time).
+    let scales: Vec<f32> = match &q.form {
+        QuantForm::Static { input, .. } => (0..channels)
+            .map(|c| input.scale * q.weight_scales[if q.weight_scales.len() == 1 { 0 } else { c }])
+            .collect(),
+        QuantForm::Dynamic if op.kind == OpKind::Matmul => Vec::new(),
+        QuantForm::Dynamic => return Err(fail("the dynamic form is a matmul's")),
+    };
     let packed = match op.kind {
         OpKind::Conv2d => PackedI8::pack(weights, channels, depth, depth)?,
         _ => {
@@ -87,27 +94,41 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
 struct Common {
     /// The weights, one row per output channel.
     packed: PackedI8,
-    /// Input scale × weight scale, per output channel.
+    /// Static form: input scale × weight scale, per output channel.
     scales: Vec<f32>,
     bias: Option<Vec<f32>>,
     q: QuantizedOp,
 }
 
 impl Common {
-    fn requant(&self) -> Requant<'_> {
+    /// The GEMM into `out` (the static form's uint8 or int8 bytes, the dynamic form's float32
+    /// values), element (i, j) at `i·rs + j·cs`; `inputs` are the node's (the dynamic form's
+    /// zero point and multiplier are read from them).
+    fn gemm(&self, inputs: &[Option<In<'_>>], b: U8View<'_>, out: &mut [u8], rs: usize, cs: usize) -> Result<()> {
         let (lo, hi) = self.q.clamp.unwrap_or((f32::NEG_INFINITY, f32::INFINITY));
-        Requant { b_zero_point: self.q.input.zero_point, scale: &self.scales, bias: self.bias.as_deref(), lo, hi }
-    }
-
-    /// The GEMM into `out` (uint8 or int8 bytes) at `offset`, element (i, j) at
-    /// `offset + i·rs + j·cs`.
-    fn gemm(&self, b: U8View<'_>, out: &mut [u8], rs: usize, cs: usize) -> Result<()> {
-        let (scale, zero_point) = (self.q.output.scale, self.q.output.zero_point);
-        let out = match self.q.output.data_type {
-            DataType::Int8 => Output::I8 { data: bytemuck::cast_slice_mut(out), rs, cs, scale, zero_point },
-            _ => Output::U8 { data: out, rs, cs, scale, zero_point },
-        };
-        int8_gemm::gemm(&self.packed, b, &self.requant(), out)
+        let bias = self.bias.as_deref();
+        match &self.q.form {
+            QuantForm::Static { input, output } => {
+                let requant = Requant { b_zero_point: input.zero_point, scale: &self.scales, bias, lo, hi };
+                let (scale, zero_point) = (output.scale, output.zero_point);
+                let out = match output.data_type {
+                    DataType::Int8 => Output::I8 { data: bytemuck::cast_slice_mut(out), rs, cs, scale, zero_point },
+                    _ => Output::U8 { data: out, rs, cs, scale, zero_point },
+                };
+                int8_gemm::gemm(&self.packed, b, &requant, out)
+            }
+            QuantForm::Dynamic => {
+                let fail = |what: &str| Error::operation(format!("matmul (int8, dynamic): {what}"));
+                let operand = |i: usize| inputs.get(i).and_then(Option::as_ref).map(|v| v.bytes);
+                let zero_point = operand(3).and_then(|z| z.first()).ok_or_else(|| fail("missing zero point"))?;
+                let multiplier = operand(4).ok_or_else(|| fail("missing multiplier"))?;
+                let scale: Vec<f32> =
+                    multiplier.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+                let requant = Requant { b_zero_point: i32::from(*zero_point), scale: &scale, bias, lo, hi };
+                let data = bytemuck::try_cast_slice_mut(out).map_err(|_| fail("misaligned output"))?;
+                int8_gemm::gemm(&self.packed, b, &requant, Output::F32 { data, rs, cs })
+            }
+        }
     }
 }
 
@@ -128,12 +149,15 @@ impl Kernel for QuantizedConv {
         let y = &mut *outputs[0].bytes;
         let (plane, pixels) = (g.cin * g.h * g.w, g.oh * g.ow);
         let depth = self.common.packed.depth();
-        let pad = self.common.q.input.zero_point as u8;
+        let pad = match &self.common.q.form {
+            QuantForm::Static { input, .. } => input.zero_point as u8,
+            QuantForm::Dynamic => return Err(Error::operation("conv2d (int8): no dynamic form")),
+        };
         let mut col = self.col.lock().unwrap_or_else(|e| e.into_inner());
         for (xi, yi) in x.chunks_exact(plane).zip(y.chunks_exact_mut(g.cout * pixels)).take(g.n) {
             if self.pointwise {
                 let b = U8View { data: xi, k: g.cin, n: pixels, rs: pixels, cs: 1 };
-                self.common.gemm(b, yi, pixels, 1)?;
+                self.common.gemm(inputs, b, yi, pixels, 1)?;
                 continue;
             }
             super::scratch::grow(&mut col, depth * self.tile)?;
@@ -142,7 +166,7 @@ impl Kernel for QuantizedConv {
                 let c = &mut col[..depth * pc];
                 im2col_nchw(g, xi, p0, pc, c, pad);
                 let b = U8View { data: c, k: depth, n: pc, rs: pc, cs: 1 };
-                self.common.gemm(b, &mut yi[p0..], pixels, 1)?;
+                self.common.gemm(inputs, b, &mut yi[p0..], pixels, 1)?;
             }
         }
         Ok(())
@@ -162,7 +186,7 @@ impl Kernel for QuantizedMatmul {
         let channels = self.common.packed.rows();
         // B = xᵀ (depth × rows), C = yᵀ (channels × rows).
         let b = U8View { data: x, k: self.depth, n: self.rows, rs: 1, cs: self.depth };
-        self.common.gemm(b, outputs[0].bytes, 1, channels)
+        self.common.gemm(inputs, b, outputs[0].bytes, 1, channels)
     }
 }
 

@@ -129,17 +129,25 @@ fn requant(imp: &mut Importer, c: &Ctx, y: Operand, s: usize, z: usize) -> NResu
     Ok(vec![Value::dynamic(out, zv.ty())])
 }
 
-/// An integer input minus its zero point, as float32.
+/// An integer input minus its zero point, as float32: `dequantizeLinear(x, 1.0, zero point)`,
+/// exact (the difference of two 8-bit integers times one). Written as a dequantize rather
+/// than cast and subtract so that the CPU's compile pass (`compile::quantized`) can see the
+/// integer matmul behind it and run it on integers.
 fn integer_operand(imp: &mut Importer, c: &Ctx, x: usize, z: usize, axis: Axis) -> NResult<Operand> {
     let xv = c.req(x)?;
-    let op = imp.operand(xv)?;
-    let f = bld(imp.b.cast(&op, DataType::Float32, &c.opts()))?;
-    let Some(zv) = c.input(z) else { return Ok(f) };
-    let target = scale_shape(&xv.shape(), zv.shape().iter().product(), axis)?;
-    let zv = imp.reshape_value(zv, &target, &c.label)?;
-    let zo = imp.operand(&zv)?;
-    let zf = bld(imp.b.cast(&zo, DataType::Float32, &c.opts()))?;
-    bld(imp.b.sub(&f, &zf, &c.opts()))
+    let shape = xv.shape();
+    let target = match c.input(z) {
+        Some(zv) => scale_shape(&shape, zv.shape().iter().product(), axis)?,
+        None => vec![1; shape.len()],
+    };
+    let count = target.iter().product();
+    let zp = match c.input(z) {
+        Some(zv) => imp.reshape_value(zv, &target, &c.label)?,
+        None => Value::constant(Const::from_i64s(xv.ty(), target.clone(), &vec![0; count])),
+    };
+    let one = Value::constant(Const::from_f64s(ElemType::F32, target, &vec![1.0; count]));
+    let (input, s, zo) = (imp.operand(xv)?, imp.operand(&one)?, imp.operand(&zp)?);
+    bld(imp.b.dequantize_linear(&input, &s, &zo, &c.opts()))
 }
 
 /// DynamicQuantizeLinear: uint8 with scale (max(x,0) - min(x,0)) / 255 and the zero point
