@@ -359,7 +359,7 @@ fn integer_constant(graph: &Graph, id: OperandId) -> Option<Vec<i32>> {
     }
 }
 
-mod dynamic;
+pub mod dynamic;
 
 #[cfg(test)]
 #[path = "quantized_tests.rs"]
