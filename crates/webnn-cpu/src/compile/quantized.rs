@@ -7,8 +7,9 @@
 //!
 //! What matches, on a CPU where the integer GEMM has a SIMD kernel (anything else keeps the
 //! float path, which computes the same function with float sums):
-//! * the op: conv2d with groups 1, nchw input and oihw filter; or matmul of an input of rank
-//!   ≥ 2 by a rank-2 filter;
+//! * the op: conv2d with nchw input and oihw filter, groups 1 or depthwise (groups = input
+//!   channels = output channels, strides 1 or 2); or matmul of an input of rank ≥ 2 by a
+//!   rank-2 filter;
 //! * its input: a `dequantizeLinear` of a uint8 tensor with one scale and one zero point;
 //! * its filter: a constant that [`super::fold`] made from `dequantizeLinear(int8 constant)`
 //!   with zero points 0 and one scale, or one per output channel (conv: shape `[cout,1,1,1]`;
@@ -243,12 +244,13 @@ fn match_chain(graph: &Graph, program: &Program, uses: &Uses, producers: &[Optio
         (
             OpKind::Conv2d,
             Attrs::Conv2d {
-                groups: 1,
+                groups,
+                strides,
                 input_layout: InputOperandLayout::Nchw,
                 filter_layout: Conv2dFilterOperandLayout::Oihw,
                 ..
             },
-        ) => {
+        ) if *groups == 1 || depthwise_fits(graph, x, filter, *groups, *strides) => {
             let bias = node.inputs.get(2).copied().flatten();
             if let Some(b) = bias {
                 let bd = graph.descriptor(b);
@@ -270,6 +272,17 @@ fn match_chain(graph: &Graph, program: &Program, uses: &Uses, producers: &[Optio
     let name = format!("{}+quantizeLinear(int8)", program.nodes[anchor].name);
     let op = QuantizedOp { form: QuantForm::Static { input, output }, weight_scales, clamp };
     Some(Match { anchor, last: q, unhooked, inputs, op, name })
+}
+
+/// Whether a grouped conv2d is a depthwise one that `kernels::quantized_depthwise` takes:
+/// groups = input channels = output channels, strides 1 or 2, at most its `MAX_TAPS` taps.
+fn depthwise_fits(graph: &Graph, x: OperandId, filter: OperandId, groups: u32, strides: [u32; 2]) -> bool {
+    let (xd, fd) = (graph.descriptor(x), graph.descriptor(filter));
+    let (Some(&cin), [cout, 1, kh, kw]) = (xd.shape.get(1), fd.shape.as_slice()) else { return false };
+    groups == cin
+        && *cout == cin
+        && (*kh as usize) * (*kw as usize) <= crate::kernels::quantized_depthwise::MAX_TAPS
+        && strides.iter().all(|&s| s == 1 || s == 2)
 }
 
 /// `(lo, hi)` of a relu or a float32 clamp node.

@@ -64,6 +64,19 @@ struct ConvCase {
     per_channel: bool,
     relu: bool,
     weight_zero: i32,
+    /// groups = cin = cout, filter `[cout, 1, k, k]`.
+    depthwise: bool,
+}
+
+impl ConvCase {
+    /// Input channels per filter.
+    fn cig(&self) -> usize {
+        if self.depthwise {
+            1
+        } else {
+            self.cin
+        }
+    }
 }
 
 /// x (float32) → quantize (uint8) → dequantize → conv2d (dequantized int8 filter, bias)
@@ -76,10 +89,10 @@ fn conv_graph(c: &ConvCase) -> (Graph, Vec<f32>, Vec<i8>, Vec<f32>, Vec<f32>) {
     let xq = b.quantize_linear(&x, &s, &z, &opts()).unwrap();
     let (s, z) = (scalar(&mut b, 4, sx), zero_point(&mut b, DataType::Uint8, 4, zx));
     let xd = b.dequantize_linear(&xq, &s, &z, &opts()).unwrap();
-    let wq = int8_weights(c.cout * c.cin * c.k * c.k, 7);
+    let wq = int8_weights(c.cout * c.cig() * c.k * c.k, 7);
     let k = c.k as u32;
     let wc =
-        b.constant(&desc(DataType::Int8, &[c.cout as u32, c.cin as u32, k, k]), bytemuck::cast_slice(&wq)).unwrap();
+        b.constant(&desc(DataType::Int8, &[c.cout as u32, c.cig() as u32, k, k]), bytemuck::cast_slice(&wq)).unwrap();
     let scales: Vec<f32> = (0..c.cout).map(|o| if c.per_channel { 0.004 + 0.001 * o as f32 } else { 0.005 }).collect();
     let sw = if c.per_channel {
         b.constant(&f32_desc(&[c.cout as u32, 1, 1, 1]), &f32_bytes(&scales)).unwrap()
@@ -98,6 +111,7 @@ fn conv_graph(c: &ConvCase) -> (Graph, Vec<f32>, Vec<i8>, Vec<f32>, Vec<f32>) {
         input_layout: InputOperandLayout::Nchw,
         filter_layout: Conv2dFilterOperandLayout::Oihw,
         bias: Some(bias),
+        groups: if c.depthwise { c.cin as u32 } else { 1 },
         ..Conv2dOptions::new()
     };
     let mut y = b.conv2d(&xd, &filter, &options).unwrap();
@@ -122,7 +136,8 @@ fn conv_reference(c: &ConvCase, x: &[f32], wq: &[i8], scales: &[f32], bias: &[f3
         for i in 0..oh {
             for j in 0..ow {
                 let mut acc = 0i64;
-                for ci in 0..c.cin {
+                let channels = if c.depthwise { o..o + 1 } else { 0..c.cin };
+                for ci in channels {
                     for u in 0..c.k {
                         for v in 0..c.k {
                             let (r, s) = (
@@ -133,7 +148,8 @@ fn conv_reference(c: &ConvCase, x: &[f32], wq: &[i8], scales: &[f32], bias: &[f3
                                 continue;
                             }
                             let xv = xq[(ci * c.h + r as usize) * c.w + s as usize] - zx;
-                            acc += (xv * wq[((o * c.cin + ci) * c.k + u) * c.k + v] as i32) as i64;
+                            let wi = if c.depthwise { 0 } else { ci };
+                            acc += (xv * wq[((o * c.cig() + wi) * c.k + u) * c.k + v] as i32) as i64;
                         }
                     }
                 }
@@ -148,8 +164,19 @@ fn conv_reference(c: &ConvCase, x: &[f32], wq: &[i8], scales: &[f32], bias: &[f3
     out
 }
 
-const CONV: ConvCase =
-    ConvCase { cin: 5, cout: 7, h: 9, w: 11, k: 3, stride: 1, pad: 1, per_channel: true, relu: true, weight_zero: 0 };
+const CONV: ConvCase = ConvCase {
+    cin: 5,
+    cout: 7,
+    h: 9,
+    w: 11,
+    k: 3,
+    stride: 1,
+    pad: 1,
+    per_channel: true,
+    relu: true,
+    weight_zero: 0,
+    depthwise: false,
+};
 
 #[test]
 fn qdq_convs_run_on_integers_and_match_the_reference() {
@@ -158,10 +185,15 @@ fn qdq_convs_run_on_integers_and_match_the_reference() {
         ConvCase { stride: 2, per_channel: false, relu: false, ..CONV },
         ConvCase { k: 1, pad: 0, cin: 19, cout: 33, ..CONV },
         ConvCase { k: 5, pad: 2, cin: 2, cout: 50, h: 4, w: 3, ..CONV },
+        // Depthwise: strides 1 and 2, rows longer than one vector, tails, 5×5.
+        ConvCase { depthwise: true, cin: 6, cout: 6, h: 13, w: 37, ..CONV },
+        ConvCase { depthwise: true, cin: 3, cout: 3, h: 20, w: 33, stride: 2, relu: false, ..CONV },
+        ConvCase { depthwise: true, cin: 4, cout: 4, h: 7, w: 9, k: 5, pad: 2, stride: 2, per_channel: false, ..CONV },
+        ConvCase { depthwise: true, cin: 2, cout: 2, h: 3, w: 3, k: 3, pad: 0, ..CONV },
     ];
     for c in &cases {
         let (graph, x, wq, scales, bias) = conv_graph(c);
-        let what = format!("k={} stride={}", c.k, c.stride);
+        let what = format!("k={} stride={} depthwise={}", c.k, c.stride, c.depthwise);
         assert_eq!(quantized_nodes(&graph).len(), usize::from(integer_path()), "{what}");
         let got = run_graph(&graph, &[&f32_bytes(&x)]).remove(0);
         assert_quantized_eq(&got, &conv_reference(c, &x, &wq, &scales, &bias), false, &what);

@@ -16,6 +16,7 @@ pub mod movement;
 pub mod pad;
 pub mod quantize;
 pub mod quantized;
+pub mod quantized_depthwise;
 pub mod recurrent;
 pub mod reduction;
 pub mod scatter;

@@ -38,6 +38,9 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
         Some(b) => Some(super::constants::constant_f32(graph, b).ok_or_else(|| fail("the bias must be a constant"))?),
         None => None,
     };
+    if matches!(op.attrs, webnn_core::graph::Attrs::Conv2d { groups, .. } if groups > 1) {
+        return super::quantized_depthwise::lower(op, graph, inputs, q);
+    }
     let wd = graph.descriptor(*w);
     let dims: Vec<usize> = wd.shape.iter().map(|&d| d as usize).collect();
     let (channels, depth) = match op.kind {

@@ -1,0 +1,334 @@
+//! The quantized depthwise conv2d (nchw, groups = channels, one filter plane per channel)
+//! that `compile::quantized` makes of the QDQ form: uint8 input, int8 weights, and the
+//! requantization of [`super::quantized`], without the float round trip
+//! (dequantize the whole input, float depthwise, quantize the whole output).
+//!
+//! Each channel plane is copied into a zero-padded float32 plane as `x − x_zero` (the padding
+//! is the real 0, as the float conv pads), the taps are summed in float32 with the weights as
+//! float32 integers, and each output row is requantized straight into the uint8 / int8
+//! output. The products and sums are integers below 2^24 in magnitude (255 · 128 · at most
+//! [`MAX_TAPS`] taps), so float32 holds every one exactly: the sums are the exact integer sums
+//! of the GEMM path, whatever the order, and the result is the same requantization of them.
+//!
+//! AVX-512 (which every CPU the pass runs this on has: it requires VNNI) computes 16 outputs
+//! of a row at once, a horizontal stride of 2 picking the even lanes of two loads with one
+//! permute; other CPUs run the same arithmetic in scalar code.
+
+use super::conv::{conv_geom, Geom};
+use super::scratch::grow;
+use super::{constants::constant_bytes, In, Kernel, Out};
+use crate::compile::quantized::{QuantForm, QuantParams, QuantizedOp};
+use webnn_core::graph::Operation;
+use webnn_core::{DataType, Error, Graph, OperandId, Result};
+
+/// The most taps (kh · kw) whose sums float32 holds exactly: 255 · 128 · 512 = 2^24 − 2^16.
+pub const MAX_TAPS: usize = 512;
+
+/// Whether the depthwise kernel takes this geometry: strides 1 or 2.
+pub fn supports(g: &Geom) -> bool {
+    g.groups == g.cin && g.cin == g.cout && g.kh * g.kw <= MAX_TAPS && g.strides.iter().all(|&s| s == 1 || s == 2)
+}
+
+/// Lowers a depthwise node of `compile::quantized` (`inputs`: quantized input, int8 weights
+/// `[c, 1, kh, kw]`, float32 bias or none).
+pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &QuantizedOp) -> Result<Box<dyn Kernel>> {
+    let fail = |what: &str| Error::operation(format!("{} (int8 depthwise): {what}", op.kind));
+    let QuantForm::Static { input, output } = q.form.clone() else { return Err(fail("only the static form")) };
+    let (Some(Some(w)), Some(_)) = (inputs.get(1), inputs.first()) else { return Err(fail("missing operand")) };
+    let (_, g) = conv_geom(graph, op, |f| (f[2], f[3]))?;
+    if !supports(&g) || g.nhwc {
+        return Err(fail("not a depthwise conv this kernel takes"));
+    }
+    let weights = constant_bytes(graph, *w).ok_or_else(|| fail("the weights must be a constant"))?;
+    let kk = g.kh * g.kw;
+    if weights.len() != g.cout * kk || graph.descriptor(*w).data_type != DataType::Int8 {
+        return Err(fail("the weights do not match the shapes"));
+    }
+    let weights: Vec<f32> = weights.iter().map(|&b| b as i8 as f32).collect();
+    let bias = match inputs.get(2).copied().flatten() {
+        Some(b) => super::constants::constant_f32(graph, b).ok_or_else(|| fail("the bias must be a constant"))?,
+        None => vec![0.0; g.cout],
+    };
+    let ws = &q.weight_scales;
+    if bias.len() != g.cout || !(ws.len() == 1 || ws.len() == g.cout) {
+        return Err(fail("bias or scales do not match the channels"));
+    }
+    let scales = (0..g.cout).map(|c| input.scale * ws[if ws.len() == 1 { 0 } else { c }]).collect();
+    let (lo, hi) = q.clamp.unwrap_or((f32::NEG_INFINITY, f32::INFINITY));
+    #[cfg(target_arch = "x86_64")]
+    let avx512bw = super::unary::has_avx512() && std::is_x86_feature_detected!("avx512bw");
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx512bw = false;
+    Ok(Box::new(QuantizedDepthwise { g, weights, scales, bias, lo, hi, input, output, avx512bw }))
+}
+
+struct QuantizedDepthwise {
+    g: Geom,
+    /// kh · kw weights per channel, as float32 integers.
+    weights: Vec<f32>,
+    /// Input scale × weight scale, per channel.
+    scales: Vec<f32>,
+    bias: Vec<f32>,
+    lo: f32,
+    hi: f32,
+    input: QuantParams,
+    output: QuantParams,
+    /// The CPU has AVX-512F, BW and VL.
+    avx512bw: bool,
+}
+
+thread_local! {
+    /// The padded plane, the plane of sums, and the geometry whose padding the padded plane
+    /// holds as zeros, per thread.
+    static SCRATCH: std::cell::RefCell<Scratch> = const { std::cell::RefCell::new((Vec::new(), Vec::new(), None)) };
+}
+
+/// A thread's scratch: see `SCRATCH`.
+type Scratch = (Vec<f32>, Vec<f32>, Option<[usize; 6]>);
+
+impl QuantizedDepthwise {
+    /// Padded width and the padded plane's length (with slack for the last row's vector
+    /// reads past its end: up to 32 · stride + the window's width).
+    fn padded_dims(&self) -> (usize, usize) {
+        let g = &self.g;
+        let pw = g.w + g.padding[2] + g.padding[3];
+        let ph = g.h + g.padding[0] + g.padding[1];
+        (pw, ph * pw + 64 + g.kw * g.dilations[1] + pw)
+    }
+
+    /// One channel plane: `x` its input bytes, `y` its output bytes.
+    fn plane(&self, c: usize, x: &[u8], y: &mut [u8], padded: &mut [f32], sums: &mut [f32]) {
+        let g = &self.g;
+        let (pw, _) = self.padded_dims();
+        let [pt, _, pl, _] = g.padding;
+        let zero = self.input.zero_point as f32;
+        // The rows; the padding around them stays zero (see run).
+        let first = pt * pw + pl;
+        for (r, row) in x.chunks_exact(g.w).enumerate() {
+            let to = &mut padded[first + r * pw..][..g.w];
+            #[cfg(target_arch = "x86_64")]
+            if self.avx512bw {
+                // SAFETY: AVX-512F, BW and VL were detected (lower); `row` and `to` have the
+                // same length.
+                unsafe { avx512::widen(row, zero, to) };
+                continue;
+            }
+            for (d, &v) in to.iter_mut().zip(row) {
+                *d = v as f32 - zero;
+            }
+        }
+        let taps: &[f32] = &self.weights[c * g.kk()..][..g.kk()];
+        let (scale, bias) = (self.scales[c], self.bias[c]);
+        // The plane of sums, then the plane requantized in one loop.
+        self.sums(padded, pw, taps, &mut sums[..g.oh * g.ow]);
+        self.requantize(&sums[..g.oh * g.ow], scale, bias, y);
+    }
+
+    /// `sums[oy·ow + ox] = Σ_{u,v} w[u][v] · padded[(oy·sh + u·dh)·pw + ox·sw + v·dw]`, taps
+    /// in window order.
+    fn sums(&self, padded: &[f32], pw: usize, taps: &[f32], sums: &mut [f32]) {
+        let g = &self.g;
+        #[cfg(target_arch = "x86_64")]
+        if self.avx512bw {
+            // SAFETY: AVX-512F was detected (lower); `sums` is the oh × ow plane and the
+            // padded plane's slack covers the vector reads past the last row (padded_dims).
+            unsafe { avx512::sums(g, padded, pw, taps, sums) };
+            return;
+        }
+        let ([sh, sw], [dh, dw]) = (g.strides, g.dilations);
+        for (oy, row) in sums.chunks_exact_mut(g.ow).enumerate() {
+            for (ox, s) in row.iter_mut().enumerate() {
+                let mut acc = 0.0f32;
+                for u in 0..g.kh {
+                    for v in 0..g.kw {
+                        acc += taps[u * g.kw + v] * padded[(oy * sh + u * dh) * pw + ox * sw + v * dw];
+                    }
+                }
+                *s = acc;
+            }
+        }
+    }
+
+    /// The output row from its exact sums: `sum · scale + bias`, clamped, quantized.
+    fn requantize(&self, sums: &[f32], scale: f32, bias: f32, out: &mut [u8]) {
+        let (min, max) = if self.output.data_type == DataType::Int8 { (-128.0, 127.0) } else { (0.0, 255.0) };
+        #[cfg(target_arch = "x86_64")]
+        if self.avx512bw {
+            // SAFETY: AVX-512F, BW and VL were detected (lower); `out` and `sums` have the
+            // same length.
+            unsafe { avx512::requantize(sums, scale, bias, (self.lo, self.hi), &self.output, (min, max), out) };
+            return;
+        }
+        for (o, &s) in out.iter_mut().zip(sums) {
+            let v = super::activation::clamp_value(s * scale + bias, self.lo, self.hi);
+            let q = (v / self.output.scale).round_ties_even() + self.output.zero_point as f32;
+            let q = if q.is_nan() { 0.0 } else { q.clamp(min, max) };
+            *o = q as i32 as u8;
+        }
+    }
+}
+
+impl Kernel for QuantizedDepthwise {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> Result<()> {
+        let g = &self.g;
+        let x = inputs[0].as_ref().ok_or_else(|| Error::operation("conv2d (int8 depthwise): missing input"))?.bytes;
+        let (iplane, oplane) = (g.h * g.w, g.oh * g.ow);
+        let (_, padded_len) = self.padded_dims();
+        let sums_len = oplane;
+        // A few planes to a task when they are small.
+        let per_task = ((1 << 15) / (oplane * g.kk()).max(1)).max(1);
+        crate::par::try_chunks(outputs[0].bytes, per_task * oplane, |t, planes| {
+            SCRATCH.with(|cell| {
+                let (padded, sums, zeroed_for) = &mut *cell.borrow_mut();
+                grow(padded, padded_len)?;
+                grow(sums, sums_len)?;
+                // Each plane's copy writes every element but the padding: zero the plane only
+                // when the previous task on this thread had another geometry.
+                let key = [g.h, g.w, g.padding[0], g.padding[1], g.padding[2], g.padding[3]];
+                if *zeroed_for != Some(key) {
+                    padded[..padded_len].fill(0.0);
+                    *zeroed_for = Some(key);
+                }
+                for (i, y) in planes.chunks_exact_mut(oplane).enumerate() {
+                    let p = t * per_task + i;
+                    self.plane(p % g.cout, &x[p * iplane..][..iplane], y, &mut padded[..padded_len], sums);
+                }
+                Ok(())
+            })
+        })
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::super::conv::Geom;
+    use super::QuantParams;
+    use crate::kernels::quantize::{quantize_lanes_avx512, store_low_bytes_avx512};
+    use std::arch::x86_64::*;
+
+    /// [`super::QuantizedDepthwise::sums`]: 16 outputs of up to 8 rows at a time (8
+    /// independent chains of fused multiply-adds, enough to keep both FMA pipes busy).
+    ///
+    /// # Safety
+    /// AVX-512F; `sums` is the oh × ow plane; every read below lies inside `padded` (its
+    /// slack covers a row's last vector: up to 32·stride floats past the row).
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn sums(g: &Geom, padded: &[f32], pw: usize, taps: &[f32], sums: &mut [f32]) {
+        let mut oy = 0;
+        // SAFETY: forwarded from the caller, for rows oy.. of the plane.
+        unsafe {
+            while oy + 8 <= g.oh {
+                rows::<8>(g, padded, pw, taps, sums, oy);
+                oy += 8;
+            }
+            match g.oh - oy {
+                1 => rows::<1>(g, padded, pw, taps, sums, oy),
+                2 => rows::<2>(g, padded, pw, taps, sums, oy),
+                3 => rows::<3>(g, padded, pw, taps, sums, oy),
+                4 => rows::<4>(g, padded, pw, taps, sums, oy),
+                5 => rows::<5>(g, padded, pw, taps, sums, oy),
+                6 => rows::<6>(g, padded, pw, taps, sums, oy),
+                7 => rows::<7>(g, padded, pw, taps, sums, oy),
+                _ => {}
+            }
+        }
+    }
+
+    /// Output rows `oy..oy + R` of [`sums`].
+    ///
+    /// # Safety
+    /// As [`sums`], with `oy + R ≤ oh`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn rows<const R: usize>(g: &Geom, padded: &[f32], pw: usize, taps: &[f32], sums: &mut [f32], oy: usize) {
+        let ([sh, sw], [dh, dw]) = (g.strides, g.dilations);
+        let even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        let base = padded.as_ptr();
+        for ox in (0..g.ow).step_by(16) {
+            let n = (g.ow - ox).min(16);
+            let mask: __mmask16 = if n == 16 { 0xffff } else { (1 << n) - 1 };
+            let mut acc = [_mm512_setzero_ps(); R];
+            for u in 0..g.kh {
+                for v in 0..g.kw {
+                    let w = _mm512_set1_ps(taps[u * g.kw + v]);
+                    for (r, a) in acc.iter_mut().enumerate() {
+                        let at = ((oy + r) * sh + u * dh) * pw + ox * sw + v * dw;
+                        debug_assert!(at + 16 * sw <= padded.len());
+                        // SAFETY: inside the padded plane with its slack (the caller).
+                        let x = unsafe {
+                            if sw == 1 {
+                                _mm512_loadu_ps(base.add(at))
+                            } else {
+                                let (a, b) = (_mm512_loadu_ps(base.add(at)), _mm512_loadu_ps(base.add(at + 16)));
+                                _mm512_permutex2var_ps(a, even, b)
+                            }
+                        };
+                        *a = _mm512_fmadd_ps(w, x, *a);
+                    }
+                }
+            }
+            for (r, a) in acc.iter().enumerate() {
+                // SAFETY: the n sums of row oy + r from ox, inside the plane.
+                unsafe { _mm512_mask_storeu_ps(sums.as_mut_ptr().add((oy + r) * g.ow + ox), mask, *a) };
+            }
+        }
+    }
+
+    /// `to[i] = x[i] as f32 − zero`, 16 at a time.
+    ///
+    /// # Safety
+    /// AVX-512F, BW and VL; `x.len() == to.len()`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    pub(super) unsafe fn widen(x: &[u8], zero: f32, to: &mut [f32]) {
+        let z = _mm512_set1_ps(zero);
+        for c0 in (0..x.len()).step_by(16) {
+            let n = (x.len() - c0).min(16);
+            let mask: __mmask16 = if n == 16 { 0xffff } else { (1 << n) - 1 };
+            // SAFETY: n bytes and n floats from c0, inside both slices.
+            unsafe {
+                let b = _mm_maskz_loadu_epi8(mask, x.as_ptr().add(c0).cast());
+                let v = _mm512_sub_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(b)), z);
+                _mm512_mask_storeu_ps(to.as_mut_ptr().add(c0), mask, v);
+            }
+        }
+    }
+
+    /// [`super::QuantizedDepthwise::requantize`], 16 at a time, with the quantization of
+    /// `quantize_lanes_avx512` and the clamp's selects of `activation::clamp_value`.
+    ///
+    /// # Safety
+    /// AVX-512F, BW and VL; `out.len() == sums.len()`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    pub(super) unsafe fn requantize(
+        sums: &[f32],
+        scale: f32,
+        bias: f32,
+        (lo, hi): (f32, f32),
+        output: &QuantParams,
+        (min, max): (f32, f32),
+        out: &mut [u8],
+    ) {
+        let (scale, bias) = (_mm512_set1_ps(scale), _mm512_set1_ps(bias));
+        let (lo, hi) = (_mm512_set1_ps(lo), _mm512_set1_ps(hi));
+        let (oscale, ozero) = (_mm512_set1_ps(output.scale), _mm512_set1_ps(output.zero_point as f32));
+        let (min, max) = (_mm512_set1_ps(min), _mm512_set1_ps(max));
+        for c0 in (0..sums.len()).step_by(16) {
+            let n = (sums.len() - c0).min(16);
+            let mask: __mmask16 = if n == 16 { 0xffff } else { (1 << n) - 1 };
+            // SAFETY: n floats from c0 inside `sums`.
+            let s = unsafe {
+                if n == 16 {
+                    _mm512_loadu_ps(sums.as_ptr().add(c0))
+                } else {
+                    _mm512_maskz_loadu_ps(mask, sums.as_ptr().add(c0))
+                }
+            };
+            let y = _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_add_ps(_mm512_mul_ps(s, scale), bias)));
+            // SAFETY: AVX-512F (this function's features); NaN is possible only from
+            // parameters, tested for every lane.
+            let q = unsafe { quantize_lanes_avx512(y, oscale, ozero, min, max, true) };
+            // SAFETY: the n bytes from c0 inside `out`; AVX-512F, BW and VL.
+            unsafe { store_low_bytes_avx512(out.as_mut_ptr().add(c0), 1, n, mask, q) };
+        }
+    }
+}
