@@ -332,3 +332,65 @@ mod avx512 {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The scalar code (CPUs without AVX-512) and the AVX-512 code give the same bytes, on
+    /// strides 1 and 2, odd widths, padding and a clamp; both are checked against the integer
+    /// reference through graphs in compile/quantized_tests.rs where the CPU has AVX-512.
+    #[test]
+    fn scalar_and_vector_code_agree() {
+        for (stride, pad, k, w) in [(1, 1, 3, 37), (2, 1, 3, 33), (2, 2, 5, 9), (1, 0, 3, 3)] {
+            let (c, h) = (3, 11);
+            let oh = (h + 2 * pad - k) / stride + 1;
+            let ow = (w + 2 * pad - k) / stride + 1;
+            let g = Geom {
+                n: 1,
+                cin: c,
+                h,
+                w,
+                cout: c,
+                oh,
+                ow,
+                kh: k,
+                kw: k,
+                groups: c,
+                strides: [stride, stride],
+                dilations: [1, 1],
+                padding: [pad; 4],
+                nhwc: false,
+            };
+            let mut rng = webnn_core::testing::Rng::new(5);
+            let weights = (0..c * k * k).map(|_| rng.int(-128, 127) as f32).collect();
+            let x: Vec<u8> = (0..c * h * w).map(|_| rng.int(0, 255) as u8).collect();
+            let kernel = |avx512bw: bool| QuantizedDepthwise {
+                g,
+                weights: Vec::clone(&weights),
+                scales: vec![0.001, 0.002, 0.0005],
+                bias: vec![0.5, -1.0, 0.0],
+                lo: 0.0,
+                hi: 6.0,
+                input: QuantParams { scale: 0.02, zero_point: 100, data_type: DataType::Uint8 },
+                output: QuantParams { scale: 0.03, zero_point: 5, data_type: DataType::Uint8 },
+                avx512bw,
+            };
+            let run = |k: QuantizedDepthwise| {
+                let (_, padded_len) = k.padded_dims();
+                let (mut padded, mut sums) = (vec![0.0; padded_len], vec![0.0; oh * ow]);
+                let mut y = vec![0u8; c * oh * ow];
+                for (ch, yc) in y.chunks_exact_mut(oh * ow).enumerate() {
+                    k.plane(ch, &x[ch * h * w..][..h * w], yc, &mut padded, &mut sums);
+                }
+                y
+            };
+            let scalar = run(kernel(false));
+            assert!(scalar.iter().any(|&v| v != scalar[0]), "a degenerate case");
+            #[cfg(target_arch = "x86_64")]
+            if crate::kernels::unary::has_avx512() && std::is_x86_feature_detected!("avx512bw") {
+                assert_eq!(run(kernel(true)), scalar, "stride {stride} pad {pad} k {k} w {w}");
+            }
+        }
+    }
+}
