@@ -9,7 +9,8 @@
 //! input itself (1×1, stride 1, unpadded) or by its im2col matrix, whose padding is the input's
 //! zero point (the real value 0, as the float conv pads). matmul `[.., t, k] × [k, n]` is the
 //! same GEMM transposed: the packed filter is the weights' transpose (n × k), the input is read
-//! as k × (rows) with a row stride of 1, and the result is written transposed.
+//! as k × (rows) with a row stride of 1, and the result is written transposed. Depthwise
+//! convs go to [`super::quantized_depthwise`].
 
 use super::conv::{conv_geom, im2col_nchw, Geom};
 use super::int8_gemm::{self, Output, PackedI8, Requant, U8View};
