@@ -126,9 +126,8 @@ impl Common {
                 let operand = |i: usize| inputs.get(i).and_then(Option::as_ref).map(|v| v.bytes);
                 let zero_point = operand(3).and_then(|z| z.first()).ok_or_else(|| fail("missing zero point"))?;
                 let multiplier = operand(4).ok_or_else(|| fail("missing multiplier"))?;
-                let scale: Vec<f32> =
-                    multiplier.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-                let requant = Requant { b_zero_point: i32::from(*zero_point), scale: &scale, bias, lo, hi };
+                let scale: &[f32] = bytemuck::try_cast_slice(multiplier).map_err(|_| fail("misaligned multiplier"))?;
+                let requant = Requant { b_zero_point: i32::from(*zero_point), scale, bias, lo, hi };
                 let data = bytemuck::try_cast_slice_mut(out).map_err(|_| fail("misaligned output"))?;
                 int8_gemm::gemm(&self.packed, b, &requant, Output::F32 { data, rs, cs })
             }

@@ -15,6 +15,7 @@
 //! permute; other CPUs run the same arithmetic in scalar code.
 
 use super::conv::{conv_geom, Geom};
+use super::quantize::quantize_one;
 use super::scratch::grow;
 use super::{constants::constant_bytes, In, Kernel, Out};
 use crate::compile::quantized::{QuantForm, QuantParams, QuantizedOp};
@@ -151,19 +152,21 @@ impl QuantizedDepthwise {
 
     /// The output row from its exact sums: `sum · scale + bias`, clamped, quantized.
     fn requantize(&self, sums: &[f32], scale: f32, bias: f32, out: &mut [u8]) {
-        let (min, max) = if self.output.data_type == DataType::Int8 { (-128.0, 127.0) } else { (0.0, 255.0) };
         #[cfg(target_arch = "x86_64")]
         if self.avx512bw {
+            let (min, max) = if self.output.data_type == DataType::Int8 { (-128.0, 127.0) } else { (0.0, 255.0) };
             // SAFETY: AVX-512F, BW and VL were detected (lower); `out` and `sums` have the
             // same length.
             unsafe { avx512::requantize(sums, scale, bias, (self.lo, self.hi), &self.output, (min, max), out) };
             return;
         }
+        let (out_scale, zero_point) = (self.output.scale, self.output.zero_point);
         for (o, &s) in out.iter_mut().zip(sums) {
             let v = super::activation::clamp_value(s * scale + bias, self.lo, self.hi);
-            let q = (v / self.output.scale).round_ties_even() + self.output.zero_point as f32;
-            let q = if q.is_nan() { 0.0 } else { q.clamp(min, max) };
-            *o = q as i32 as u8;
+            *o = match self.output.data_type {
+                DataType::Int8 => quantize_one(v, out_scale, zero_point as i8) as u8,
+                _ => quantize_one(v, out_scale, zero_point as u8),
+            };
         }
     }
 }

@@ -137,14 +137,7 @@ unsafe fn finish_as<const KIND: u8>(
             let mask: __mmask16 = if n == 16 { 0xffff } else { (1 << n) - 1 };
             // SAFETY: the caller guarantees MR·NR readable sums; c0 + 16 ≤ NR.
             let s = unsafe { _mm512_loadu_si512(acc.add(r * NR + c0).cast()) };
-            let mut y = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(s, corr)), scale);
-            if has_bias {
-                y = _mm512_add_ps(y, bias);
-            }
-            // clamp_value: `if y < lo { lo } else { y }`, then `if y > hi { hi } else { y }`.
-            // `vmaxps lo, y` is `lo > y ? lo : y` and `vminps hi, y` `hi < y ? hi : y`: the
-            // same selects, NaN (in y or a bound) and signed zeros included.
-            y = _mm512_min_ps(hi, _mm512_max_ps(lo, y));
+            let y = value_lanes(s, (corr, scale, bias, has_bias), lo, hi);
             let at = base + c0 * e.cs;
             // SAFETY: the caller guarantees that the tile's elements (i + r, j + c0 + t)
             // for t < n lie inside C, for this thread only; `at` is the first.
@@ -158,6 +151,26 @@ unsafe fn finish_as<const KIND: u8>(
             }
         }
     }
+}
+
+/// The f32 values v of 16 sums of one row (`driver::Epilogue::value` in lanes): subtract the
+/// zero-point correction, convert, scale, add the bias, clamp.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn value_lanes(
+    s: __m512i,
+    (corr, scale, bias, has_bias): (__m512i, __m512, __m512, bool),
+    lo: __m512,
+    hi: __m512,
+) -> __m512 {
+    let mut y = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(s, corr)), scale);
+    if has_bias {
+        y = _mm512_add_ps(y, bias);
+    }
+    // clamp_value: `if y < lo { lo } else { y }`, then `if y > hi { hi } else { y }`.
+    // `vmaxps lo, y` is `lo > y ? lo : y` and `vminps hi, y` `hi < y ? hi : y`: the same
+    // selects, NaN (in y or a bound) and signed zeros included.
+    _mm512_min_ps(hi, _mm512_max_ps(lo, y))
 }
 
 /// [`finish_as`] for a full tile (MR rows) of a transposed C (`rs == 1`, a matmul's output
@@ -188,12 +201,7 @@ unsafe fn finish_transposed<const KIND: u8>(
         for (r, (x, &(corr, scale, bias, has_bias))) in v.iter_mut().zip(&rows).enumerate() {
             // SAFETY: the caller guarantees MR·NR readable sums; c0 + 16 ≤ NR.
             let s = unsafe { _mm512_loadu_si512(acc.add(r * NR + c0).cast()) };
-            let mut y = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(s, corr)), scale);
-            if has_bias {
-                y = _mm512_add_ps(y, bias);
-            }
-            // As in finish_as: activation::clamp_value's selects.
-            y = _mm512_min_ps(hi, _mm512_max_ps(lo, y));
+            let y = value_lanes(s, (corr, scale, bias, has_bias), lo, hi);
             *x = if KIND == F32 {
                 y
             } else {
