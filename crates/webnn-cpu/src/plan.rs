@@ -135,6 +135,9 @@ impl Plan {
                 }
                 NodeKind::WithEpilogue(epilogue) => kernels::lower_with_epilogue(op, graph, epilogue.clone()),
                 NodeKind::Quantized(q) => kernels::quantized::lower(op, graph, &node.inputs, q),
+                NodeKind::QuantizedElementwise(e) => {
+                    kernels::quantized_elementwise::lower(graph, &node.inputs, &node.outputs, e)
+                }
             }
             .map_err(|e| {
                 Error::operation(format!(

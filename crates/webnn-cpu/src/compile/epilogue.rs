@@ -30,7 +30,7 @@ fn activation(graph: &Graph, node: &Node, _: OperandId, _: usize) -> Option<(Epi
     let act = match &node.kind {
         NodeKind::Activation(a) => *a,
         NodeKind::Op => Activation::of(&graph.operations[node.op])?,
-        NodeKind::WithEpilogue(_) | NodeKind::Quantized(_) => return None,
+        NodeKind::WithEpilogue(_) | NodeKind::Quantized(_) | NodeKind::QuantizedElementwise(_) => return None,
     };
     Some((EpilogueStep::Activation(act), None))
 }

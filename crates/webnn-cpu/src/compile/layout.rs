@@ -111,7 +111,7 @@ fn role(graph: &Graph, node: &Node) -> Option<Role> {
     let main = |slot: usize| node.inputs.get(slot).copied().flatten().filter(|&id| is_f32_4d(graph, id));
     match node.kind {
         NodeKind::Activation(_) => main(0).map(|_| Role::Elementwise),
-        NodeKind::WithEpilogue(_) | NodeKind::Quantized(_) => None,
+        NodeKind::WithEpilogue(_) | NodeKind::Quantized(_) | NodeKind::QuantizedElementwise(_) => None,
         NodeKind::Op => match op.kind {
             OpKind::Conv2d => {
                 let Attrs::Conv2d { padding, strides, groups, input_layout: InputOperandLayout::Nchw, .. } = op.attrs

@@ -10,8 +10,11 @@
 //!    of patterns (`mul(x, sigmoid(x))` → swish, the erf formula of gelu → gelu);
 //! 2. [`quantized`]: a conv2d or matmul between a dequantizeLinear of its input (and of its
 //!    int8 weights) and a quantizeLinear of its result runs on integers, and so does the
-//!    dynamically quantized matmul (integer sums cast to float and scaled); a quantizeLinear
-//!    read only by a dequantizeLinear with the same parameters becomes one activation;
+//!    dynamically quantized matmul (integer sums cast to float and scaled); then
+//!    [`quantized::elementwise`] keeps the element-wise steps between quantized ops on 8-bit
+//!    values (a 256-byte table per single-input chain, a quantized add / mul of two); a
+//!    quantizeLinear read only by a dequantizeLinear with the same parameters becomes one
+//!    activation;
 //! 3. [`layout`] (opt-in, `WEBNN_LAYOUT=nhwc`): the groups of depthwise and pointwise convs
 //!    (with the element-wise nodes and global pools between them) of a conv net run
 //!    channels-last, transposed once on entry and on exit;
@@ -71,6 +74,9 @@ pub enum NodeKind {
     /// Its operation (a conv2d or matmul) computed on integers between a dequantizeLinear and
     /// a quantizeLinear ([`quantized`]).
     Quantized(quantized::QuantizedOp),
+    /// Element-wise steps between a dequantizeLinear and a quantizeLinear computed on the
+    /// 8-bit values ([`quantized::elementwise`]); the node's `op` is the quantizeLinear.
+    QuantizedElementwise(quantized::elementwise::Elementwise),
 }
 
 /// One step of the program.
@@ -136,6 +142,7 @@ impl Program {
         let mut program = Program::from_graph(&graph);
         patterns::run(&graph, &mut program);
         quantized::run(&graph, &mut program);
+        quantized::elementwise::run(&graph, &mut program);
         quantized::fuse_round_trips(&graph, &mut program);
         if passes.layout {
             layout::run(&mut graph, &mut program);
@@ -166,6 +173,7 @@ impl Program {
                 NodeKind::Activation(a) => format!(" {{{a:?}}}"),
                 NodeKind::WithEpilogue(e) => format!(" {{{:?}}}", e.steps),
                 NodeKind::Quantized(q) => format!(" {{{}}}", q.summary()),
+                NodeKind::QuantizedElementwise(e) => format!(" {{{}}}", e.summary()),
             };
             s += &format!(
                 "  {}{}{} {} -> {}\n",

@@ -9,11 +9,12 @@
 //! float path, which computes the same function with float sums):
 //! * the op: conv2d with nchw input and oihw filter, groups 1 or depthwise (groups = input
 //!   channels = output channels, strides 1 or 2); or matmul of an input of rank ≥ 2 by a
-//!   rank-2 filter;
+//!   rank-2 filter; or gemm with alpha 1, the input not transposed, the filter either way,
+//!   and a bias c of one value per output column (beta 1) or none;
 //! * its input: a `dequantizeLinear` of a uint8 tensor with one scale and one zero point;
 //! * its filter: a constant that [`super::fold`] made from `dequantizeLinear(int8 constant)`
 //!   with zero points 0 and one scale, or one per output channel (conv: shape `[cout,1,1,1]`;
-//!   matmul: `[1, n]`), not blockwise;
+//!   matmul and gemm: `[1, n]`, a transposed gemm filter `[n, 1]`), not blockwise;
 //! * its bias (conv2d): a float32 constant or none;
 //! * what reads its result: only a relu or clamp (optional), then only a `quantizeLinear` to
 //!   uint8 or int8 with one scale and one zero point; none of these values a graph output.
@@ -261,6 +262,21 @@ fn match_chain(graph: &Graph, program: &Program, uses: &Uses, producers: &[Optio
             (0, bias)
         }
         (OpKind::Matmul, _) if fd.shape.len() == 2 && graph.descriptor(x).shape.len() >= 2 => (1, None),
+        // gemm(x, w [, c]) = x · w (or x · wᵀ) + c: a matmul whose bias is c, one value per
+        // output column (`[n]` or `[1, n]`).
+        (OpKind::Gemm, Attrs::Gemm { alpha, beta, a_transpose: false, b_transpose }) if *alpha == 1.0 => {
+            let channel_axis = if *b_transpose { 0 } else { 1 };
+            let bias = node.inputs.get(2).copied().flatten();
+            if let Some(c) = bias {
+                let cd = graph.descriptor(c);
+                let n = fd.shape[channel_axis];
+                let row = matches!(cd.shape.as_slice(), [d] | [1, d] if *d == n);
+                if *beta != 1.0 || !row || cd.data_type != DataType::Float32 || constant_bytes(graph, c).is_none() {
+                    return None;
+                }
+            }
+            (channel_axis, bias)
+        }
         _ => return None,
     };
     let (weights, weight_scales) = int8_weights(graph, producers, filter, channel_axis)?;
@@ -373,6 +389,7 @@ fn integer_constant(graph: &Graph, id: OperandId) -> Option<Vec<i32>> {
 }
 
 pub mod dynamic;
+pub mod elementwise;
 
 #[cfg(test)]
 #[path = "quantized_tests.rs"]

@@ -248,6 +248,55 @@ fn qdq_matmuls_run_on_integers_and_match_the_reference() {
     assert_quantized_eq(&got, &want, true, "matmul");
 }
 
+#[test]
+fn qdq_gemms_run_on_integers_and_match_the_reference() {
+    // A classifier head: gemm(x, wᵀ, c) as ONNX's Gemm(transB = 1) imports, and the same
+    // without the transpose; per-channel weight scales, a bias c of shape [n] or [1, n].
+    let (rows, k, n) = (3usize, 45usize, 19usize);
+    let (sx, zx, sy, zy) = (0.03f32, 128, 0.1f32, 7);
+    let wq = int8_weights(k * n, 17);
+    let scales: Vec<f32> = (0..n).map(|j| 0.01 + 0.0005 * j as f32).collect();
+    let bias = values(n, 19, 2.0);
+    let xv = values(rows * k, 5, 3.0);
+    for b_transpose in [true, false] {
+        let mut b = builder();
+        let x = b.input("x", &f32_desc(&[rows as u32, k as u32])).unwrap();
+        let (s, z) = (scalar(&mut b, 2, sx), zero_point(&mut b, DataType::Uint8, 2, zx));
+        let xq = b.quantize_linear(&x, &s, &z, &opts()).unwrap();
+        let (s, z) = (scalar(&mut b, 2, sx), zero_point(&mut b, DataType::Uint8, 2, zx));
+        let xd = b.dequantize_linear(&xq, &s, &z, &opts()).unwrap();
+        // wq is [k, n]; the transposed filter is its transpose [n, k].
+        let (shape, data, scale_shape) = if b_transpose {
+            let t: Vec<i8> = (0..n * k).map(|i| wq[(i % k) * n + i / k]).collect();
+            ([n as u32, k as u32], t, [n as u32, 1])
+        } else {
+            ([k as u32, n as u32], wq.clone(), [1, n as u32])
+        };
+        let wc = b.constant(&desc(DataType::Int8, &shape), bytemuck::cast_slice(&data)).unwrap();
+        let sw = b.constant(&f32_desc(&scale_shape), &f32_bytes(&scales)).unwrap();
+        let zw = b.constant(&desc(DataType::Int8, &scale_shape), &vec![0; n]).unwrap();
+        let w = b.dequantize_linear(&wc, &sw, &zw, &opts()).unwrap();
+        let c_shape: &[u32] = if b_transpose { &[n as u32] } else { &[1, n as u32] };
+        let c = b.constant(&f32_desc(c_shape), &f32_bytes(&bias)).unwrap();
+        let options = webnn_core::GemmOptions { c: Some(c), b_transpose, ..Default::default() };
+        let y = b.gemm(&xd, &w, &options).unwrap();
+        let (s, z) = (scalar(&mut b, 2, sy), zero_point(&mut b, DataType::Uint8, 2, zy));
+        let yq = b.quantize_linear(&y, &s, &z, &opts()).unwrap();
+        let graph = b.build(&[("y", &yq)]).unwrap();
+        assert_eq!(quantized_nodes(&graph).len(), usize::from(integer_path()), "bTranspose {b_transpose}");
+        let got = run_graph(&graph, &[&f32_bytes(&xv)]).remove(0);
+        let xq: Vec<i32> = xv.iter().map(|&v| quantize(v, sx, zx, 0, 255)).collect();
+        let mut want = vec![0u8; rows * n];
+        for r in 0..rows {
+            for j in 0..n {
+                let acc: i64 = (0..k).map(|p| ((xq[r * k + p] - zx) * wq[p * n + j] as i32) as i64).sum();
+                want[r * n + j] = quantize(acc as f32 * (sx * scales[j]) + bias[j], sy, zy, 0, 255) as u8;
+            }
+        }
+        assert_quantized_eq(&got, &want, false, &format!("gemm, bTranspose {b_transpose}"));
+    }
+}
+
 /// x → quantize → dequantize (the parameters of each given), as a graph.
 fn round_trip_graph(t: DataType, q: (f32, i32), d: (f32, i32)) -> Graph {
     let mut b = builder();

@@ -17,6 +17,8 @@ pub mod pad;
 pub mod quantize;
 pub mod quantized;
 pub mod quantized_depthwise;
+pub mod quantized_elementwise;
+mod quantized_im2col;
 pub mod recurrent;
 pub mod reduction;
 pub mod scatter;

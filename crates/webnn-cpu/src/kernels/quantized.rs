@@ -9,11 +9,13 @@
 //! input itself (1×1, stride 1, unpadded) or by its im2col matrix, whose padding is the input's
 //! zero point (the real value 0, as the float conv pads). matmul `[.., t, k] × [k, n]` is the
 //! same GEMM transposed: the packed filter is the weights' transpose (n × k), the input is read
-//! as k × (rows) with a row stride of 1, and the result is written transposed. Depthwise
-//! convs go to [`super::quantized_depthwise`].
+//! as k × (rows) with a row stride of 1, and the result is written transposed; gemm is that
+//! matmul (its c the bias), its packed filter the weights as they are when it transposes them.
+//! Depthwise convs go to [`super::quantized_depthwise`].
 
-use super::conv::{conv_geom, im2col_nchw, Geom};
+use super::conv::{conv_geom, Geom};
 use super::int8_gemm::{self, Output, PackedI8, Requant, U8View};
+use super::quantized_im2col::im2col_nchw_u8;
 use super::{constants::constant_bytes, In, Kernel, Out};
 use crate::compile::quantized::{QuantForm, QuantizedOp};
 use std::sync::Mutex;
@@ -44,10 +46,17 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
     }
     let wd = graph.descriptor(*w);
     let dims: Vec<usize> = wd.shape.iter().map(|&d| d as usize).collect();
+    // Whether the weights hold one row per output channel (conv2d, a gemm of wᵀ); else they
+    // are `[depth, channels]` (matmul, gemm).
+    let rows_are_channels = match op.attrs {
+        webnn_core::graph::Attrs::Gemm { b_transpose, .. } => b_transpose,
+        _ => op.kind == OpKind::Conv2d,
+    };
     let (channels, depth) = match op.kind {
         OpKind::Conv2d => (dims[0], dims[1..].iter().product()),
-        OpKind::Matmul if dims.len() == 2 => (dims[1], dims[0]),
-        _ => return Err(fail("not a conv2d or a rank-2 matmul")),
+        OpKind::Gemm if dims.len() == 2 && rows_are_channels => (dims[0], dims[1]),
+        OpKind::Matmul | OpKind::Gemm if dims.len() == 2 => (dims[1], dims[0]),
+        _ => return Err(fail("not a conv2d, a gemm or a rank-2 matmul")),
     };
     if weights.len() != channels * depth || bias.as_ref().is_some_and(|b| b.len() != channels) {
         return Err(fail("weights or bias do not match the shapes"));
@@ -63,9 +72,9 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
         QuantForm::Dynamic if op.kind == OpKind::Matmul => Vec::new(),
         QuantForm::Dynamic => return Err(fail("the dynamic form is a matmul's")),
     };
-    let packed = match op.kind {
-        OpKind::Conv2d => PackedI8::pack(weights, channels, depth, depth)?,
-        _ => {
+    let packed = match rows_are_channels {
+        true => PackedI8::pack(weights, channels, depth, depth)?,
+        false => {
             // A row of the packed operand is a column of the weights.
             let mut transposed = super::scratch::try_zeroed::<i8>(weights.len())
                 .ok_or_else(|| Error::unknown(format!("{} (int8): cannot allocate the weights", op.kind)))?;
@@ -167,7 +176,7 @@ impl Kernel for QuantizedConv {
             for p0 in (0..pixels).step_by(self.tile) {
                 let pc = self.tile.min(pixels - p0);
                 let c = &mut col[..depth * pc];
-                im2col_nchw(g, xi, p0, pc, c, pad);
+                im2col_nchw_u8(g, xi, p0, pc, c, pad);
                 let b = U8View { data: c, k: depth, n: pc, rs: pc, cs: 1 };
                 self.common.gemm(inputs, b, &mut yi[p0..], pixels, 1)?;
             }
