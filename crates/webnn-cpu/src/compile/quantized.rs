@@ -205,23 +205,7 @@ fn match_chain(graph: &Graph, program: &Program, uses: &Uses, producers: &[Optio
     }
     let slot = |node: &super::Node, i: usize| node.inputs.get(i).copied().flatten();
     let output = quant_params(graph, slot(qnode, 1)?, slot(qnode, 2), graph.descriptor(qnode.outputs[0]).data_type)?;
-    let only_read_here = |id: OperandId| uses.readers[id.index()] == 1;
-    let float_in = slot(qnode, 0)?;
-    if graph.descriptor(float_in).data_type != DataType::Float32 || !only_read_here(float_in) {
-        return None;
-    }
-    let mut anchor = uses.producer[float_in.index()]?;
-    let mut clamp = None;
-    let mut unhooked = vec![anchor];
-    if let Some(bounds) = clamp_of(graph, &program.nodes[anchor]) {
-        let y = program.nodes[anchor].inputs.first().copied().flatten()?;
-        if !only_read_here(y) || graph.descriptor(y) != graph.descriptor(float_in) {
-            return None;
-        }
-        clamp = Some(bounds);
-        anchor = uses.producer[y.index()]?;
-        unhooked.push(anchor);
-    }
+    let (anchor, clamp, unhooked) = before_quantize(graph, program, uses, qnode)?;
     let node = &program.nodes[anchor];
     let op = &graph.operations[node.op];
     if node.kind != NodeKind::Op || node.outputs.len() != 1 {
@@ -288,6 +272,39 @@ fn match_chain(graph: &Graph, program: &Program, uses: &Uses, producers: &[Optio
     let name = format!("{}+quantizeLinear(int8)", program.nodes[anchor].name);
     let op = QuantizedOp { form: QuantForm::Static { input, output }, weight_scales, clamp };
     Some(Match { anchor, last: q, unhooked, inputs, op, name })
+}
+
+/// A relu's or clamp's `(lo, hi)`, if the chain has one.
+type Clamp = Option<(f32, f32)>;
+
+/// What the quantizeLinear node `qnode` quantizes, through an optional relu or clamp: the node
+/// that computes it, the clamp's `(lo, hi)`, and the nodes the chain replaces (that node and
+/// the clamp's). The quantized value is float32, and it and the clamp's input are read only
+/// once (so no graph output).
+fn before_quantize(
+    graph: &Graph,
+    program: &Program,
+    uses: &Uses,
+    qnode: &super::Node,
+) -> Option<(usize, Clamp, Vec<usize>)> {
+    let only_read_here = |id: OperandId| uses.readers[id.index()] == 1;
+    let float_in = qnode.inputs.first().copied().flatten()?;
+    if graph.descriptor(float_in).data_type != DataType::Float32 || !only_read_here(float_in) {
+        return None;
+    }
+    let mut producer = uses.producer[float_in.index()]?;
+    let mut clamp = None;
+    let mut unhooked = vec![producer];
+    if let Some(bounds) = clamp_of(graph, &program.nodes[producer]) {
+        let y = program.nodes[producer].inputs.first().copied().flatten()?;
+        if !only_read_here(y) || graph.descriptor(y) != graph.descriptor(float_in) {
+            return None;
+        }
+        clamp = Some(bounds);
+        producer = uses.producer[y.index()]?;
+        unhooked.push(producer);
+    }
+    Some((producer, clamp, unhooked))
 }
 
 /// Whether a grouped conv2d is a depthwise one that `kernels::quantized_depthwise` takes:

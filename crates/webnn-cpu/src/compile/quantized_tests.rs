@@ -214,6 +214,27 @@ fn chains_the_integer_kernels_cannot_take_keep_the_float_path() {
     assert!(quantized_nodes(&g).is_empty());
 }
 
+/// The integer reference of a QDQ matmul `x [rows, k] × w [k, n]`: x quantized to uint8 with
+/// `(scale, zero point)`, the exact sums `Σ (x_q − zero point) · w`, and `requantize(sum,
+/// column)` for each output byte.
+fn matmul_reference(
+    x: &[f32],
+    (sx, zx): (f32, i32),
+    wq: &[i8],
+    (rows, k, n): (usize, usize, usize),
+    requantize: impl Fn(i64, usize) -> u8,
+) -> Vec<u8> {
+    let xq: Vec<i32> = x.iter().map(|&v| quantize(v, sx, zx, 0, 255)).collect();
+    let mut want = vec![0u8; rows * n];
+    for r in 0..rows {
+        for j in 0..n {
+            let acc: i64 = (0..k).map(|p| ((xq[r * k + p] - zx) * wq[p * n + j] as i32) as i64).sum();
+            want[r * n + j] = requantize(acc, j);
+        }
+    }
+    want
+}
+
 #[test]
 fn qdq_matmuls_run_on_integers_and_match_the_reference() {
     let (rows, k, n) = (6usize, 37usize, 21usize);
@@ -237,14 +258,9 @@ fn qdq_matmuls_run_on_integers_and_match_the_reference() {
     assert_eq!(quantized_nodes(&graph).len(), usize::from(integer_path()));
     let xv = values(rows * k, 5, 3.0);
     let got = run_graph(&graph, &[&f32_bytes(&xv)]).remove(0);
-    let xq: Vec<i32> = xv.iter().map(|&v| quantize(v, sx, zx, 0, 255)).collect();
-    let mut want = vec![0u8; rows * n];
-    for r in 0..rows {
-        for j in 0..n {
-            let acc: i64 = (0..k).map(|p| ((xq[r * k + p] - zx) * wq[p * n + j] as i32) as i64).sum();
-            want[r * n + j] = quantize(acc as f32 * (sx * scales[j]), sy, zy, -128, 127) as i8 as u8;
-        }
-    }
+    let want = matmul_reference(&xv, (sx, zx), &wq, (rows, k, n), |acc, j| {
+        quantize(acc as f32 * (sx * scales[j]), sy, zy, -128, 127) as i8 as u8
+    });
     assert_quantized_eq(&got, &want, true, "matmul");
 }
 
@@ -285,14 +301,9 @@ fn qdq_gemms_run_on_integers_and_match_the_reference() {
         let graph = b.build(&[("y", &yq)]).unwrap();
         assert_eq!(quantized_nodes(&graph).len(), usize::from(integer_path()), "bTranspose {b_transpose}");
         let got = run_graph(&graph, &[&f32_bytes(&xv)]).remove(0);
-        let xq: Vec<i32> = xv.iter().map(|&v| quantize(v, sx, zx, 0, 255)).collect();
-        let mut want = vec![0u8; rows * n];
-        for r in 0..rows {
-            for j in 0..n {
-                let acc: i64 = (0..k).map(|p| ((xq[r * k + p] - zx) * wq[p * n + j] as i32) as i64).sum();
-                want[r * n + j] = quantize(acc as f32 * (sx * scales[j]) + bias[j], sy, zy, 0, 255) as u8;
-            }
-        }
+        let want = matmul_reference(&xv, (sx, zx), &wq, (rows, k, n), |acc, j| {
+            quantize(acc as f32 * (sx * scales[j]) + bias[j], sy, zy, 0, 255) as u8
+        });
         assert_quantized_eq(&got, &want, false, &format!("gemm, bTranspose {b_transpose}"));
     }
 }

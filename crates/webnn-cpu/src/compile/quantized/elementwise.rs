@@ -23,7 +23,7 @@
 
 use super::super::uses::Uses;
 use super::super::{Node, NodeKind, Program};
-use super::{clamp_of, quant_params, QuantParams};
+use super::{before_quantize, quant_params, QuantParams};
 use crate::kernels::activation::Activation;
 use crate::kernels::constants::constant_f32;
 use crate::kernels::quantize::{dequantize_one, quantize_one};
@@ -337,24 +337,8 @@ fn match_binary(graph: &Graph, program: &Program, uses: &Uses, q: usize) -> Opti
         return None;
     }
     let output = params_of(graph, qnode, graph.descriptor(qnode.outputs[0]).data_type)?;
-    let only_read_here = |id: OperandId| uses.readers[id.index()] == 1;
-    let f = slot(qnode, 0)?;
-    let shape = graph.descriptor(f).shape.clone();
-    if graph.descriptor(f).data_type != DataType::Float32 || !only_read_here(f) {
-        return None;
-    }
-    let mut p = uses.producer[f.index()]?;
-    let mut unhooked = vec![p];
-    let mut clamp = None;
-    if let Some(bounds) = clamp_of(graph, &program.nodes[p]) {
-        let y = slot(&program.nodes[p], 0)?;
-        if !only_read_here(y) || graph.descriptor(y) != graph.descriptor(f) {
-            return None;
-        }
-        clamp = Some(bounds);
-        p = uses.producer[y.index()]?;
-        unhooked.push(p);
-    }
+    let shape = graph.descriptor(slot(qnode, 0)?).shape.clone();
+    let (p, clamp, unhooked) = before_quantize(graph, program, uses, qnode)?;
     let node = &program.nodes[p];
     let op = match graph.operations[node.op].kind {
         OpKind::Add if node.kind == NodeKind::Op => BinaryStep::Add,
