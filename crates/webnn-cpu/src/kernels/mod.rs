@@ -17,6 +17,7 @@ pub mod pad;
 pub mod quantize;
 pub mod quantized;
 pub mod quantized_depthwise;
+mod quantized_depthwise_vnni;
 pub mod quantized_elementwise;
 mod quantized_im2col;
 pub mod recurrent;
