@@ -269,7 +269,7 @@ fn gemm_cases(filters: &[String]) {
 /// row-major, the im2col matrix or the NCHW input, C row-major NCHW) and BERT-base's matmuls
 /// (m = output features, n = 128 tokens; B the `[tokens][k]` activations read transposed, C
 /// `[tokens][m]`, transposed).
-const INT8_SHAPES: [(&str, usize, usize, usize, bool); 8] = [
+const INT8_SHAPES: [(&str, usize, usize, usize, bool); 11] = [
     ("ResNet conv3x3 64ch 56x56", 64, 3136, 576, false),
     ("ResNet conv1x1 64->256 56x56", 256, 3136, 64, false),
     ("ResNet conv3x3 128ch 28x28", 128, 784, 1152, false),
@@ -278,6 +278,9 @@ const INT8_SHAPES: [(&str, usize, usize, usize, bool); 8] = [
     ("BERT qkv/out", 768, 128, 768, true),
     ("BERT ffn up", 3072, 128, 768, true),
     ("BERT ffn down", 768, 128, 3072, true),
+    ("MobileNetV2 conv1x1 16->96 112x112", 96, 12544, 16, false),
+    ("MobileNetV2 conv1x1 24->144 56x56", 144, 3136, 24, false),
+    ("MobileNetV2 conv1x1 144->24 56x56", 24, 3136, 144, false),
 ];
 
 /// The VNNI peak of one core, in GOP/s (2 ops per multiply-add), as the brief of this benchmark

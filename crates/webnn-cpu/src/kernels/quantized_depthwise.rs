@@ -20,6 +20,7 @@
 use super::conv::{conv_geom, Geom};
 use super::quantize::quantize_one;
 use super::quantized_depthwise_vnni::{self as vnni, VnniTaps};
+use super::requantize::Requantizer;
 use super::scratch::grow;
 use super::{constants::constant_bytes, In, Kernel, Out};
 use crate::compile::quantized::{QuantForm, QuantParams, QuantizedOp};
@@ -50,12 +51,6 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
         return Err(fail("the weights do not match the shapes"));
     }
     let weights: Vec<i8> = weights.iter().map(|&b| b as i8).collect();
-    let zero = u8::try_from(input.zero_point).ok().filter(|_| input.data_type == DataType::Uint8);
-    let vnni = match zero {
-        Some(zero) if vnni::available() => VnniTaps::new(g.kh, g.kw, [g.strides[1], g.dilations[1]], &weights, zero),
-        _ => None,
-    };
-    let weights = weights.iter().map(|&w| w as f32).collect();
     let bias = match inputs.get(2).copied().flatten() {
         Some(b) => super::constants::constant_f32(graph, b).ok_or_else(|| fail("the bias must be a constant"))?,
         None => vec![0.0; g.cout],
@@ -64,13 +59,23 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
     if bias.len() != g.cout || !(ws.len() == 1 || ws.len() == g.cout) {
         return Err(fail("bias or scales do not match the channels"));
     }
-    let scales = (0..g.cout).map(|c| input.scale * ws[if ws.len() == 1 { 0 } else { c }]).collect();
+    let scales: Vec<f32> = (0..g.cout).map(|c| input.scale * ws[if ws.len() == 1 { 0 } else { c }]).collect();
     let (lo, hi) = q.clamp.unwrap_or((f32::NEG_INFINITY, f32::INFINITY));
+    let folded: Option<Vec<Requantizer>> = (0..g.cout)
+        .map(|c| Requantizer::fold(scales[c], bias[c], (lo, hi), output.scale, output.zero_point, output.data_type))
+        .collect();
+    // The integer path needs uint8 input and the folded requantization.
+    let zero = u8::try_from(input.zero_point).ok().filter(|_| input.data_type == DataType::Uint8 && folded.is_some());
+    let vnni = match zero {
+        Some(zero) if vnni::available() => VnniTaps::new(g.kh, g.kw, [g.strides[1], g.dilations[1]], &weights, zero),
+        _ => None,
+    };
+    let weights = weights.iter().map(|&w| w as f32).collect();
     #[cfg(target_arch = "x86_64")]
     let avx512bw = super::unary::has_avx512() && std::is_x86_feature_detected!("avx512bw");
     #[cfg(not(target_arch = "x86_64"))]
     let avx512bw = false;
-    Ok(Box::new(QuantizedDepthwise { g, weights, scales, bias, lo, hi, input, output, avx512bw, vnni }))
+    Ok(Box::new(QuantizedDepthwise { g, weights, scales, bias, lo, hi, input, output, avx512bw, vnni, folded }))
 }
 
 struct QuantizedDepthwise {
@@ -88,6 +93,9 @@ struct QuantizedDepthwise {
     avx512bw: bool,
     /// The weights packed for the integer path, where the CPU and the geometry allow it.
     vnni: Option<VnniTaps>,
+    /// Per channel, the folded requantization (`requantize`), where the parameters fold;
+    /// else the spec's division.
+    folded: Option<Vec<Requantizer>>,
 }
 
 thread_local! {
@@ -126,21 +134,15 @@ impl QuantizedDepthwise {
         let [pt, _, pl, _] = g.padding;
         let first = pt * pw + pl;
         #[cfg(target_arch = "x86_64")]
-        if let Some(taps) = &self.vnni {
+        if let (Some(taps), Some(folded)) = (&self.vnni, &self.folded) {
             let padded = &mut scratch.bytes[..padded_len];
             for (r, row) in x.chunks_exact(g.w).enumerate() {
                 padded[first + r * pw..][..g.w].copy_from_slice(row);
             }
-            let rq = vnni::Requantize {
-                scale: self.scales[c],
-                bias: self.bias[c],
-                clamp: (self.lo, self.hi),
-                output: &self.output,
-            };
             // SAFETY: `vnni` is set only where the CPU has the instructions (lower); the taps
             // were packed for this geometry; the padded plane has ph rows of pw bytes and
             // 64 + more bytes of slack (padded_dims); `y` is the oh × ow plane.
-            unsafe { vnni::plane(g, taps, c, padded, pw, &rq, y) };
+            unsafe { vnni::plane(g, taps, c, padded, pw, &folded[c], y) };
             return;
         }
         let (padded, sums) = (&mut scratch.floats[..padded_len], &mut scratch.sums);
@@ -160,10 +162,9 @@ impl QuantizedDepthwise {
             }
         }
         let taps: &[f32] = &self.weights[c * g.kk()..][..g.kk()];
-        let (scale, bias) = (self.scales[c], self.bias[c]);
         // The plane of sums, then the plane requantized in one loop.
         self.sums(padded, pw, taps, &mut sums[..g.oh * g.ow]);
-        self.requantize(&sums[..g.oh * g.ow], scale, bias, y);
+        self.requantize(&sums[..g.oh * g.ow], c, y);
     }
 
     /// `sums[oy·ow + ox] = Σ_{u,v} w[u][v] · padded[(oy·sh + u·dh)·pw + ox·sw + v·dw]`, taps
@@ -191,8 +192,23 @@ impl QuantizedDepthwise {
         }
     }
 
-    /// The output row from its exact sums: `sum · scale + bias`, clamped, quantized.
-    fn requantize(&self, sums: &[f32], scale: f32, bias: f32, out: &mut [u8]) {
+    /// Channel c's outputs from their exact sums: `sum · scale + bias`, clamped, quantized
+    /// (folded where the parameters allow).
+    fn requantize(&self, sums: &[f32], c: usize, out: &mut [u8]) {
+        let (scale, bias) = (self.scales[c], self.bias[c]);
+        if let Some(folded) = &self.folded {
+            let rq = &folded[c];
+            #[cfg(target_arch = "x86_64")]
+            if self.avx512bw {
+                // SAFETY: AVX-512F, BW and VL were detected (lower); `out` and `sums` have the
+                // same length.
+                unsafe { avx512::requantize_folded(sums, rq, out) };
+                return;
+            }
+            // The sums are integers below 2^24 (MAX_TAPS): exact as i32.
+            out.iter_mut().zip(sums).for_each(|(o, &s)| *o = rq.apply(s as i32));
+            return;
+        }
         #[cfg(target_arch = "x86_64")]
         if self.avx512bw {
             let (min, max) = if self.output.data_type == DataType::Int8 { (-128.0, 127.0) } else { (0.0, 255.0) };
@@ -256,6 +272,7 @@ mod avx512 {
     use super::super::conv::Geom;
     use super::QuantParams;
     use crate::kernels::quantize::{quantize_lanes_avx512, store_low_bytes_avx512};
+    use crate::kernels::requantize::{Requantizer, RequantizerLanes};
     use std::arch::x86_64::*;
 
     /// [`super::QuantizedDepthwise::sums`]: 16 outputs of up to 8 rows at a time (8
@@ -345,6 +362,25 @@ mod avx512 {
         }
     }
 
+    /// [`super::QuantizedDepthwise::requantize`] with folded constants, 16 at a time.
+    ///
+    /// # Safety
+    /// AVX-512F, BW and VL; `out.len() == sums.len()`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    pub(super) unsafe fn requantize_folded(sums: &[f32], rq: &Requantizer, out: &mut [u8]) {
+        let rq = RequantizerLanes::new(rq);
+        for c0 in (0..sums.len()).step_by(16) {
+            let n = (sums.len() - c0).min(16);
+            let mask: __mmask16 = if n == 16 { 0xffff } else { (1 << n) - 1 };
+            // SAFETY: n floats from c0 inside `sums`, n bytes inside `out`; the sums are
+            // integers below 2^24, converted exactly.
+            unsafe {
+                let s = _mm512_cvtps_epi32(_mm512_maskz_loadu_ps(mask, sums.as_ptr().add(c0)));
+                store_low_bytes_avx512(out.as_mut_ptr().add(c0), 1, n, mask, rq.apply(s));
+            }
+        }
+    }
+
     /// [`super::QuantizedDepthwise::requantize`], 16 at a time, with the quantization of
     /// `quantize_lanes_avx512` and the clamp's selects of `activation::clamp_value`.
     ///
@@ -390,7 +426,8 @@ mod tests {
     use super::*;
 
     /// The scalar code (CPUs without AVX-512), the AVX-512 float code and the VNNI integer
-    /// code give the same bytes, on strides 1 and 2, dilations, odd widths and heights,
+    /// code give the same bytes (with the spec's division, and folded: within one step of
+    /// it), on strides 1 and 2, dilations, odd widths and heights,
     /// padding and a clamp (the input is uint8: `compile::quantized` takes only that); the scalar code is checked against the
     /// integer reference through graphs in compile/quantized_tests.rs.
     #[test]
@@ -431,17 +468,21 @@ mod tests {
             let weights: Vec<i8> = (0..c * k * k).map(|_| rng.int(-128, 127) as i8).collect();
             let x: Vec<u8> = (0..c * h * w).map(|_| rng.int(0, 255) as u8).collect();
             let input = QuantParams { scale: 0.02, zero_point: 100, data_type: DataType::Uint8 };
-            let kernel = |avx512bw: bool, integer: bool| QuantizedDepthwise {
+            let (scales, bias) = (vec![0.001, 0.002, 0.0005], vec![0.5, -1.0, 0.0]);
+            let output = QuantParams { scale: 0.03, zero_point: 5, data_type: DataType::Uint8 };
+            let fold = |c: usize| Requantizer::fold(scales[c], bias[c], (0.0, 6.0), 0.03, 5, DataType::Uint8).unwrap();
+            let kernel = |avx512bw: bool, integer: bool, folded: bool| QuantizedDepthwise {
                 g,
                 weights: weights.iter().map(|&w| w as f32).collect(),
-                scales: vec![0.001, 0.002, 0.0005],
-                bias: vec![0.5, -1.0, 0.0],
+                scales: scales.clone(),
+                bias: bias.clone(),
                 lo: 0.0,
                 hi: 6.0,
                 input,
-                output: QuantParams { scale: 0.03, zero_point: 5, data_type: DataType::Uint8 },
+                output,
                 avx512bw,
                 vnni: integer.then(|| VnniTaps::new(k, k, [stride, dilation], &weights, 100).unwrap()),
+                folded: folded.then(|| (0..c).map(fold).collect()),
             };
             let run = |k: QuantizedDepthwise| {
                 let (_, padded_len) = k.padded_dims();
@@ -458,15 +499,18 @@ mod tests {
                 }
                 y
             };
-            let scalar = run(kernel(false, false));
-            assert!(scalar.iter().any(|&v| v != scalar[0]), "a degenerate case");
             let what = format!("stride {stride} dilation {dilation} pad {pad} k {k} {h}x{w}");
+            // The spec's division, and the folded requantization.
+            let (divided, folded) = (run(kernel(false, false, false)), run(kernel(false, false, true)));
+            assert!(divided.iter().any(|&v| v != divided[0]), "a degenerate case");
+            assert!(divided.iter().zip(&folded).all(|(&a, &b)| a.abs_diff(b) <= 1), "folded, {what}");
             #[cfg(target_arch = "x86_64")]
             if crate::kernels::unary::has_avx512() && std::is_x86_feature_detected!("avx512bw") {
-                assert_eq!(run(kernel(true, false)), scalar, "AVX-512 float, {what}");
+                assert_eq!(run(kernel(true, false, false)), divided, "AVX-512 float, {what}");
+                assert_eq!(run(kernel(true, false, true)), folded, "AVX-512 float folded, {what}");
             }
             if vnni::available() {
-                assert_eq!(run(kernel(true, true)), scalar, "VNNI, {what}");
+                assert_eq!(run(kernel(true, true, true)), folded, "VNNI, {what}");
             }
         }
     }

@@ -5,8 +5,8 @@
 //! The plane is copied into a uint8 plane padded with the input's zero point, so a padded
 //! tap contributes
 //! `w · zero`, which the per-channel correction `zero · Σw` removes: the sums are the exact
-//! integer sums `Σ w · (x − zero)` of the float32 plane path, and the requantization is the
-//! same arithmetic, so both paths give the same bytes.
+//! integer sums `Σ w · (x − zero)` of the float32 plane path, requantized with the same
+//! folded constants (`requantize`), so both paths give the same bytes.
 //!
 //! For 16 outputs of a row, the window bytes of one filter row are gathered from one
 //! 64-byte load with `vpermb` (AVX512_VBMI): lane `4i + j` takes byte `i·sw + (4g + j)·dw`
@@ -17,8 +17,7 @@
 #[cfg(target_arch = "x86_64")]
 use super::conv::Geom;
 #[cfg(target_arch = "x86_64")]
-use crate::compile::quantized::QuantParams;
-use webnn_core::DataType;
+use super::requantize::{Requantizer, RequantizerLanes};
 
 /// Output rows per block: the accumulators one gathered input row is added to.
 #[cfg(target_arch = "x86_64")]
@@ -79,19 +78,6 @@ impl VnniTaps {
     }
 }
 
-/// How one plane's sums become output bytes (see `QuantizedDepthwise::requantize`).
-#[cfg(target_arch = "x86_64")]
-pub(super) struct Requantize<'a> {
-    /// Input scale × weight scale of the channel.
-    pub scale: f32,
-    /// The channel's bias.
-    pub bias: f32,
-    /// The fused clamp.
-    pub clamp: (f32, f32),
-    /// The output's quantization.
-    pub output: &'a QuantParams,
-}
-
 /// One channel plane: `padded` is the uint8 plane (row length `pw`, padding and all, with at
 /// least 64 bytes of slack after the last row), `y` the channel's `oh × ow` output bytes.
 ///
@@ -112,18 +98,17 @@ pub(super) unsafe fn plane(
     c: usize,
     padded: &[u8],
     pw: usize,
-    rq: &Requantize,
+    rq: &Requantizer,
     y: &mut [u8],
 ) {
-    let fixed: Option<RowBlock> =
-        match (g.kh, taps.groups, g.strides[0], g.dilations[0]) {
-            _ if g.oh < ROWS => None,
-            (3, 1, 1, 1) => Some(fixed_rows::<1, 3, 1>),
-            (3, 1, 2, 1) => Some(fixed_rows::<2, 3, 1>),
-            (5, 2, 1, 1) => Some(fixed_rows::<1, 5, 2>),
-            (5, 2, 2, 1) => Some(fixed_rows::<2, 5, 2>),
-            _ => None,
-        };
+    let fixed: Option<RowBlock> = match (g.kh, taps.groups, g.strides[0], g.dilations[0]) {
+        _ if g.oh < ROWS => None,
+        (3, 1, 1, 1) => Some(fixed_rows::<1, 3, 1>),
+        (3, 1, 2, 1) => Some(fixed_rows::<2, 3, 1>),
+        (5, 2, 1, 1) => Some(fixed_rows::<1, 5, 2>),
+        (5, 2, 2, 1) => Some(fixed_rows::<2, 5, 2>),
+        _ => None,
+    };
     // SAFETY: forwarded from the caller, for rows oy.. of the plane (oy + 4 ≤ oh).
     unsafe {
         if let Some(block) = fixed {
@@ -150,44 +135,28 @@ pub(super) unsafe fn plane(
 
 /// A block of output rows: [`fixed_rows`] for one filter shape.
 #[cfg(target_arch = "x86_64")]
-type RowBlock = unsafe fn(&Geom, &VnniTaps, usize, &[u8], usize, &Requantize, &mut [u8], usize);
+type RowBlock = unsafe fn(&Geom, &VnniTaps, usize, &[u8], usize, &Requantizer, &mut [u8], usize);
 
-/// The requantization of [`plane`]'s sums, its constants in registers.
+/// The requantization of [`plane`]'s sums: the channel's correction and folded constants in
+/// registers.
 #[cfg(target_arch = "x86_64")]
 struct Epilogue {
     correction: std::arch::x86_64::__m512i,
-    scale: std::arch::x86_64::__m512,
-    bias: std::arch::x86_64::__m512,
-    lo: std::arch::x86_64::__m512,
-    hi: std::arch::x86_64::__m512,
-    oscale: std::arch::x86_64::__m512,
-    ozero: std::arch::x86_64::__m512,
-    min: std::arch::x86_64::__m512,
-    max: std::arch::x86_64::__m512,
+    requantize: RequantizerLanes,
 }
 
 #[cfg(target_arch = "x86_64")]
 impl Epilogue {
     #[inline]
     #[target_feature(enable = "avx512f")]
-    fn new(taps: &VnniTaps, c: usize, rq: &Requantize) -> Self {
-        use std::arch::x86_64::*;
-        let (min, max) = if rq.output.data_type == DataType::Int8 { (-128.0, 127.0) } else { (0.0, 255.0) };
+    fn new(taps: &VnniTaps, c: usize, rq: &Requantizer) -> Self {
         Epilogue {
-            correction: _mm512_set1_epi32(taps.corrections[c]),
-            scale: _mm512_set1_ps(rq.scale),
-            bias: _mm512_set1_ps(rq.bias),
-            lo: _mm512_set1_ps(rq.clamp.0),
-            hi: _mm512_set1_ps(rq.clamp.1),
-            oscale: _mm512_set1_ps(rq.output.scale),
-            ozero: _mm512_set1_ps(rq.output.zero_point as f32),
-            min: _mm512_set1_ps(min),
-            max: _mm512_set1_ps(max),
+            correction: std::arch::x86_64::_mm512_set1_epi32(taps.corrections[c]),
+            requantize: RequantizerLanes::new(rq),
         }
     }
 
-    /// `QuantizedDepthwise::requantize` of 16 sums (`sum − correction` exact in float32),
-    /// the first `n` bytes stored to `out`.
+    /// 16 sums requantized, the first `n` bytes stored to `out`.
     ///
     /// # Safety
     /// AVX-512F, BW and VL; `out` is valid for `n ≤ 16` bytes, `mask` has the low `n` bits.
@@ -200,16 +169,10 @@ impl Epilogue {
         n: usize,
         mask: std::arch::x86_64::__mmask16,
     ) {
-        use super::quantize::{quantize_lanes_avx512, store_low_bytes_avx512};
         use std::arch::x86_64::*;
-        let s = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc, self.correction));
-        let v = _mm512_min_ps(self.hi, _mm512_max_ps(self.lo, _mm512_add_ps(_mm512_mul_ps(s, self.scale), self.bias)));
-        // SAFETY: AVX-512F, BW, VL; NaN is possible only from parameters, tested for every
-        // lane; `out` from the caller.
-        unsafe {
-            let q = quantize_lanes_avx512(v, self.oscale, self.ozero, self.min, self.max, true);
-            store_low_bytes_avx512(out, 1, n, mask, q);
-        }
+        let q = self.requantize.apply(_mm512_sub_epi32(acc, self.correction));
+        // SAFETY: AVX-512F, BW, VL; `out` from the caller.
+        unsafe { super::quantize::store_low_bytes_avx512(out, 1, n, mask, q) };
     }
 }
 
@@ -229,7 +192,7 @@ unsafe fn fixed_rows<const SH: usize, const KH: usize, const G: usize>(
     c: usize,
     padded: &[u8],
     pw: usize,
-    rq: &Requantize,
+    rq: &Requantizer,
     y: &mut [u8],
     oy: usize,
 ) {
@@ -281,7 +244,7 @@ unsafe fn rows<const R: usize>(
     c: usize,
     padded: &[u8],
     pw: usize,
-    rq: &Requantize,
+    rq: &Requantizer,
     y: &mut [u8],
     oy: usize,
 ) {

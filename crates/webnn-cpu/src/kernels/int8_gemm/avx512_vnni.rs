@@ -24,6 +24,7 @@
 use super::driver::{Epilogue, OutKind};
 use super::{MR, NR};
 use crate::kernels::quantize::{quantize_lanes_avx512, store_low_bytes_avx512};
+use crate::kernels::requantize::RequantizerLanes;
 use std::arch::x86_64::*;
 
 /// `driver::tile` for AVX-512 VNNI: the 1, 2 or 3 vectors of columns that `cols` needs.
@@ -128,6 +129,26 @@ unsafe fn finish_as<const KIND: u8>(
         unsafe { finish_transposed::<KIND>(e, acc, (i, j, cols), (out_scale, out_zero_point), (min, max)) };
         return;
     }
+    if let (Some(folded), true) = (e.folded, KIND != F32) {
+        for (r, rq) in folded[i..i + rows].iter().enumerate() {
+            let (corr, ..) = e.row(i + r);
+            let (corr, rq) = (_mm512_set1_epi32(corr), RequantizerLanes::new(rq));
+            let base = (i + r) * e.rs + j * e.cs;
+            for c0 in (0..cols).step_by(16) {
+                let n = (cols - c0).min(16);
+                let mask: __mmask16 = if n == 16 { 0xffff } else { (1 << n) - 1 };
+                // SAFETY: the caller guarantees MR·NR readable sums (c0 + 16 ≤ NR), and that
+                // the tile's elements (i + r, j + c0 + t), t < n, lie inside C, for this
+                // thread only; the CPU has AVX-512F, BW and VL.
+                unsafe {
+                    let s = _mm512_loadu_si512(acc.add(r * NR + c0).cast());
+                    let q = rq.apply(_mm512_sub_epi32(s, corr));
+                    store_low_bytes_avx512(e.out.0.add(base + c0 * e.cs), e.cs, n, mask, q);
+                }
+            }
+        }
+        return;
+    }
     for r in 0..rows {
         let (corr, scale, bias, has_bias) = e.row(i + r);
         let (corr, scale, bias) = (_mm512_set1_epi32(corr), _mm512_set1_ps(scale), _mm512_set1_ps(bias));
@@ -196,15 +217,19 @@ unsafe fn finish_transposed<const KIND: u8>(
         let (corr, scale, bias, has_bias) = e.row(i + r);
         (_mm512_set1_epi32(corr), _mm512_set1_ps(scale), _mm512_set1_ps(bias), has_bias)
     });
+    let folded: Option<[RequantizerLanes; MR]> =
+        e.folded.filter(|_| KIND != F32).map(|f| std::array::from_fn(|r| RequantizerLanes::new(&f[i + r])));
     for c0 in (0..cols).step_by(16) {
         let mut v = [_mm512_setzero_ps(); MR];
         for (r, (x, &(corr, scale, bias, has_bias))) in v.iter_mut().zip(&rows).enumerate() {
             // SAFETY: the caller guarantees MR·NR readable sums; c0 + 16 ≤ NR.
             let s = unsafe { _mm512_loadu_si512(acc.add(r * NR + c0).cast()) };
-            let y = value_lanes(s, (corr, scale, bias, has_bias), lo, hi);
-            *x = if KIND == F32 {
-                y
+            *x = if let Some(folded) = &folded {
+                _mm512_castsi512_ps(folded[r].apply(_mm512_sub_epi32(s, corr)))
+            } else if KIND == F32 {
+                value_lanes(s, (corr, scale, bias, has_bias), lo, hi)
             } else {
+                let y = value_lanes(s, (corr, scale, bias, has_bias), lo, hi);
                 // SAFETY: this function's CPU features include AVX-512F.
                 _mm512_castsi512_ps(unsafe {
                     quantize_lanes_avx512(y, out_scale, out_zero_point, min, max, e.may_be_nan)

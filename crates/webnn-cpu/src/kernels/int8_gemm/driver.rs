@@ -10,6 +10,7 @@
 
 use super::super::activation::clamp_value;
 use super::super::quantize::round_half_even;
+use super::super::requantize::Requantizer;
 use super::pack::{self, padded_depth};
 use super::{Isa, PackedI8, U8View, MR, NR};
 use crate::memory::AlignedBuf;
@@ -89,6 +90,10 @@ pub(super) struct Epilogue<'a> {
     /// Whether a value to quantize can be NaN (a NaN or infinite parameter, or a zero output
     /// scale); else the SIMD epilogues skip the NaN test.
     pub may_be_nan: bool,
+    /// For an 8-bit output whose parameters fold (`requantize`), each row's folded
+    /// requantization: then the epilogues apply it to the corrected sums instead of `value`
+    /// and `store`.
+    pub folded: Option<&'a [Requantizer]>,
 }
 
 impl Epilogue<'_> {

@@ -60,9 +60,10 @@ mod portable;
 #[cfg(test)]
 mod tests;
 
+use super::requantize::Requantizer;
 use crate::memory::AlignedBuf;
 use driver::{Blocking, Epilogue, OutKind, Split};
-use webnn_core::Error;
+use webnn_core::{DataType, Error};
 
 /// Rows of an A micro-panel (and of a register tile).
 pub const MR: usize = 8;
@@ -337,6 +338,7 @@ fn gemm_tuned(
     };
     let finite = req.scale.iter().chain(req.bias.unwrap_or(&[])).all(|v| v.is_finite());
     let may_be_nan = !finite || req.lo.is_nan() || req.hi.is_nan() || !out_scale.is_finite() || out_scale == 0.0;
+    let folded = fold_rows(m, req, &kind)?;
     let epilogue = Epilogue {
         b_zero_point: req.b_zero_point,
         row_sums: &a.row_sums,
@@ -349,6 +351,28 @@ fn gemm_tuned(
         rs,
         cs,
         may_be_nan,
+        folded: folded.as_deref(),
     };
     driver::run(isa, blocking, split, a, b, &epilogue)
+}
+
+/// Each row's folded requantization (`requantize`) for an 8-bit output, or `None` for a
+/// float32 output or parameters that do not fold (then the epilogue divides, as the spec).
+fn fold_rows(m: usize, req: &Requant<'_>, kind: &OutKind) -> webnn_core::Result<Option<Vec<Requantizer>>> {
+    let (out_scale, zero_point, out_type) = match *kind {
+        OutKind::F32 => return Ok(None),
+        OutKind::U8 { scale, zero_point } => (scale, zero_point as i32, DataType::Uint8),
+        OutKind::I8 { scale, zero_point } => (scale, zero_point as i32, DataType::Int8),
+    };
+    let mut rows = Vec::new();
+    rows.try_reserve_exact(m).map_err(|_| Error::unknown(format!("int8 gemm: cannot allocate {m} rows' constants")))?;
+    for i in 0..m {
+        let scale = if req.scale.len() == 1 { req.scale[0] } else { req.scale[i] };
+        let bias = req.bias.map_or(0.0, |b| b[i]);
+        match Requantizer::fold(scale, bias, (req.lo, req.hi), out_scale, zero_point, out_type) {
+            Some(r) => rows.push(r),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(rows))
 }

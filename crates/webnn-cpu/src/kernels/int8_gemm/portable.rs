@@ -44,6 +44,18 @@ pub(super) unsafe fn tile(k4: usize, a: *const u8, b: *const u8, acc: *mut i32, 
 pub(super) unsafe fn finish(e: &Epilogue<'_>, acc: *const i32, i: usize, j: usize, rows: usize, cols: usize) {
     // SAFETY: the caller guarantees MR·NR readable sums.
     let acc = unsafe { std::slice::from_raw_parts(acc, MR * NR) };
+    if let Some(folded) = e.folded {
+        for (r, sums) in acc.chunks_exact(NR).take(rows).enumerate() {
+            let (corr, ..) = e.row(i + r);
+            let rq = &folded[i + r];
+            for (c, &s) in sums[..cols].iter().enumerate() {
+                // SAFETY: the caller guarantees that the tile lies inside C (an 8-bit output
+                // where `folded` is set), for this thread only.
+                unsafe { *e.out.0.add((i + r) * e.rs + (j + c) * e.cs) = rq.apply(s - corr) };
+            }
+        }
+        return;
+    }
     for (r, sums) in acc.chunks_exact(NR).take(rows).enumerate() {
         let terms = e.row(i + r);
         for (c, &s) in sums[..cols].iter().enumerate() {
