@@ -109,25 +109,26 @@ pub(super) unsafe fn plane(
         (5, 2, 2, 1) => Some(fixed_rows::<2, 5, 2>),
         _ => None,
     };
+    let p = Plane { g, taps, c, padded, pw, epilogue: Epilogue::new(taps, c, rq) };
     // SAFETY: forwarded from the caller, for rows oy.. of the plane (oy + 4 ≤ oh).
     unsafe {
         if let Some(block) = fixed {
             let mut oy = 0;
             while oy < g.oh {
-                block(g, taps, c, padded, pw, rq, y, oy.min(g.oh - ROWS));
+                block(&p, y, oy.min(g.oh - ROWS));
                 oy += ROWS;
             }
             return;
         }
         let mut oy = 0;
         while oy + ROWS <= g.oh {
-            rows::<ROWS>(g, taps, c, padded, pw, rq, y, oy);
+            rows::<ROWS>(&p, y, oy);
             oy += ROWS;
         }
         match g.oh - oy {
-            1 => rows::<1>(g, taps, c, padded, pw, rq, y, oy),
-            2 => rows::<2>(g, taps, c, padded, pw, rq, y, oy),
-            3 => rows::<3>(g, taps, c, padded, pw, rq, y, oy),
+            1 => rows::<1>(&p, y, oy),
+            2 => rows::<2>(&p, y, oy),
+            3 => rows::<3>(&p, y, oy),
             _ => {}
         }
     }
@@ -135,7 +136,18 @@ pub(super) unsafe fn plane(
 
 /// A block of output rows: [`fixed_rows`] for one filter shape.
 #[cfg(target_arch = "x86_64")]
-type RowBlock = unsafe fn(&Geom, &VnniTaps, usize, &[u8], usize, &Requantizer, &mut [u8], usize);
+type RowBlock = unsafe fn(&Plane, &mut [u8], usize);
+
+/// One channel plane's operands (see [`plane`]).
+#[cfg(target_arch = "x86_64")]
+struct Plane<'a> {
+    g: &'a Geom,
+    taps: &'a VnniTaps,
+    c: usize,
+    padded: &'a [u8],
+    pw: usize,
+    epilogue: Epilogue,
+}
 
 /// The requantization of [`plane`]'s sums: the channel's correction and folded constants in
 /// registers.
@@ -185,24 +197,15 @@ impl Epilogue {
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vnni")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn fixed_rows<const SH: usize, const KH: usize, const G: usize>(
-    g: &Geom,
-    taps: &VnniTaps,
-    c: usize,
-    padded: &[u8],
-    pw: usize,
-    rq: &Requantizer,
-    y: &mut [u8],
-    oy: usize,
-) {
+unsafe fn fixed_rows<const SH: usize, const KH: usize, const G: usize>(p: &Plane, y: &mut [u8], oy: usize) {
     use std::arch::x86_64::*;
+    let Plane { g, taps, c, padded, pw, epilogue } = p;
+    let (c, pw) = (*c, *pw);
     let sw = g.strides[1];
     let words = &taps.words[c * KH * G..][..KH * G];
     let w: [[__m512i; G]; KH] = std::array::from_fn(|u| std::array::from_fn(|gi| _mm512_set1_epi32(words[u * G + gi])));
     // SAFETY: G index vectors of 64 bytes.
     let index: [__m512i; G] = std::array::from_fn(|gi| unsafe { _mm512_loadu_si512(taps.indices[gi].as_ptr().cast()) });
-    let epilogue = Epilogue::new(taps, c, rq);
     let base = padded.as_ptr();
     debug_assert!((oy * SH + (ROWS - 1) * SH + KH - 1) * pw + (g.ow - 1) * sw + 64 <= padded.len());
     for ox in (0..g.ow).step_by(16) {
@@ -237,24 +240,15 @@ unsafe fn fixed_rows<const SH: usize, const KH: usize, const G: usize>(
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vnni")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn rows<const R: usize>(
-    g: &Geom,
-    taps: &VnniTaps,
-    c: usize,
-    padded: &[u8],
-    pw: usize,
-    rq: &Requantizer,
-    y: &mut [u8],
-    oy: usize,
-) {
+unsafe fn rows<const R: usize>(p: &Plane, y: &mut [u8], oy: usize) {
     use std::arch::x86_64::*;
+    let Plane { g, taps, c, padded, pw, epilogue } = p;
+    let (c, pw) = (*c, *pw);
     let ([sh, sw], [dh, _]) = (g.strides, g.dilations);
     let groups = taps.groups;
     let words = &taps.words[c * g.kh * groups..][..g.kh * groups];
     // The input rows the block's windows cover, and the span of one window's rows.
     let (inputs, span) = ((R - 1) * sh + (g.kh - 1) * dh + 1, (g.kh - 1) * dh + 1);
-    let epilogue = Epilogue::new(taps, c, rq);
     let base = padded.as_ptr();
     for ox in (0..g.ow).step_by(16) {
         let n = (g.ow - ox).min(16);
