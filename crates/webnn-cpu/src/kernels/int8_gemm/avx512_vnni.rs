@@ -13,8 +13,10 @@
 //! most 16 or 32 columns left runs a kernel with one or two vectors (a 7×7 plane, n = 49,
 //! leaves one column: 16 lanes computed instead of 48).
 //!
-//! The epilogue converts 16 sums at a time: subtract the zero-point correction, convert to
-//! f32, scale, bias, clamp (`vmaxps`/`vminps` in the operand order that makes them
+//! The epilogue converts 16 sums at a time. An 8-bit output whose parameters fold takes
+//! `requantize::RequantizerLanes` (subtract the zero-point correction, convert, multiply, add,
+//! one clamp, round-convert, add the zero point). Otherwise: subtract the zero-point
+//! correction, convert to f32, scale, bias, clamp (`vmaxps`/`vminps` in the operand order that makes them
 //! `activation::clamp_value`'s selects), then for an integer output divide, round to nearest
 //! even (`vrndscaleps`), add the zero point, saturate (NaN to 0, tested only when a parameter
 //! makes NaN possible) with `quantize::quantize_lanes_avx512`, and store the low bytes with
