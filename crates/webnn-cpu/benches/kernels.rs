@@ -305,7 +305,8 @@ fn int8_cases(filters: &[String], threads: usize) {
         let packed = PackedI8::pack(&a, m, k, k).expect("pack");
         let scale: Vec<f32> = (0..m).map(|_| rng.uniform_f32(1e-5, 1e-4)).collect();
         let bias: Vec<f32> = (0..m).map(|_| rng.uniform_f32(-1.0, 1.0)).collect();
-        let req = Requant { b_zero_point: 128, scale: &scale, bias: Some(&bias), lo: 0.0, hi: f32::INFINITY };
+        let req =
+            Requant { b_zero_point: 128, scale: &scale, bias: Some(&bias), lo: 0.0, hi: f32::INFINITY, folded: None };
         let (view, rs, cs) = if transposed {
             (U8View { data: &b, k, n, rs: 1, cs: k }, 1, m)
         } else {

@@ -22,7 +22,7 @@ pub mod quantized_elementwise;
 mod quantized_im2col;
 pub mod recurrent;
 pub mod reduction;
-pub(crate) mod requantize;
+pub mod requantize;
 pub mod scatter;
 pub mod strided;
 pub mod unary;

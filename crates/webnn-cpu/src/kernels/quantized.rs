@@ -16,6 +16,7 @@
 use super::conv::{conv_geom, Geom};
 use super::int8_gemm::{self, Output, PackedI8, Requant, U8View};
 use super::quantized_im2col::im2col_nchw_u8;
+use super::requantize::Requantizer;
 use super::{constants::constant_bytes, In, Kernel, Out};
 use crate::compile::quantized::{QuantForm, QuantizedOp};
 use std::sync::Mutex;
@@ -86,7 +87,17 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
             PackedI8::pack(&transposed, channels, depth, depth)?
         }
     };
-    let common = Common { packed, scales, bias, q: q.clone() };
+    // The static form's requantization, folded once here rather than on every GEMM call.
+    let folded = match &q.form {
+        QuantForm::Static { input, output } => {
+            let (lo, hi) = q.clamp.unwrap_or((f32::NEG_INFINITY, f32::INFINITY));
+            let requant =
+                Requant { b_zero_point: input.zero_point, scale: &scales, bias: bias.as_deref(), lo, hi, folded: None };
+            int8_gemm::fold_rows(&requant, output.data_type, output.scale, output.zero_point, channels)?
+        }
+        QuantForm::Dynamic => None,
+    };
+    let common = Common { packed, scales, bias, folded, q: q.clone() };
     match op.kind {
         OpKind::Conv2d => {
             let (_, g) = conv_geom(graph, op, |f| (f[2], f[3]))?;
@@ -110,6 +121,8 @@ struct Common {
     /// Static form: input scale × weight scale, per output channel.
     scales: Vec<f32>,
     bias: Option<Vec<f32>>,
+    /// Static form: each output channel's folded requantization, where the parameters fold.
+    folded: Option<Vec<Requantizer>>,
     q: QuantizedOp,
 }
 
@@ -122,7 +135,8 @@ impl Common {
         let bias = self.bias.as_deref();
         match &self.q.form {
             QuantForm::Static { input, output } => {
-                let requant = Requant { b_zero_point: input.zero_point, scale: &self.scales, bias, lo, hi };
+                let folded = self.folded.as_deref();
+                let requant = Requant { b_zero_point: input.zero_point, scale: &self.scales, bias, lo, hi, folded };
                 let (scale, zero_point) = (output.scale, output.zero_point);
                 let out = match output.data_type {
                     DataType::Int8 => Output::I8 { data: bytemuck::cast_slice_mut(out), rs, cs, scale, zero_point },
@@ -136,7 +150,7 @@ impl Common {
                 let zero_point = operand(3).and_then(|z| z.first()).ok_or_else(|| fail("missing zero point"))?;
                 let multiplier = operand(4).ok_or_else(|| fail("missing multiplier"))?;
                 let scale: &[f32] = bytemuck::try_cast_slice(multiplier).map_err(|_| fail("misaligned multiplier"))?;
-                let requant = Requant { b_zero_point: i32::from(*zero_point), scale, bias, lo, hi };
+                let requant = Requant { b_zero_point: i32::from(*zero_point), scale, bias, lo, hi, folded: None };
                 let data = bytemuck::try_cast_slice_mut(out).map_err(|_| fail("misaligned output"))?;
                 int8_gemm::gemm(&self.packed, b, &requant, Output::F32 { data, rs, cs })
             }

@@ -427,9 +427,9 @@ mod tests {
 
     /// The scalar code (CPUs without AVX-512), the AVX-512 float code and the VNNI integer
     /// code give the same bytes (with the spec's division, and folded: within one step of
-    /// it), on strides 1 and 2, dilations, odd widths and heights,
-    /// padding and a clamp (the input is uint8: `compile::quantized` takes only that); the scalar code is checked against the
-    /// integer reference through graphs in compile/quantized_tests.rs.
+    /// it), on strides 1 and 2, dilations, odd widths and heights, padding and a clamp (the
+    /// input is uint8: `compile::quantized` takes only that); the scalar code is checked
+    /// against the integer reference through graphs in compile/quantized_tests.rs.
     #[test]
     fn scalar_and_vector_code_agree() {
         let cases = [

@@ -87,6 +87,9 @@ pub struct RequantizerLanes {
 #[cfg(target_arch = "x86_64")]
 impl RequantizerLanes {
     /// `r`'s constants broadcast.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F.
     #[inline]
     #[target_feature(enable = "avx512f")]
     pub fn new(r: &Requantizer) -> Self {
@@ -104,6 +107,9 @@ impl RequantizerLanes {
     /// lane, for `quantize::store_low_bytes_avx512`. The bounds are finite, so `vmaxps` /
     /// `vminps` are `max` / `min`, and the conversion rounds half to even (the MXCSR default
     /// is not consulted: the rounding is in the instruction).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F.
     #[inline]
     #[target_feature(enable = "avx512f")]
     pub fn apply(&self, s: std::arch::x86_64::__m512i) -> std::arch::x86_64::__m512i {

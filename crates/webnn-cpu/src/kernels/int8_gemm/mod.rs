@@ -203,12 +203,16 @@ pub struct Requant<'a> {
     pub lo: f32,
     /// Upper bound of the clamp (+∞ for none, 6 for a relu6).
     pub hi: f32,
+    /// For an 8-bit output: each row's folded requantization, [`fold_rows`] of these
+    /// parameters and that output's scale and zero point, computed once by a caller that runs
+    /// the GEMM many times; `None`: the GEMM folds them on each call.
+    pub folded: Option<&'a [Requantizer]>,
 }
 
 impl<'a> Requant<'a> {
     /// No bias, no clamp.
     pub fn new(b_zero_point: i32, scale: &'a [f32]) -> Self {
-        Requant { b_zero_point, scale, bias: None, lo: f32::NEG_INFINITY, hi: f32::INFINITY }
+        Requant { b_zero_point, scale, bias: None, lo: f32::NEG_INFINITY, hi: f32::INFINITY, folded: None }
     }
 }
 
@@ -338,7 +342,18 @@ fn gemm_tuned(
     };
     let finite = req.scale.iter().chain(req.bias.unwrap_or(&[])).all(|v| v.is_finite());
     let may_be_nan = !finite || req.lo.is_nan() || req.hi.is_nan() || !out_scale.is_finite() || out_scale == 0.0;
-    let folded = fold_rows(m, req, &kind)?;
+    let folded_here = match (req.folded, &kind) {
+        (None, OutKind::U8 { scale, zero_point }) => fold_rows(req, DataType::Uint8, *scale, *zero_point as i32, m)?,
+        (None, OutKind::I8 { scale, zero_point }) => fold_rows(req, DataType::Int8, *scale, *zero_point as i32, m)?,
+        _ => None,
+    };
+    let folded = match kind {
+        OutKind::F32 => None,
+        _ => req.folded.or(folded_here.as_deref()),
+    };
+    if folded.is_some_and(|rows| rows.len() != m) {
+        return bad("the folded requantization is not one per row");
+    }
     let epilogue = Epilogue {
         b_zero_point: req.b_zero_point,
         row_sums: &a.row_sums,
@@ -351,19 +366,21 @@ fn gemm_tuned(
         rs,
         cs,
         may_be_nan,
-        folded: folded.as_deref(),
+        folded,
     };
     driver::run(isa, blocking, split, a, b, &epilogue)
 }
 
-/// Each row's folded requantization (`requantize`) for an 8-bit output, or `None` for a
-/// float32 output or parameters that do not fold (then the epilogue divides, as the spec).
-fn fold_rows(m: usize, req: &Requant<'_>, kind: &OutKind) -> webnn_core::Result<Option<Vec<Requantizer>>> {
-    let (out_scale, zero_point, out_type) = match *kind {
-        OutKind::F32 => return Ok(None),
-        OutKind::U8 { scale, zero_point } => (scale, zero_point as i32, DataType::Uint8),
-        OutKind::I8 { scale, zero_point } => (scale, zero_point as i32, DataType::Int8),
-    };
+/// The m rows' folded requantization (`requantize`) of `req` for an `out_type` (uint8 or
+/// int8) output with `out_scale` and `zero_point`, or `None` for parameters that do not fold
+/// (then the epilogue divides, as the spec does).
+pub fn fold_rows(
+    req: &Requant<'_>,
+    out_type: DataType,
+    out_scale: f32,
+    zero_point: i32,
+    m: usize,
+) -> Result<Option<Vec<Requantizer>>, Error> {
     let mut rows = Vec::new();
     rows.try_reserve_exact(m).map_err(|_| Error::unknown(format!("int8 gemm: cannot allocate {m} rows' constants")))?;
     for i in 0..m {

@@ -103,6 +103,7 @@ impl Problem {
             bias: self.bias.as_deref(),
             lo: self.lo,
             hi: self.hi,
+            folded: None,
         }
     }
 
@@ -405,6 +406,12 @@ fn bad_sizes_and_parameters_are_errors() {
     assert!(gemm(&packed, view, &Requant { bias: Some(&short_bias), ..req }, f32_out(&mut c, 8, 1)).is_err());
     let mut q = vec![0u8; 64];
     assert!(gemm(&packed, view, &req, Output::U8 { data: &mut q, rs: 8, cs: 1, scale: 1.0, zero_point: 256 }).is_err());
+    // Precomputed folded rows: one per row, else an error.
+    let folded = fold_rows(&req, webnn_core::DataType::Uint8, 1.0, 0, 8).unwrap().unwrap();
+    let short = Requant { folded: Some(&folded[..7]), ..req };
+    assert!(gemm(&packed, view, &short, Output::U8 { data: &mut q, rs: 8, cs: 1, scale: 1.0, zero_point: 0 }).is_err());
+    let full = Requant { folded: Some(&folded), ..req };
+    assert!(gemm(&packed, view, &full, Output::U8 { data: &mut q, rs: 8, cs: 1, scale: 1.0, zero_point: 0 }).is_ok());
     let mut q = vec![0i8; 64];
     assert!(gemm(&packed, view, &req, Output::I8 { data: &mut q, rs: 8, cs: 1, scale: 1.0, zero_point: 128 }).is_err());
     assert!(gemm(&packed, view, &req, Output::I8 { data: &mut q, rs: 8, cs: 1, scale: 1.0, zero_point: -128 }).is_ok());
