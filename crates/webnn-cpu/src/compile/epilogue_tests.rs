@@ -23,7 +23,7 @@ fn axis_groups() {
 
 /// The layout pass off: these tests fuse epilogues on each conv path as the graph states its
 /// layout (the pass would move nchw depthwise convs to nhwc; `layout_tests.rs` covers that).
-const AS_BUILT: Passes = Passes { layout: false };
+const AS_BUILT: Passes = Passes::DEFAULT;
 
 fn names(program: &Program) -> Vec<&str> {
     program.nodes.iter().map(|n| n.name.as_str()).collect()
@@ -322,13 +322,17 @@ fn what_must_not_fuse() {
     let c = conv(&mut b, &x, 4, 4, 3, 1, false);
     let y = b.add(&c, &big, &opts()).unwrap();
     assert_eq!(names(&Program::compile(&b.build(&[("y", &y)]).unwrap()).1), ["conv2d", "add"]);
-    // float16.
+    // float16 as built (WEBNN_FLOAT16=strict): the epilogues are float32 arithmetic. By
+    // default the graph's interior is float32 (`float16::widen`), and it fuses.
     let mut b = builder();
     let d = OperandDescriptor::new(webnn_core::DataType::Float16, vec![4, 4]);
     let x = b.input("x", &d).unwrap();
     let m = b.matmul(&x, &x, &opts()).unwrap();
     let y = b.relu(&m, &opts()).unwrap();
-    assert_eq!(names(&Program::compile(&b.build(&[("y", &y)]).unwrap()).1), ["matmul", "relu"]);
+    let graph = b.build(&[("y", &y)]).unwrap();
+    let strict = Passes { widen_float16: false, ..AS_BUILT };
+    assert_eq!(names(&Program::compile_with(&graph, strict).1), ["matmul", "relu"]);
+    assert_eq!(names(&Program::compile_with(&graph, AS_BUILT).1), ["cast", "matmul+relu", "cast"]);
     // The epilogue keeps the activations' parameters.
     let mut b = builder();
     let x = b.input("x", &f32_desc(&[4, 4])).unwrap();

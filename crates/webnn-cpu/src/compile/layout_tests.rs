@@ -5,8 +5,8 @@ use super::super::{Passes, Program};
 use crate::testing::graphs::*;
 use webnn_core::{ClampOptions, Conv2dOptions, Graph, GraphBuilder, Operand, OperatorOptions, ReduceOptions};
 
-const ON: Passes = Passes { layout: true };
-const OFF: Passes = Passes { layout: false };
+const ON: Passes = Passes { layout: true, ..Passes::DEFAULT };
+const OFF: Passes = Passes::DEFAULT;
 
 fn constant(b: &mut GraphBuilder, shape: &[u32], seed: u64) -> Operand {
     let n: u32 = shape.iter().product();

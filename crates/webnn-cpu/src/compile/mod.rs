@@ -1,7 +1,9 @@
 //! The compile pipeline: passes over the validated graph that decide what the plan computes,
 //! before [`crate::plan`] lowers each node to a kernel and places intermediates in the arena.
 //!
-//! First [`fold`] evaluates the operations whose inputs are all constants (at build, with
+//! First [`float16::widen`] holds the values between the operations of a float16 graph in
+//! float32 (rounded where the graph's outputs and casts say), so that they take the float32
+//! kernels and passes. Then [`fold`] evaluates the operations whose inputs are all constants (at build, with
 //! their own kernels) and hands on a graph where their results are constants. That graph is
 //! copied into a [`Program`]: one [`Node`] per operation still to run, in graph (topological)
 //! order. Then the passes run, in this order:
@@ -28,6 +30,7 @@
 
 pub mod dce;
 pub mod epilogue;
+pub mod float16;
 pub mod fold;
 pub mod layout;
 pub mod patterns;
@@ -46,17 +49,23 @@ pub fn dump_requested() -> bool {
 }
 
 /// Which optional passes run: [`layout`] only when `WEBNN_LAYOUT=nhwc` asks for it (see its
-/// module doc for why it is not on by default yet).
+/// module doc for why it is not on by default yet); [`float16`] unless `WEBNN_FLOAT16=strict`
+/// turns it off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Passes {
     /// Run [`layout`].
     pub layout: bool,
+    /// Run [`float16::widen`].
+    pub widen_float16: bool,
 }
 
 impl Passes {
+    /// The passes every graph gets unless the environment says otherwise.
+    pub const DEFAULT: Passes = Passes { layout: false, widen_float16: true };
+
     /// The passes the environment asks for.
     pub fn from_env() -> Passes {
-        Passes { layout: layout::enabled_by_env() }
+        Passes { layout: layout::enabled_by_env(), widen_float16: !float16::strict_by_env() }
     }
 }
 
@@ -135,9 +144,14 @@ impl Program {
 
     /// [`Program::compile`] with the optional passes of `passes`.
     pub fn compile_with(graph: &Graph, passes: Passes) -> (Cow<'_, Graph>, Program) {
-        let mut graph = match fold::run(graph) {
-            Some(folded) => Cow::Owned(folded),
+        let widened = if passes.widen_float16 { float16::widen(graph) } else { None };
+        let graph = match widened {
+            Some(widened) => Cow::Owned(widened),
             None => Cow::Borrowed(graph),
+        };
+        let mut graph = match fold::run(&graph) {
+            Some(folded) => Cow::Owned(folded),
+            None => graph,
         };
         let mut program = Program::from_graph(&graph);
         patterns::run(&graph, &mut program);

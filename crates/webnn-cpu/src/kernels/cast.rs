@@ -10,6 +10,7 @@
 //! - integer → integer: same value when in range, else the low N bits reinterpreted
 //!   (two's-complement wrap), e.g. int8 −1 → uint8 255, int32 300 → uint8 44.
 
+use super::float_elem::FloatElem;
 use super::unary::{map, CHEAP_CHUNK};
 use super::{In, Kernel, Out};
 use half::f16;
@@ -120,6 +121,18 @@ impl Kernel for CastKernel {
         if self.from == self.to {
             out.bytes.copy_from_slice(input.bytes);
             return Ok(());
+        }
+        // float16 ↔ float32 a slice at a time (F16C where the CPU has it; the same values).
+        match (self.from, self.to) {
+            (DataType::Float16, DataType::Float32) => {
+                f16::slice_to_f32(input.slice(), out.slice_mut());
+                return Ok(());
+            }
+            (DataType::Float32, DataType::Float16) => {
+                f16::slice_from_f32(input.slice(), out.slice_mut());
+                return Ok(());
+            }
+            _ => {}
         }
         crate::with_type!(self.from, S => crate::with_type!(self.to, D => cast::<S, D>(input.slice(), out.slice_mut())));
         Ok(())
