@@ -174,3 +174,27 @@ fn a_float16_layer_takes_the_float32_fusions() {
         }
     }
 }
+
+#[test]
+fn outputs_twice_inputs_as_outputs_multi_output_operations_and_mixed_forms() {
+    // identity(x) is an output (a move: x's bits); e = exp(x) is two outputs; split(e) has one part as an output
+    // and one read by a concat with x (a value with only a float32 form beside one with a
+    // float16 form).
+    let mut b = builder();
+    let x = b.input("x", &f16_desc(&[4])).unwrap();
+    let id = b.identity(&x, &opts()).unwrap();
+    let e = b.exp(&x, &opts()).unwrap();
+    let parts = b.split(&e, &webnn_core::Splits::Count(2), &Default::default()).unwrap();
+    let c = b.concat(&[&parts[1], &x], 0, &opts()).unwrap();
+    let graph = b.build(&[("x", &id), ("e1", &e), ("e2", &e), ("p0", &parts[0]), ("c", &c)]).unwrap();
+    let xv = [0.5f32, -1.0, 2.0, 3.0];
+    let xs = f16_bytes(&xv);
+    let outs = run_graph_with(&graph, Passes::DEFAULT, &[&xs]);
+    let exp: Vec<f32> = xv.iter().map(|&v| f16::from_f32((v as f64).exp() as f32).to_f32()).collect();
+    assert_eq!(outs[0], xs);
+    assert_eq!(f16_values(&outs[1]), exp);
+    assert_eq!(f16_values(&outs[2]), exp);
+    assert_eq!(f16_values(&outs[3]), exp[..2]);
+    assert_eq!(f16_values(&outs[4]), [exp[2], exp[3], xv[0], xv[1], xv[2], xv[3]]);
+    assert_eq!(outs, run_graph_with(&graph, STRICT, &[&xs]));
+}
