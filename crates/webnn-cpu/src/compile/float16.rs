@@ -90,8 +90,8 @@ impl Widener<'_> {
         self.old.outputs.iter().any(|(_, o)| *o == id)
     }
 
-    /// Rewrites operation `i` into `self.new`, with the conversions it needs before it and the
-    /// rounding of its graph outputs after it.
+    /// Appends `op` to `self.new`, with the conversions it needs before it and the rounding
+    /// of its graph outputs after it.
     fn operation(&mut self, op: &Operation) -> Option<()> {
         // Casts read and write float16 as written; operations that only move values do so on
         // float16 where every input has a float16 form (graph inputs, constants, results of
