@@ -2,6 +2,7 @@
 //! and round where the graph says (its outputs and its casts), moves keep float16 bits.
 
 use super::super::{Passes, Program};
+use crate::testing::constant_operands::out_f32;
 use crate::testing::graphs::*;
 use half::f16;
 use webnn_core::{DataType, Graph, GraphBuilder, Operand, OperandDescriptor};
@@ -14,10 +15,6 @@ fn f16_desc(shape: &[u32]) -> OperandDescriptor {
 
 fn f16_bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|&x| f16::from_f32(x).to_bits().to_le_bytes()).collect()
-}
-
-fn f16_values(b: &[u8]) -> Vec<f32> {
-    b.chunks_exact(2).map(|c| f16::from_bits(u16::from_le_bytes([c[0], c[1]])).to_f32()).collect()
 }
 
 fn f16_constant(b: &mut GraphBuilder, shape: &[u32], v: &[f32]) -> Operand {
@@ -70,8 +67,8 @@ fn chains_compute_in_float32_and_round_only_at_the_outputs() {
     let y = b.div(&sq, &k, &opts()).unwrap();
     let graph = b.build(&[("y", &y)]).unwrap();
     let xs = [300.0f32, -3.0, 0.1, 255.0];
-    let widened = f16_values(&run_graph_with(&graph, Passes::DEFAULT, &[&f16_bytes(&xs)])[0]);
-    let strict = f16_values(&run_graph_with(&graph, STRICT, &[&f16_bytes(&xs)])[0]);
+    let widened = out_f32(DataType::Float16, &run_graph_with(&graph, Passes::DEFAULT, &[&f16_bytes(&xs)])[0]);
+    let strict = out_f32(DataType::Float16, &run_graph_with(&graph, STRICT, &[&f16_bytes(&xs)])[0]);
     for (i, &x) in xs.iter().enumerate() {
         let x = f16::from_f32(x).to_f64();
         // Widened: the product and the quotient in f32, rounded to float16 once.
@@ -121,11 +118,11 @@ fn outputs_read_inside_the_graph_and_moves_of_float16_values() {
     let mut xs = f16_bytes(&[0.5, -1.0, 2.0, 7.5, -0.25, 3.0]);
     xs[2..4].copy_from_slice(&0x7d01u16.to_le_bytes()); // a signalling NaN with a payload
     let outs = run_graph_with(&graph, Passes::DEFAULT, &[&xs]);
-    let x_values = f16_values(&xs);
+    let x_values = out_f32(DataType::Float16, &xs);
     for (i, &x) in x_values.iter().enumerate() {
         let sig = 1.0 / (1.0 + (-(x as f64)).exp());
         // s rounds once; t reads the float32 sigmoid, not the rounded one.
-        let (s_got, t_got) = (f16_values(&outs[0])[i], f16_values(&outs[1])[i]);
+        let (s_got, t_got) = (out_f32(DataType::Float16, &outs[0])[i], out_f32(DataType::Float16, &outs[1])[i]);
         if x.is_nan() {
             assert!(s_got.is_nan() && t_got.is_nan());
             continue;
@@ -162,7 +159,7 @@ fn a_float16_layer_takes_the_float32_fusions() {
     // Against the layer in f64 from the same float16 values: within float16's rounding of the
     // result plus the float32 sums' error.
     let xv = values(128, 9, 2.0);
-    let got = f16_values(&run_graph_with(&graph, Passes::DEFAULT, &[&f16_bytes(&xv)])[0]);
+    let got = out_f32(DataType::Float16, &run_graph_with(&graph, Passes::DEFAULT, &[&f16_bytes(&xv)])[0]);
     let q = |v: &[f32]| v.iter().map(|&x| f16::from_f32(x).to_f64()).collect::<Vec<_>>();
     let (xq, wq, bq) = (q(&xv), q(&values(512, 5, 0.5)), q(&values(32, 6, 0.5)));
     for r in 0..8 {
@@ -192,9 +189,9 @@ fn outputs_twice_inputs_as_outputs_multi_output_operations_and_mixed_forms() {
     let outs = run_graph_with(&graph, Passes::DEFAULT, &[&xs]);
     let exp: Vec<f32> = xv.iter().map(|&v| f16::from_f32((v as f64).exp() as f32).to_f32()).collect();
     assert_eq!(outs[0], xs);
-    assert_eq!(f16_values(&outs[1]), exp);
-    assert_eq!(f16_values(&outs[2]), exp);
-    assert_eq!(f16_values(&outs[3]), exp[..2]);
-    assert_eq!(f16_values(&outs[4]), [exp[2], exp[3], xv[0], xv[1], xv[2], xv[3]]);
+    assert_eq!(out_f32(DataType::Float16, &outs[1]), exp);
+    assert_eq!(out_f32(DataType::Float16, &outs[2]), exp);
+    assert_eq!(out_f32(DataType::Float16, &outs[3]), exp[..2]);
+    assert_eq!(out_f32(DataType::Float16, &outs[4]), [exp[2], exp[3], xv[0], xv[1], xv[2], xv[3]]);
     assert_eq!(outs, run_graph_with(&graph, STRICT, &[&xs]));
 }
