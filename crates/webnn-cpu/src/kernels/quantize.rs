@@ -320,6 +320,36 @@ pub(crate) unsafe fn quantize_lanes_avx512(
     }
 }
 
+/// [`quantize_lanes_avx512`] in 8 lanes (AVX2) for lanes that are not NaN: divide, round
+/// half to even (`vroundps`), add the zero point, saturate to `min..=max`, convert.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn quantize_lanes_avx2(
+    v: std::arch::x86_64::__m256,
+    scale: std::arch::x86_64::__m256,
+    zero_point: std::arch::x86_64::__m256,
+    min: std::arch::x86_64::__m256,
+    max: std::arch::x86_64::__m256,
+) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    let rounded = _mm256_round_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm256_div_ps(v, scale));
+    let q = _mm256_add_ps(rounded, zero_point);
+    _mm256_cvttps_epi32(_mm256_min_ps(_mm256_max_ps(q, min), max))
+}
+
+/// The low bytes of the 8 i32 lanes of `v`, in lane order, in the low 8 bytes (AVX2; the
+/// 8-lane form of [`store_low_bytes_avx512`]'s narrowing).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn low_bytes_avx2(v: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m128i {
+    use std::arch::x86_64::*;
+    // Per 128-bit half, bytes 0, 4, 8, 12 to the half's first dword; then dwords 0 and 4.
+    let bytes = _mm256_shuffle_epi8(v, _mm256_set_epi32(-1, -1, -1, 0x0c08_0400, -1, -1, -1, 0x0c08_0400));
+    _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0)))
+}
+
 /// Stores the low bytes of the first `n` i32 lanes of `q` (as `mask` selects them) at `out`,
 /// `cs` bytes apart. The bytes are gathered with two shuffles rather than `vpmovdb`, whose
 /// memory forms are microcoded on Zen 4 (a masked one took 60 % of a k = 64 int8 GEMM).

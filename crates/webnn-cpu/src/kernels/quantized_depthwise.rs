@@ -75,7 +75,11 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
     let avx512bw = super::unary::has_avx512() && std::is_x86_feature_detected!("avx512bw");
     #[cfg(not(target_arch = "x86_64"))]
     let avx512bw = false;
-    Ok(Box::new(QuantizedDepthwise { g, weights, scales, bias, lo, hi, input, output, avx512bw, vnni, folded }))
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma");
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx2 = false;
+    Ok(Box::new(QuantizedDepthwise { g, weights, scales, bias, lo, hi, input, output, avx512bw, avx2, vnni, folded }))
 }
 
 struct QuantizedDepthwise {
@@ -91,6 +95,9 @@ struct QuantizedDepthwise {
     output: QuantParams,
     /// The CPU has AVX-512F, BW and VL.
     avx512bw: bool,
+    /// The CPU has AVX2 and FMA (the portable loops compiled for them, where AVX-512 is
+    /// missing).
+    avx2: bool,
     /// The weights packed for the integer path, where the CPU and the geometry allow it.
     vnni: Option<VnniTaps>,
     /// Per channel, the folded requantization (`requantize`), where the parameters fold;
@@ -178,23 +185,26 @@ impl QuantizedDepthwise {
             unsafe { avx512::sums(g, padded, pw, taps, sums) };
             return;
         }
-        let ([sh, sw], [dh, dw]) = (g.strides, g.dilations);
-        for (oy, row) in sums.chunks_exact_mut(g.ow).enumerate() {
-            for (ox, s) in row.iter_mut().enumerate() {
-                let mut acc = 0.0f32;
-                for u in 0..g.kh {
-                    for v in 0..g.kw {
-                        acc += taps[u * g.kw + v] * padded[(oy * sh + u * dh) * pw + ox * sw + v * dw];
-                    }
-                }
-                *s = acc;
-            }
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: AVX2 and FMA were detected (lower).
+            unsafe { sums_avx2(g, padded, pw, taps, sums) };
+            return;
         }
+        sums_rows(g, padded, pw, taps, sums);
     }
 
     /// Channel c's outputs from their exact sums: `sum · scale + bias`, clamped, quantized
     /// (folded where the parameters allow).
     fn requantize(&self, sums: &[f32], c: usize, out: &mut [u8]) {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 && !self.avx512bw {
+            if let Some(folded) = &self.folded {
+                // SAFETY: AVX2 and FMA were detected (lower).
+                unsafe { requantize_folded_avx2(&folded[c], sums, out) };
+                return;
+            }
+        }
         let (scale, bias) = (self.scales[c], self.bias[c]);
         if let Some(folded) = &self.folded {
             let rq = &folded[c];
@@ -226,6 +236,107 @@ impl QuantizedDepthwise {
             };
         }
     }
+}
+
+/// The sums of `QuantizedDepthwise::sums` without explicit SIMD, a row at a time: for each
+/// tap, the row's outputs gain the tap times their inputs (a loop the compiler vectorises at
+/// width stride 1). The products and sums are integers below 2^24 (MAX_TAPS), exact in
+/// float32 in any order, so this gives the same sums as the window-order loops of the
+/// AVX-512 kernel.
+#[inline(always)]
+fn sums_rows(g: &Geom, padded: &[f32], pw: usize, taps: &[f32], sums: &mut [f32]) {
+    let ([sh, sw], [dh, dw]) = (g.strides, g.dilations);
+    let ow = g.ow;
+    for (oy, row) in sums.chunks_exact_mut(ow).enumerate() {
+        row.fill(0.0);
+        for u in 0..g.kh {
+            let base = (oy * sh + u * dh) * pw;
+            for v in 0..g.kw {
+                let w = taps[u * g.kw + v];
+                let src = &padded[base + v * dw..];
+                if sw == 1 {
+                    for (s, &x) in row.iter_mut().zip(&src[..ow]) {
+                        *s += w * x;
+                    }
+                } else {
+                    for (s, x) in row.iter_mut().zip(src.iter().step_by(sw)) {
+                        *s += w * x;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// [`sums_rows`] compiled for AVX2 and FMA; at width stride 2, each tap's 8 inputs are
+/// the even lanes of two loads (`vshufps` + `vpermpd`) instead of a gather the compiler
+/// leaves scalar. The same exact sums.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn sums_avx2(g: &Geom, padded: &[f32], pw: usize, taps: &[f32], sums: &mut [f32]) {
+    use std::arch::x86_64::*;
+    let ([sh, sw], [dh, dw]) = (g.strides, g.dilations);
+    if sw != 2 {
+        sums_rows(g, padded, pw, taps, sums);
+        return;
+    }
+    let ow = g.ow;
+    for (oy, row) in sums.chunks_exact_mut(ow).enumerate() {
+        row.fill(0.0);
+        for u in 0..g.kh {
+            let base = (oy * sh + u * dh) * pw;
+            for v in 0..g.kw {
+                let (w, start) = (taps[u * g.kw + v], base + v * dw);
+                let src = &padded[start..];
+                let wv = _mm256_set1_ps(w);
+                let mut ox = 0;
+                // Each step reads src[2·ox..2·ox + 16].
+                while ox + 8 <= ow && 2 * ox + 16 <= src.len() {
+                    // SAFETY: the 16 floats from 2·ox lie inside `src` (checked), the 8 sums
+                    // from ox inside the row; AVX2 is enabled here.
+                    unsafe {
+                        let a = _mm256_loadu_ps(src.as_ptr().add(2 * ox));
+                        let b = _mm256_loadu_ps(src.as_ptr().add(2 * ox + 8));
+                        // Per 128-bit half a0 a2 b0 b2 | a4 a6 b4 b6, then a0 a2 a4 a6 b0 b2 b4 b6.
+                        let even = _mm256_castpd_ps(_mm256_permute4x64_pd::<0xd8>(_mm256_castps_pd(
+                            _mm256_shuffle_ps::<0x88>(a, b),
+                        )));
+                        let at = row.as_mut_ptr().add(ox);
+                        _mm256_storeu_ps(at, _mm256_add_ps(_mm256_loadu_ps(at), _mm256_mul_ps(wv, even)));
+                    }
+                    ox += 8;
+                }
+                for (s, x) in row[ox..].iter_mut().zip(src[2 * ox..].iter().step_by(2)) {
+                    *s += w * x;
+                }
+            }
+        }
+    }
+}
+
+/// The folded requantization of a plane of exact sums (integers below 2^24, so exact as
+/// i32) in 8 lanes (`requantize::RequantizerLanes8`), the same bytes as `Requantizer::apply`.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn requantize_folded_avx2(rq: &Requantizer, sums: &[f32], out: &mut [u8]) {
+    use std::arch::x86_64::*;
+    let lanes = super::requantize::RequantizerLanes8::new(rq);
+    let whole = sums.len() / 8 * 8;
+    for (o, s) in out[..whole].chunks_exact_mut(8).zip(sums.chunks_exact(8)) {
+        // SAFETY: 8 floats read, 8 bytes written; AVX2 is enabled here. The sums are exact
+        // integers, so they are their own `s as i32 as f32`.
+        unsafe {
+            let q = lanes.apply_f32(_mm256_loadu_ps(s.as_ptr()));
+            _mm_storel_epi64(o.as_mut_ptr().cast(), super::quantize::low_bytes_avx2(q));
+        }
+    }
+    out[whole..].iter_mut().zip(&sums[whole..]).for_each(|(o, &s)| *o = rq.apply(s as i32));
 }
 
 impl Kernel for QuantizedDepthwise {
@@ -471,7 +582,7 @@ mod tests {
             let (scales, bias) = (vec![0.001, 0.002, 0.0005], vec![0.5, -1.0, 0.0]);
             let output = QuantParams { scale: 0.03, zero_point: 5, data_type: DataType::Uint8 };
             let fold = |c: usize| Requantizer::fold(scales[c], bias[c], (0.0, 6.0), 0.03, 5, DataType::Uint8).unwrap();
-            let kernel = |avx512bw: bool, integer: bool, folded: bool| QuantizedDepthwise {
+            let kernel = |avx512bw: bool, avx2: bool, integer: bool, folded: bool| QuantizedDepthwise {
                 g,
                 weights: weights.iter().map(|&w| w as f32).collect(),
                 scales: scales.clone(),
@@ -481,6 +592,7 @@ mod tests {
                 input,
                 output,
                 avx512bw,
+                avx2,
                 vnni: integer.then(|| VnniTaps::new(k, k, [stride, dilation], &weights, 100).unwrap()),
                 folded: folded.then(|| (0..c).map(fold).collect()),
             };
@@ -500,17 +612,43 @@ mod tests {
                 y
             };
             let what = format!("stride {stride} dilation {dilation} pad {pad} k {k} {h}x{w}");
+            // The reference: the integer sums by a straightforward loop (exact), then the
+            // spec's requantization in f32 (`sum · scale + bias`, clamped, quantizeLinear).
+            let mut reference = vec![0u8; c * oh * ow];
+            for ch in 0..c {
+                for (oy, ox) in (0..oh).flat_map(|oy| (0..ow).map(move |ox| (oy, ox))) {
+                    let mut sum = 0i64;
+                    for (u, v) in (0..k).flat_map(|u| (0..k).map(move |v| (u, v))) {
+                        let (y, x0) = (
+                            (oy * stride + u * dilation) as isize - pad as isize,
+                            (ox * stride + v * dilation) as isize - pad as isize,
+                        );
+                        if (0..h as isize).contains(&y) && (0..w as isize).contains(&x0) {
+                            let xv = x[ch * h * w + y as usize * w + x0 as usize] as i64 - 100;
+                            sum += xv * weights[ch * k * k + u * k + v] as i64;
+                        }
+                    }
+                    let v = crate::kernels::activation::clamp_value(sum as f32 * scales[ch] + bias[ch], 0.0, 6.0);
+                    reference[ch * oh * ow + oy * ow + ox] = quantize_one(v, 0.03f32, 5u8);
+                }
+            }
             // The spec's division, and the folded requantization.
-            let (divided, folded) = (run(kernel(false, false, false)), run(kernel(false, false, true)));
+            let (divided, folded) = (run(kernel(false, false, false, false)), run(kernel(false, false, false, true)));
             assert!(divided.iter().any(|&v| v != divided[0]), "a degenerate case");
+            assert_eq!(divided, reference, "scalar, {what}");
             assert!(divided.iter().zip(&folded).all(|(&a, &b)| a.abs_diff(b) <= 1), "folded, {what}");
             #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+                assert_eq!(run(kernel(false, true, false, false)), divided, "AVX2, {what}");
+                assert_eq!(run(kernel(false, true, false, true)), folded, "AVX2 folded, {what}");
+            }
+            #[cfg(target_arch = "x86_64")]
             if crate::kernels::unary::has_avx512() && std::is_x86_feature_detected!("avx512bw") {
-                assert_eq!(run(kernel(true, false, false)), divided, "AVX-512 float, {what}");
-                assert_eq!(run(kernel(true, false, true)), folded, "AVX-512 float folded, {what}");
+                assert_eq!(run(kernel(true, false, false, false)), divided, "AVX-512 float, {what}");
+                assert_eq!(run(kernel(true, false, false, true)), folded, "AVX-512 float folded, {what}");
             }
             if vnni::available() {
-                assert_eq!(run(kernel(true, true, true)), folded, "VNNI, {what}");
+                assert_eq!(run(kernel(true, false, true, true)), folded, "VNNI, {what}");
             }
         }
     }

@@ -48,7 +48,7 @@ pub fn lower(
             if a.shape != out.shape || !broadcasts_trailing(&b.shape, &out.shape) || !types_match || b.is_empty() {
                 return Err(fail("the operands do not match the result"));
             }
-            Ok(Box::new(BinaryKernel { q: *q, inner: out.len() / b.len(), avx512: has_avx512bw() }))
+            Ok(Box::new(BinaryKernel { q: *q, inner: out.len() / b.len(), avx512: has_avx512bw(), avx2: has_avx2() }))
         }
     }
 }
@@ -133,6 +133,18 @@ struct BinaryKernel {
     inner: usize,
     /// The CPU has AVX-512F, BW and VL.
     avx512: bool,
+    /// The CPU has AVX2.
+    avx2: bool,
+}
+
+#[cfg(target_arch = "x86_64")]
+fn has_avx2() -> bool {
+    std::is_x86_feature_detected!("avx2")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn has_avx2() -> bool {
+    false
 }
 
 /// `(lo, hi)` of an 8-bit type.
@@ -195,6 +207,11 @@ impl Kernel for BinaryKernel {
                 // SAFETY: AVX-512F/BW/VL were detected at lowering; `a` and `chunk` have one
                 // length and b holds an element for every `inner` of them.
                 return unsafe { binary_avx512(self, a, b, start, chunk) };
+            }
+            #[cfg(target_arch = "x86_64")]
+            if self.avx2 {
+                // SAFETY: AVX2 was detected at lowering; as for AVX-512.
+                return unsafe { binary_avx2(self, a, b, start, chunk) };
             }
             for (j, (o, &x)) in chunk.iter_mut().zip(a).enumerate() {
                 *o = self.element(x, b[(start + j) / inner]);
@@ -264,6 +281,63 @@ unsafe fn binary_avx512(k: &BinaryKernel, a: &[u8], b: &[u8], start: usize, out:
             };
             finish(x, y, out.as_mut_ptr().wrapping_add(i), n, mask);
             i += n;
+        }
+    }
+}
+
+/// [`binary_avx512`] in 8 lanes (AVX2): whole groups of 8 elements in vectors (the same f32
+/// operations), the rest of a run element by element (`BinaryKernel::element`).
+///
+/// # Safety
+/// As [`binary_avx512`], with AVX2 instead of AVX-512.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn binary_avx2(k: &BinaryKernel, a: &[u8], b: &[u8], start: usize, out: &mut [u8]) {
+    use super::quantize::{low_bytes_avx2, quantize_lanes_avx2};
+    use std::arch::x86_64::*;
+    let q = &k.q;
+    let (lo, hi) = q.clamp.unwrap_or((f32::NEG_INFINITY, f32::INFINITY));
+    let (lo, hi) = (_mm256_set1_ps(lo), _mm256_set1_ps(hi));
+    let (min, max) = range_of(q.output.data_type);
+    let (min, max) = (_mm256_set1_ps(min), _mm256_set1_ps(max));
+    let (out_scale, out_zero) = (_mm256_set1_ps(q.output.scale), _mm256_set1_ps(q.output.zero_point as f32));
+    // dequantize of the 8 bytes at `bytes`: (x − zero point) · scale.
+    let dequantize = |bytes: &[u8], params: &QuantParams| {
+        // SAFETY: `bytes` holds 8 bytes; AVX2 is enabled here.
+        let bytes = unsafe { _mm_loadl_epi64(bytes.as_ptr().cast()) };
+        let wide =
+            if params.data_type == DataType::Int8 { _mm256_cvtepi8_epi32(bytes) } else { _mm256_cvtepu8_epi32(bytes) };
+        let centred = _mm256_sub_epi32(wide, _mm256_set1_epi32(params.zero_point));
+        _mm256_mul_ps(_mm256_cvtepi32_ps(centred), _mm256_set1_ps(params.scale))
+    };
+    let mut i = 0;
+    while i < out.len() {
+        let run_end = if k.inner == 1 { out.len() } else { ((start + i) / k.inner + 1) * k.inner - start };
+        let run_end = run_end.min(out.len());
+        let b_index = (start + i) / k.inner;
+        let broadcast = (k.inner > 1).then(|| {
+            _mm256_set1_ps(dequantize_one::<i32, f32>(integer(b[b_index], q.b.data_type), q.b.scale, q.b.zero_point))
+        });
+        while i + 8 <= run_end {
+            let x = dequantize(&a[i..i + 8], &q.a);
+            let y = match broadcast {
+                Some(v) => v,
+                None => dequantize(&b[start + i..start + i + 8], &q.b),
+            };
+            let r = match q.op {
+                BinaryStep::Add => _mm256_add_ps(x, y),
+                BinaryStep::Mul => _mm256_mul_ps(x, y),
+            };
+            // clamp_value's two selects: max then min (no NaN: every parameter is finite).
+            let r = _mm256_min_ps(_mm256_max_ps(r, lo), hi);
+            let v = low_bytes_avx2(quantize_lanes_avx2(r, out_scale, out_zero, min, max));
+            // SAFETY: 8 bytes of `out` from i (i + 8 ≤ run_end ≤ out.len()).
+            unsafe { _mm_storel_epi64(out.as_mut_ptr().add(i).cast(), v) };
+            i += 8;
+        }
+        while i < run_end {
+            out[i] = k.element(a[i], b[(start + i) / k.inner]);
+            i += 1;
         }
     }
 }

@@ -121,6 +121,64 @@ impl RequantizerLanes {
     }
 }
 
+/// [`Requantizer`] in 8 lanes (AVX2).
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub struct RequantizerLanes8 {
+    m: std::arch::x86_64::__m256,
+    b: std::arch::x86_64::__m256,
+    lo: std::arch::x86_64::__m256,
+    hi: std::arch::x86_64::__m256,
+    zero_point: std::arch::x86_64::__m256i,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl RequantizerLanes8 {
+    /// `r`'s constants broadcast.
+    ///
+    /// # Safety
+    /// The CPU has AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub fn new(r: &Requantizer) -> Self {
+        use std::arch::x86_64::*;
+        RequantizerLanes8 {
+            m: _mm256_set1_ps(r.m),
+            b: _mm256_set1_ps(r.b),
+            lo: _mm256_set1_ps(r.lo),
+            hi: _mm256_set1_ps(r.hi),
+            zero_point: _mm256_set1_epi32(r.zero_point),
+        }
+    }
+
+    /// [`Requantizer::apply`] of 8 corrected sums given as f32 (`s as f32`): the outputs in
+    /// the low byte of each i32 lane, for `quantize::low_bytes_avx2`. The same f32 operations
+    /// (multiply, add, max, min: the bounds are finite), then the rounding to nearest even by
+    /// `vroundps` and the conversion, exact for the clamped values.
+    ///
+    /// # Safety
+    /// The CPU has AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub fn apply_f32(&self, s: std::arch::x86_64::__m256) -> std::arch::x86_64::__m256i {
+        use std::arch::x86_64::*;
+        let v = _mm256_add_ps(_mm256_mul_ps(s, self.m), self.b);
+        let v = _mm256_min_ps(_mm256_max_ps(v, self.lo), self.hi);
+        let q = _mm256_cvttps_epi32(_mm256_round_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(v));
+        _mm256_add_epi32(q, self.zero_point)
+    }
+
+    /// [`Requantizer::apply`] of 8 corrected sums.
+    ///
+    /// # Safety
+    /// The CPU has AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub fn apply(&self, s: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i {
+        self.apply_f32(std::arch::x86_64::_mm256_cvtepi32_ps(s))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,6 +233,22 @@ mod tests {
                         std::mem::transmute(q)
                     };
                     assert_eq!(lanes.map(|q| q as u8), want, "AVX-512 lanes");
+                }
+            }
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx2") {
+                use std::arch::x86_64::*;
+                for (chunk, want) in sums.chunks_exact(8).zip(got.chunks_exact(8)) {
+                    // SAFETY: AVX2 was detected; 8 i32 in, 8 out and 8 low bytes.
+                    let (lanes, bytes): ([i32; 8], [u8; 16]) = unsafe {
+                        let q = RequantizerLanes8::new(&r).apply(_mm256_loadu_si256(chunk.as_ptr().cast()));
+                        (
+                            std::mem::transmute::<__m256i, [i32; 8]>(q),
+                            std::mem::transmute::<__m128i, [u8; 16]>(crate::kernels::quantize::low_bytes_avx2(q)),
+                        )
+                    };
+                    assert_eq!(lanes.map(|q| q as u8), want, "AVX2 lanes");
+                    assert_eq!(&bytes[..8], want, "AVX2 low bytes");
                 }
             }
         }

@@ -24,6 +24,9 @@ use webnn_core::Error;
 /// thread, the `int8` kernel bench): 256, 512, 1024 and 4096 within 1-3 % of each other,
 /// 1024 and up the best.
 const KC_MAX: usize = 1024;
+/// Deepest depth block of the wide (AVX2) layout: a sub-tile streams 16 columns × KC steps
+/// of B (64 bytes per pair of steps) per 4 rows of A; 512 steps keep that 16 KB in L1.
+const KC_MAX_WIDE: usize = 512;
 /// Bytes of the packed B block (k × NC) kept in L2.
 const B_BLOCK: usize = 384 << 10;
 /// Bytes of the A block (MC × KC) kept in L2.
@@ -46,10 +49,12 @@ pub(super) struct Blocking {
 impl Blocking {
     /// The blocks for an m × n GEMM of padded depth `kp`: the depth in equal blocks of at most
     /// KC_MAX, NC and MC sized for their L2 budgets (at least one panel, at most the problem).
-    pub fn choose(m: usize, n: usize, kp: usize) -> Blocking {
-        let kc = if kp == 0 { 4 } else { kp.div_ceil(kp.div_ceil(KC_MAX)).next_multiple_of(4) };
-        let nc = ((B_BLOCK / kp.max(4)) / NR).max(1) * NR;
-        let mc = ((A_BLOCK / kc) / MR).max(1) * MR;
+    /// `w` is the bytes per packed element (`pack::elem_bytes`).
+    pub fn choose(m: usize, n: usize, kp: usize, w: usize) -> Blocking {
+        let kc_max = if w == 1 { KC_MAX } else { KC_MAX_WIDE };
+        let kc = if kp == 0 { 4 } else { kp.div_ceil(kp.div_ceil(kc_max)).next_multiple_of(4) };
+        let nc = ((B_BLOCK / (kp.max(4) * w)) / NR).max(1) * NR;
+        let mc = ((A_BLOCK / (kc * w)) / MR).max(1) * MR;
         Blocking { kc, mc: mc.min(m.div_ceil(MR) * MR), nc: nc.min(n.div_ceil(NR) * NR) }
     }
 }
@@ -214,7 +219,8 @@ pub(super) fn run(
     epilogue: &Epilogue<'_>,
 ) -> Result<(), Error> {
     let (m, n, k) = (a.m, b.n, a.k);
-    let blocking = blocking.unwrap_or_else(|| Blocking::choose(m, n, padded_depth(k)));
+    let w = pack::elem_bytes(isa.wide());
+    let blocking = blocking.unwrap_or_else(|| Blocking::choose(m, n, padded_depth(k), w));
     let split = split.unwrap_or_else(|| {
         let macs = m.saturating_mul(n).saturating_mul(k);
         Split::choose((m, n, k), crate::par::threads_for_macs(macs))
@@ -247,11 +253,14 @@ impl Job<'_> {
     fn run_in(&self, rows: Range<usize>, cols: Range<usize>, scratch: &mut AlignedBuf) -> Result<(), Error> {
         let Blocking { kc: kcb, mc: mcb, nc: ncb } = self.blocking;
         let kp = padded_depth(self.a.k);
+        let wide = self.isa.wide();
+        let w = pack::elem_bytes(wide);
         let one_block = kp <= kcb;
         // The tile sums (one tile, or every tile of an MC × NC block), then the B block.
         let acc_len = if one_block { Some(MR * NR) } else { mcb.checked_mul(ncb) };
         let acc_bytes = acc_len.and_then(|l| l.checked_mul(4));
-        let total = acc_bytes.zip(kp.checked_mul(ncb)).and_then(|(a, b)| a.checked_add(b));
+        let b_bytes = kp.checked_mul(ncb).and_then(|b| b.checked_mul(w));
+        let total = acc_bytes.zip(b_bytes).and_then(|(a, b)| a.checked_add(b));
         let Some(total) = total else {
             return Err(Error::unknown("int8 gemm: the packing scratch is too large"));
         };
@@ -265,7 +274,11 @@ impl Job<'_> {
         let step = |r: Range<usize>, s: usize| r.clone().step_by(s).map(move |x| (x, s.min(r.end - x)));
         for (jc, nc) in step(cols, ncb) {
             let b = self.b;
-            pack::pack_b(b.data, b.k, b.rs, b.cs, jc, nc, packed_b);
+            if wide {
+                pack::pack_b_wide(b.data, b.k, b.rs, b.cs, jc, nc, packed_b);
+            } else {
+                pack::pack_b(b.data, b.k, b.rs, b.cs, jc, nc, packed_b);
+            }
             let b = packed_b.as_ptr();
             for (ic, mc) in step(rows.clone(), mcb) {
                 let (mt, nt) = (mc.div_ceil(MR), nc.div_ceil(NR));
@@ -279,15 +292,16 @@ impl Job<'_> {
                             let tile_rows = (mc - ir * MR).min(MR);
                             let slot = if one_block { 0 } else { (jr * mt + ir) * MR * NR };
                             // SAFETY: the A panel of rows ic + ir·MR lies in the packed A
-                            // (ceil(m / MR) panels of MR·kp bytes), depth pc..pc + kc inside
-                            // it; the B panel jr of the block in the scratch (ceil(nc / NR)
-                            // panels of NR·kp bytes); the slot in the sums (one tile, or
+                            // (ceil(m / MR) panels of MR·kp·w bytes, the layout of this
+                            // ISA, checked by `gemm_tuned`), depth pc..pc + kc inside it;
+                            // the B panel jr of the block in the scratch (ceil(nc / NR)
+                            // panels of NR·kp·w bytes); the slot in the sums (one tile, or
                             // mt·nt tiles of MR·NR i32); the tile inside this task's part
                             // of C. The kernel's ISA was checked to be available.
                             unsafe {
                                 let acc = acc.add(slot);
-                                let a = a.add((ic / MR + ir) * MR * kp + pc * MR);
-                                let b = b.add(jr * NR * kp + pc * NR);
+                                let a = a.add(((ic / MR + ir) * MR * kp + pc * MR) * w);
+                                let b = b.add((jr * NR * kp + pc * NR) * w);
                                 tile(self.isa, kc / 4, a, b, acc, pc > 0, tile_cols);
                                 if last {
                                     let (i, j) = (ic + ir * MR, jc + jr * NR);
@@ -308,8 +322,9 @@ impl Job<'_> {
 /// up to a vector) need be right.
 ///
 /// # Safety
-/// `a` is readable for `k4 · MR · 4` bytes, `b` for `k4 · NR · 4`, `acc` writable for MR·NR
-/// i32 (and aligned to 4); the CPU has `isa`.
+/// `a` is readable for `k4 · MR · 4 · w` bytes, `b` for `k4 · NR · 4 · w` (w: the bytes per
+/// element of the ISA's layout), `acc` writable for MR·NR i32 (and aligned to 4); the CPU
+/// has `isa`.
 #[inline(always)]
 unsafe fn tile(isa: Isa, k4: usize, a: *const u8, b: *const u8, acc: *mut i32, accumulate: bool, cols: usize) {
     match isa {
@@ -318,8 +333,11 @@ unsafe fn tile(isa: Isa, k4: usize, a: *const u8, b: *const u8, acc: *mut i32, a
         #[cfg(target_arch = "x86_64")]
         // SAFETY: forwarded from the caller.
         Isa::Avx512Vnni => unsafe { super::avx512_vnni::tile(k4, a, b, acc, accumulate, cols) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: forwarded from the caller.
+        Isa::Avx2 => unsafe { super::avx2::tile(k4, a, b, acc, accumulate, cols) },
         #[cfg(not(target_arch = "x86_64"))]
-        Isa::Avx512Vnni => unreachable!("never available off x86-64"),
+        Isa::Avx512Vnni | Isa::Avx2 => unreachable!("never available off x86-64"),
     }
 }
 
@@ -336,7 +354,10 @@ unsafe fn finish(isa: Isa, e: &Epilogue<'_>, acc: *const i32, i: usize, j: usize
         #[cfg(target_arch = "x86_64")]
         // SAFETY: forwarded from the caller.
         Isa::Avx512Vnni => unsafe { super::avx512_vnni::finish(e, acc, i, j, rows, cols) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: forwarded from the caller.
+        Isa::Avx2 => unsafe { super::avx2::finish(e, acc, i, j, rows, cols) },
         #[cfg(not(target_arch = "x86_64"))]
-        Isa::Avx512Vnni => unreachable!("never available off x86-64"),
+        Isa::Avx512Vnni | Isa::Avx2 => unreachable!("never available off x86-64"),
     }
 }

@@ -4,12 +4,13 @@
 //! - A is packed once when the graph is built ([`PackedI8`]: MR-high row panels, four depth
 //!   steps of a row in one 32-bit word, with the sum of every row kept for the zero point).
 //! - B is a strided view ([`U8View`]) packed at run time, block by block, into thread-local
-//!   scratch: NR-wide column panels laid out `[k/4][NR][4]` (fast paths for a row-major B,
+//!   scratch: NR-wide column panels laid out `[k/4][NR][4]` (`[k/2][NR][2]` u16 for AVX2; fast paths for a row-major B,
 //!   `cs == 1`, and for a row-major `[n][k]` matrix read transposed, `rs == 1`).
 //! - The microkernel computes an MR × NR tile of i32 sums: AVX-512 VNNI (`vpdpbusd`: four u8
-//!   of B times four s8 of A added into each i32 lane) where the CPU has it, else portable
-//!   Rust. Both give the same sums (integers, no rounding, no saturation), so the same
-//!   outputs.
+//!   of B times four s8 of A added into each i32 lane) where the CPU has it, else AVX2
+//!   (`vpmaddwd` on operands widened to 16 bits when they are packed: two products per i32
+//!   lane, exact, where the usual `vpmaddubsw` would saturate), else portable Rust. All give
+//!   the same sums (integers, no rounding, no saturation), so the same outputs.
 //! - The requantizing epilogue ([`Requant`], [`Output`]) runs on each tile right after its
 //!   last depth block, while the sums are in L1.
 //!
@@ -49,9 +50,11 @@
 //!   abort.
 //!
 //! Files: `pack.rs` (the panel layouts, the packing of A and B), `driver.rs` (the blocked
-//! loops of one thread and the split among threads), `avx512_vnni.rs` and `portable.rs` (the
-//! microkernels and the epilogues), `tests.rs`.
+//! loops of one thread and the split among threads), `avx512_vnni.rs`, `avx2.rs` and
+//! `portable.rs` (the microkernels and the epilogues), `tests.rs`.
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512_vnni;
 mod driver;
@@ -79,16 +82,20 @@ pub enum Isa {
     Portable,
     /// x86-64 AVX-512F + BW + VL + VNNI (`vpdpbusd`).
     Avx512Vnni,
+    /// x86-64 AVX2 (`vpmaddwd` on 16-bit operands; Haswell, Zen 1–3 and later).
+    Avx2,
 }
 
 impl Isa {
     /// The fastest one this CPU has (detected at run time; std caches it).
     pub fn best() -> Isa {
-        if Isa::Avx512Vnni.available() {
-            Isa::Avx512Vnni
-        } else {
-            Isa::Portable
-        }
+        [Isa::Avx512Vnni, Isa::Avx2].into_iter().find(|isa| isa.available()).unwrap_or(Isa::Portable)
+    }
+
+    /// Whether its panels hold 16-bit elements (pairs of depth steps per 32-bit word) rather
+    /// than bytes (fours).
+    pub(super) fn wide(self) -> bool {
+        self == Isa::Avx2
     }
 
     /// Whether this CPU can run it.
@@ -102,8 +109,10 @@ impl Isa {
                     && std::is_x86_feature_detected!("avx512vl")
                     && std::is_x86_feature_detected!("avx512vnni")
             }
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => std::is_x86_feature_detected!("avx2"),
             #[cfg(not(target_arch = "x86_64"))]
-            Isa::Avx512Vnni => false,
+            Isa::Avx512Vnni | Isa::Avx2 => false,
         }
     }
 }
@@ -116,23 +125,31 @@ pub fn has_simd_kernel() -> bool {
 
 /// The left operand A (m × k signed 8-bit weights, e.g. a quantized conv filter
 /// `[cout][cin · kh · kw]` or the transposed weights of a MatMul), packed once when the graph
-/// is built: ceil(m / MR) panels of MR rows; in a panel, for each group of four depth steps,
-/// MR words of four bytes (row r's `a[r][4g..4g + 4]`); rows past m and steps past k zero.
-/// Also keeps `row_sums[i] = Σ_p a[i][p]`, for B's zero point.
+/// is built for one kernel's layout: ceil(m / MR) panels of MR rows; in a panel, for each
+/// group of four depth steps, MR words of four bytes (row r's `a[r][4g..4g + 4]`), or for
+/// the AVX2 kernel, for each pair of depth steps, MR words of two i16; rows past m and steps
+/// past k zero. Also keeps `row_sums[i] = Σ_p a[i][p]`, for B's zero point.
 pub struct PackedI8 {
     buf: AlignedBuf,
     row_sums: Vec<i32>,
     m: usize,
     k: usize,
+    /// The 16-bit layout (`Isa::wide`).
+    wide: bool,
 }
 
 impl PackedI8 {
     /// Packs the row-major m × k matrix `a` whose rows are `rs` elements apart (element
-    /// (i, p) at `a[i * rs + p]`).
+    /// (i, p) at `a[i * rs + p]`) for this CPU's best kernel.
     ///
     /// Errors (UnknownError): `a` does not hold the view, k exceeds [`MAX_DEPTH`], or the
     /// memory cannot be allocated.
     pub fn pack(a: &[i8], m: usize, k: usize, rs: usize) -> Result<PackedI8, Error> {
+        Self::pack_for(Isa::best(), a, m, k, rs)
+    }
+
+    /// [`PackedI8::pack`] for the kernel of `isa` (which [`gemm_with`] then takes).
+    pub fn pack_for(isa: Isa, a: &[i8], m: usize, k: usize, rs: usize) -> Result<PackedI8, Error> {
         let bad = |what: &str| Error::unknown(format!("int8 gemm: packing a {m}x{k} int8 matrix: {what}"));
         if k > MAX_DEPTH {
             return Err(bad("deeper than 65536"));
@@ -140,13 +157,14 @@ impl PackedI8 {
         if !pack::view_fits(a.len(), m, k, rs, 1) {
             return Err(bad("the view does not lie inside its data"));
         }
-        let len = pack::packed_a_len(m, k).ok_or_else(|| bad("too large"))?;
+        let wide = isa.wide();
+        let len = pack::packed_a_len(m, k, wide).ok_or_else(|| bad("too large"))?;
         let mut buf = AlignedBuf::try_zeroed(len, "int8 gemm: packed weights")?;
         let mut row_sums = Vec::new();
         row_sums.try_reserve_exact(m).map_err(|_| bad("cannot allocate the row sums"))?;
         row_sums.resize(m, 0);
-        pack::pack_a(a, m, k, rs, buf.as_bytes_mut(), &mut row_sums);
-        Ok(PackedI8 { buf, row_sums, m, k })
+        pack::pack_a(a, m, k, rs, wide, buf.as_bytes_mut(), &mut row_sums);
+        Ok(PackedI8 { buf, row_sums, m, k, wide })
     }
 
     /// `Σ_p a[i][p]` of every row i.
@@ -289,6 +307,9 @@ fn gemm_tuned(
     let bad = |what: &str| Err(Error::unknown(format!("int8 gemm {m}x{n}x{k}: {what}")));
     if !isa.available() {
         return bad("the CPU lacks the instruction set");
+    }
+    if isa.wide() != a.wide {
+        return bad("A was packed for another kernel");
     }
     if b.k != k {
         return bad(&format!("B has {} rows, A {k} columns", b.k));

@@ -4,6 +4,13 @@
 //! lane: an A panel holds, for each group g, the MR words `a[r][4g..4g + 4]`; a B panel, for
 //! each group, the NR words `b[4g..4g + 4][j]`. Depth steps past k are zero in both, columns
 //! past n in B and rows past m in A too.
+//!
+//! The wide layouts (the AVX2 kernel's `vpmaddwd`, which multiplies pairs of i16) group the
+//! depth in pairs, each element widened to 16 bits (A sign-extended, B zero-extended): an A
+//! panel holds, for each pair q, the MR words `a[r][2q] | a[r][2q + 1] << 16`; a B panel the
+//! NR words `b[2q][j] | b[2q + 1][j] << 16`. Per four depth steps that is twice the bytes
+//! (two words of four bytes where the byte layout has one), with the same word strides: MR
+//! words per step of A, NR per step of B.
 
 use super::{MR, NR};
 
@@ -40,23 +47,41 @@ pub(super) fn padded_depth(k: usize) -> usize {
     k.div_ceil(4) * 4
 }
 
-/// Bytes of an m × k A packed into MR-high panels.
-pub(super) fn packed_a_len(m: usize, k: usize) -> Option<usize> {
-    m.div_ceil(MR).checked_mul(MR)?.checked_mul(padded_depth(k))
+/// Bytes per element in a layout (1, or 2 for the wide one).
+pub(super) fn elem_bytes(wide: bool) -> usize {
+    if wide {
+        2
+    } else {
+        1
+    }
+}
+
+/// Bytes of an m × k A packed into MR-high panels (of the wide layout if `wide`).
+pub(super) fn packed_a_len(m: usize, k: usize, wide: bool) -> Option<usize> {
+    m.div_ceil(MR).checked_mul(MR)?.checked_mul(padded_depth(k))?.checked_mul(elem_bytes(wide))
 }
 
 /// Packs the m × k matrix `a` (row i at `a[i * rs..]`) into `dst` (zeroed, `packed_a_len`
-/// bytes) and stores each row's sum in `row_sums`.
-pub(super) fn pack_a(a: &[i8], m: usize, k: usize, rs: usize, dst: &mut [u8], row_sums: &mut [i32]) {
+/// bytes, the wide layout if `wide`) and stores each row's sum in `row_sums`.
+pub(super) fn pack_a(a: &[i8], m: usize, k: usize, rs: usize, wide: bool, dst: &mut [u8], row_sums: &mut [i32]) {
     let kp = padded_depth(k);
+    let w = elem_bytes(wide);
     for i in 0..m {
         let row = &a[i * rs..][..k];
         row_sums[i] = row.iter().map(|&v| v as i32).sum();
-        let panel = &mut dst[i / MR * MR * kp..][..MR * kp];
+        let panel = &mut dst[i / MR * MR * kp * w..][..MR * kp * w];
         let r = i % MR;
-        for (g, four) in row.chunks(4).enumerate() {
-            for (t, &v) in four.iter().enumerate() {
-                panel[(g * MR + r) * 4 + t] = v as u8;
+        if wide {
+            for (q, two) in row.chunks(2).enumerate() {
+                for (t, &v) in two.iter().enumerate() {
+                    panel[(q * MR + r) * 4 + 2 * t..][..2].copy_from_slice(&(v as i16).to_le_bytes());
+                }
+            }
+        } else {
+            for (g, four) in row.chunks(4).enumerate() {
+                for (t, &v) in four.iter().enumerate() {
+                    panel[(g * MR + r) * 4 + t] = v as u8;
+                }
             }
         }
     }
@@ -64,6 +89,85 @@ pub(super) fn pack_a(a: &[i8], m: usize, k: usize, rs: usize, dst: &mut [u8], ro
 
 /// Zeros, for the depth steps past k.
 static ZEROS: [u8; NR] = [0; NR];
+
+/// [`pack_b`] into the wide layout: ceil(nc / NR) panels of NR × `padded_depth(k)` u16
+/// (2 · NR · kp bytes); panel q holds, for each pair p, the NR words
+/// `b[2p][j] | b[2p + 1][j] << 16` of columns `j = j0 + q·NR + jj`, zero past k and past nc.
+pub(super) fn pack_b_wide(data: &[u8], k: usize, rs: usize, cs: usize, j0: usize, nc: usize, dst: &mut [u8]) {
+    let kp = padded_depth(k);
+    let panel_len = NR * kp * 2;
+    if panel_len == 0 {
+        return;
+    }
+    for (q, panel) in dst[..nc.div_ceil(NR) * panel_len].chunks_exact_mut(panel_len).enumerate() {
+        let jq = j0 + q * NR;
+        let cols = (nc - q * NR).min(NR);
+        if cs == 1 {
+            // Row-major B: two rows at a time, interleaved and zero-extended.
+            for (p, out) in panel.chunks_exact_mut(NR * 4).enumerate() {
+                let row = |t: usize| {
+                    let d = 2 * p + t;
+                    if d < k {
+                        &data[d * rs + jq..][..cols]
+                    } else {
+                        &ZEROS[..cols]
+                    }
+                };
+                interleave2_wide([row(0), row(1)], out);
+                out[cols * 4..].fill(0);
+            }
+        } else if rs == 1 {
+            // Column j's depth steps are contiguous: each pair one word.
+            for jj in 0..NR {
+                for p in 0..kp / 2 {
+                    let at = |d: usize| if jj < cols && d < k { data[(jq + jj) * cs + d] } else { 0 };
+                    panel[(p * NR + jj) * 4..][..4].copy_from_slice(&[at(2 * p), 0, at(2 * p + 1), 0]);
+                }
+            }
+        } else {
+            for (p, out) in panel.chunks_exact_mut(NR * 4).enumerate() {
+                for (jj, word) in out.chunks_exact_mut(4).enumerate() {
+                    let at = |d: usize| if d < k && jj < cols { data[d * rs + (jq + jj) * cs] } else { 0 };
+                    word.copy_from_slice(&[at(2 * p), 0, at(2 * p + 1), 0]);
+                }
+            }
+        }
+    }
+}
+
+/// `out[4j..4j + 4] = [rows[0][j], 0, rows[1][j], 0]` for the columns j of the two rows (of
+/// one length ≤ NR): each pair of bytes as two little-endian u16.
+#[inline]
+fn interleave2_wide(rows: [&[u8]; 2], out: &mut [u8]) {
+    let cols = rows[0].len();
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
+    let mut j = 0;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        while j + 16 <= cols {
+            // SAFETY: each row holds `cols ≥ j + 16` bytes, `out` at least 4 · cols (its
+            // caller's NR · 4), so the 16-byte loads and the 64 bytes of stores are in bounds;
+            // SSE2 is part of x86-64.
+            unsafe {
+                let r0 = _mm_loadu_si128(rows[0].as_ptr().add(j).cast());
+                let r1 = _mm_loadu_si128(rows[1].as_ptr().add(j).cast());
+                let zero = _mm_setzero_si128();
+                let (lo, hi) = (_mm_unpacklo_epi8(r0, r1), _mm_unpackhi_epi8(r0, r1));
+                let o = out.as_mut_ptr().add(4 * j);
+                _mm_storeu_si128(o.cast(), _mm_unpacklo_epi8(lo, zero));
+                _mm_storeu_si128(o.add(16).cast(), _mm_unpackhi_epi8(lo, zero));
+                _mm_storeu_si128(o.add(32).cast(), _mm_unpacklo_epi8(hi, zero));
+                _mm_storeu_si128(o.add(48).cast(), _mm_unpackhi_epi8(hi, zero));
+            }
+            j += 16;
+        }
+    }
+    for (jj, word) in out[4 * j..4 * cols].chunks_exact_mut(4).enumerate() {
+        let c = j + jj;
+        word.copy_from_slice(&[rows[0][c], 0, rows[1][c], 0]);
+    }
+}
 
 /// Packs columns `j0..j0 + nc` of the k × n view (element (p, j) at `data[p * rs + j * cs]`)
 /// into ceil(nc / NR) panels of NR × `padded_depth(k)` bytes at the start of `dst`: panel q

@@ -12,9 +12,9 @@ use crate::kernels::activation::clamp_value;
 use crate::kernels::quantize::quantize_one;
 use webnn_core::testing::Rng;
 
-/// The kernels this CPU can run (the VNNI one on the Zen 4 / Ice Lake hosts the tests run on).
+/// The kernels this CPU can run (AVX2 and, on the Zen 4 / Ice Lake hosts, VNNI).
 fn isas() -> Vec<Isa> {
-    [Isa::Portable, Isa::Avx512Vnni].into_iter().filter(|i| i.available()).collect()
+    [Isa::Portable, Isa::Avx512Vnni, Isa::Avx2].into_iter().filter(|i| i.available()).collect()
 }
 
 /// How B reaches the GEMM.
@@ -92,8 +92,8 @@ impl Problem {
         Problem { m, n, k, a, a_rs, b, b_zero_point, scale, bias, lo, hi, out_scale, out_zero_point }
     }
 
-    fn packed(&self) -> PackedI8 {
-        PackedI8::pack(&self.a, self.m, self.k, self.a_rs).expect("pack")
+    fn packed(&self, isa: Isa) -> PackedI8 {
+        PackedI8::pack_for(isa, &self.a, self.m, self.k, self.a_rs).expect("pack")
     }
 
     fn requant(&self) -> Requant<'_> {
@@ -185,7 +185,7 @@ impl Problem {
                 inside[i * rs + j * cs] = true;
             }
         }
-        let a = self.packed();
+        let a = self.packed(isa);
         let req = self.requant();
         let (s, z) = (self.out_scale, self.out_zero_point);
         let get = |bits: &dyn Fn(usize) -> u32, sentinel: u32| -> Vec<u32> {
@@ -342,11 +342,11 @@ fn extreme_operands_do_not_overflow() {
         for (av, bv, bzp) in [(-128i8, 255u8, 0), (127, 255, 0), (-128, 0, 255), (-128, 255, 255), (127, 0, 255)] {
             let a = vec![av; m * k];
             let b = vec![bv; k * n];
-            let packed = PackedI8::pack(&a, m, k, k).expect("pack");
-            assert!(packed.row_sums().iter().all(|&s| s as i64 == av as i64 * k as i64));
             let exact = av as i64 * (bv as i64 - bzp as i64) * k as i64;
             assert!(exact.unsigned_abs() < 1 << 31);
             for isa in isas() {
+                let packed = PackedI8::pack_for(isa, &a, m, k, k).expect("pack");
+                assert!(packed.row_sums().iter().all(|&s| s as i64 == av as i64 * k as i64));
                 let mut c = vec![0f32; m * n];
                 let req = Requant::new(bzp, &[1.0]);
                 let view = U8View { data: &b, k, n, rs: n, cs: 1 };
@@ -388,6 +388,13 @@ fn bad_sizes_and_parameters_are_errors() {
     let mut c = vec![0f32; 64];
     assert!(gemm(&packed, view, &req, f32_out(&mut c, 8, 1)).is_ok());
     assert!(c.iter().all(|&v| v == 8.0));
+    // A packed for a kernel of the other layout.
+    for (packed_for, run_on) in [(Isa::Portable, Isa::Avx2), (Isa::Avx2, Isa::Portable)] {
+        if run_on.available() {
+            let other = PackedI8::pack_for(packed_for, &a, 8, 8, 8).expect("pack");
+            assert!(gemm_with(run_on, &other, view, &req, f32_out(&mut c, 8, 1)).is_err());
+        }
+    }
     // B's depth differs from A's; B's view is larger than its data.
     assert!(gemm(&packed, U8View { k: 7, ..view }, &req, f32_out(&mut c, 8, 1)).is_err());
     assert!(gemm(&packed, U8View { n: 9, ..view }, &req, f32_out(&mut c, 8, 1)).is_err());
