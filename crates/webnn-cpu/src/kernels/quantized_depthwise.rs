@@ -191,7 +191,8 @@ impl QuantizedDepthwise {
             unsafe { sums_avx2(g, padded, pw, taps, sums) };
             return;
         }
-        sums_rows(g, padded, pw, taps, sums);
+        let sw = g.strides[1];
+        sums_rows(g, padded, pw, taps, sums, |row, src, w| strided_tap_plain(sw, row, src, w));
     }
 
     /// Channel c's outputs from their exact sums: `sum · scale + bias`, clamped, quantized
@@ -240,11 +241,18 @@ impl QuantizedDepthwise {
 
 /// The sums of `QuantizedDepthwise::sums` without explicit SIMD, a row at a time: for each
 /// tap, the row's outputs gain the tap times their inputs (a loop the compiler vectorises at
-/// width stride 1). The products and sums are integers below 2^24 (MAX_TAPS), exact in
-/// float32 in any order, so this gives the same sums as the window-order loops of the
-/// AVX-512 kernel.
+/// width stride 1; other strides go to `strided_tap(row, src, w)`, which adds `w · src[sw·i]`
+/// to `row[i]`). The products and sums are integers below 2^24 (MAX_TAPS), exact in float32
+/// in any order, so this gives the same sums as the window-order loops of the AVX-512 kernel.
 #[inline(always)]
-fn sums_rows(g: &Geom, padded: &[f32], pw: usize, taps: &[f32], sums: &mut [f32]) {
+fn sums_rows(
+    g: &Geom,
+    padded: &[f32],
+    pw: usize,
+    taps: &[f32],
+    sums: &mut [f32],
+    mut strided_tap: impl FnMut(&mut [f32], &[f32], f32),
+) {
     let ([sh, sw], [dh, dw]) = (g.strides, g.dilations);
     let ow = g.ow;
     for (oy, row) in sums.chunks_exact_mut(ow).enumerate() {
@@ -259,12 +267,18 @@ fn sums_rows(g: &Geom, padded: &[f32], pw: usize, taps: &[f32], sums: &mut [f32]
                         *s += w * x;
                     }
                 } else {
-                    for (s, x) in row.iter_mut().zip(src.iter().step_by(sw)) {
-                        *s += w * x;
-                    }
+                    strided_tap(row, src, w);
                 }
             }
         }
+    }
+}
+
+/// `row[i] += w · src[sw·i]`, the strided tap of [`sums_rows`] in plain code.
+#[inline(always)]
+fn strided_tap_plain(sw: usize, row: &mut [f32], src: &[f32], w: f32) {
+    for (s, x) in row.iter_mut().zip(src.iter().step_by(sw)) {
+        *s += w * x;
     }
 }
 
@@ -278,43 +292,31 @@ fn sums_rows(g: &Geom, padded: &[f32], pw: usize, taps: &[f32], sums: &mut [f32]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn sums_avx2(g: &Geom, padded: &[f32], pw: usize, taps: &[f32], sums: &mut [f32]) {
     use std::arch::x86_64::*;
-    let ([sh, sw], [dh, dw]) = (g.strides, g.dilations);
-    if sw != 2 {
-        sums_rows(g, padded, pw, taps, sums);
-        return;
-    }
-    let ow = g.ow;
-    for (oy, row) in sums.chunks_exact_mut(ow).enumerate() {
-        row.fill(0.0);
-        for u in 0..g.kh {
-            let base = (oy * sh + u * dh) * pw;
-            for v in 0..g.kw {
-                let (w, start) = (taps[u * g.kw + v], base + v * dw);
-                let src = &padded[start..];
-                let wv = _mm256_set1_ps(w);
-                let mut ox = 0;
-                // Each step reads src[2·ox..2·ox + 16].
-                while ox + 8 <= ow && 2 * ox + 16 <= src.len() {
-                    // SAFETY: the 16 floats from 2·ox lie inside `src` (checked), the 8 sums
-                    // from ox inside the row; AVX2 is enabled here.
-                    unsafe {
-                        let a = _mm256_loadu_ps(src.as_ptr().add(2 * ox));
-                        let b = _mm256_loadu_ps(src.as_ptr().add(2 * ox + 8));
-                        // Per 128-bit half a0 a2 b0 b2 | a4 a6 b4 b6, then a0 a2 a4 a6 b0 b2 b4 b6.
-                        let even = _mm256_castpd_ps(_mm256_permute4x64_pd::<0xd8>(_mm256_castps_pd(
-                            _mm256_shuffle_ps::<0x88>(a, b),
-                        )));
-                        let at = row.as_mut_ptr().add(ox);
-                        _mm256_storeu_ps(at, _mm256_add_ps(_mm256_loadu_ps(at), _mm256_mul_ps(wv, even)));
-                    }
-                    ox += 8;
-                }
-                for (s, x) in row[ox..].iter_mut().zip(src[2 * ox..].iter().step_by(2)) {
-                    *s += w * x;
-                }
-            }
+    let sw = g.strides[1];
+    sums_rows(g, padded, pw, taps, sums, |row: &mut [f32], src: &[f32], w: f32| {
+        if sw != 2 {
+            strided_tap_plain(sw, row, src, w);
+            return;
         }
-    }
+        let wv = _mm256_set1_ps(w);
+        let mut ox = 0;
+        // Each step reads src[2·ox..2·ox + 16].
+        while ox + 8 <= row.len() && 2 * ox + 16 <= src.len() {
+            // SAFETY: the 16 floats from 2·ox lie inside `src` (checked), the 8 sums from ox
+            // inside the row; AVX2 is enabled here.
+            unsafe {
+                let a = _mm256_loadu_ps(src.as_ptr().add(2 * ox));
+                let b = _mm256_loadu_ps(src.as_ptr().add(2 * ox + 8));
+                // Per 128-bit half a0 a2 b0 b2 | a4 a6 b4 b6, then a0 a2 a4 a6 b0 b2 b4 b6.
+                let even =
+                    _mm256_castpd_ps(_mm256_permute4x64_pd::<0xd8>(_mm256_castps_pd(_mm256_shuffle_ps::<0x88>(a, b))));
+                let at = row.as_mut_ptr().add(ox);
+                _mm256_storeu_ps(at, _mm256_add_ps(_mm256_loadu_ps(at), _mm256_mul_ps(wv, even)));
+            }
+            ox += 8;
+        }
+        strided_tap_plain(2, &mut row[ox..], &src[2 * ox..], w);
+    });
 }
 
 /// The folded requantization of a plane of exact sums (integers below 2^24, so exact as

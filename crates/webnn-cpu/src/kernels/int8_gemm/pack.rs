@@ -95,15 +95,9 @@ static ZEROS: [u8; NR] = [0; NR];
 /// `b[2p][j] | b[2p + 1][j] << 16` of columns `j = j0 + q·NR + jj`, zero past k and past nc.
 pub(super) fn pack_b_wide(data: &[u8], k: usize, rs: usize, cs: usize, j0: usize, nc: usize, dst: &mut [u8]) {
     let kp = padded_depth(k);
-    let panel_len = NR * kp * 2;
-    if panel_len == 0 {
-        return;
-    }
-    for (q, panel) in dst[..nc.div_ceil(NR) * panel_len].chunks_exact_mut(panel_len).enumerate() {
-        let jq = j0 + q * NR;
-        let cols = (nc - q * NR).min(NR);
+    for_each_panel(dst, NR * kp * 2, j0, nc, |panel, jq, cols| {
         if cs == 1 {
-            // Row-major B: two rows at a time, interleaved and zero-extended.
+            // Row-major B: two rows at a time, zero-extended and interleaved.
             for (p, out) in panel.chunks_exact_mut(NR * 4).enumerate() {
                 let row = |t: usize| {
                     let d = 2 * p + t;
@@ -113,7 +107,10 @@ pub(super) fn pack_b_wide(data: &[u8], k: usize, rs: usize, cs: usize, j0: usize
                         &ZEROS[..cols]
                     }
                 };
-                interleave2_wide([row(0), row(1)], out);
+                // Each word `[b[2p][j], 0, b[2p + 1][j], 0]`: the byte layout's interleave
+                // of four rows, two of them zeros.
+                let zeros = &ZEROS[..cols];
+                interleave4([row(0), zeros, row(1), zeros], out);
                 out[cols * 4..].fill(0);
             }
         } else if rs == 1 {
@@ -132,40 +129,25 @@ pub(super) fn pack_b_wide(data: &[u8], k: usize, rs: usize, cs: usize, j0: usize
                 }
             }
         }
-    }
+    });
 }
 
-/// `out[4j..4j + 4] = [rows[0][j], 0, rows[1][j], 0]` for the columns j of the two rows (of
-/// one length ≤ NR): each pair of bytes as two little-endian u16.
-#[inline]
-fn interleave2_wide(rows: [&[u8]; 2], out: &mut [u8]) {
-    let cols = rows[0].len();
-    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
-    let mut j = 0;
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::*;
-        while j + 16 <= cols {
-            // SAFETY: each row holds `cols ≥ j + 16` bytes, `out` at least 4 · cols (its
-            // caller's NR · 4), so the 16-byte loads and the 64 bytes of stores are in bounds;
-            // SSE2 is part of x86-64.
-            unsafe {
-                let r0 = _mm_loadu_si128(rows[0].as_ptr().add(j).cast());
-                let r1 = _mm_loadu_si128(rows[1].as_ptr().add(j).cast());
-                let zero = _mm_setzero_si128();
-                let (lo, hi) = (_mm_unpacklo_epi8(r0, r1), _mm_unpackhi_epi8(r0, r1));
-                let o = out.as_mut_ptr().add(4 * j);
-                _mm_storeu_si128(o.cast(), _mm_unpacklo_epi8(lo, zero));
-                _mm_storeu_si128(o.add(16).cast(), _mm_unpackhi_epi8(lo, zero));
-                _mm_storeu_si128(o.add(32).cast(), _mm_unpacklo_epi8(hi, zero));
-                _mm_storeu_si128(o.add(48).cast(), _mm_unpackhi_epi8(hi, zero));
-            }
-            j += 16;
-        }
+/// Runs `pack(panel, jq, cols)` on each of the ceil(nc / NR) panels of `panel_len` bytes at
+/// the start of `dst` for columns `j0..j0 + nc`: panel q holds columns `jq = j0 + q·NR` on,
+/// `cols` (≤ NR) of them.
+#[inline(always)]
+fn for_each_panel(
+    dst: &mut [u8],
+    panel_len: usize,
+    j0: usize,
+    nc: usize,
+    mut pack: impl FnMut(&mut [u8], usize, usize),
+) {
+    if panel_len == 0 {
+        return;
     }
-    for (jj, word) in out[4 * j..4 * cols].chunks_exact_mut(4).enumerate() {
-        let c = j + jj;
-        word.copy_from_slice(&[rows[0][c], 0, rows[1][c], 0]);
+    for (q, panel) in dst[..nc.div_ceil(NR) * panel_len].chunks_exact_mut(panel_len).enumerate() {
+        pack(panel, j0 + q * NR, (nc - q * NR).min(NR));
     }
 }
 
@@ -175,13 +157,7 @@ fn interleave2_wide(rows: [&[u8]; 2], out: &mut [u8]) {
 /// past nc. The view lies inside `data`.
 pub(super) fn pack_b(data: &[u8], k: usize, rs: usize, cs: usize, j0: usize, nc: usize, dst: &mut [u8]) {
     let kp = padded_depth(k);
-    let panel_len = NR * kp;
-    if panel_len == 0 {
-        return;
-    }
-    for (q, panel) in dst[..nc.div_ceil(NR) * panel_len].chunks_exact_mut(panel_len).enumerate() {
-        let jq = j0 + q * NR;
-        let cols = (nc - q * NR).min(NR);
+    for_each_panel(dst, NR * kp, j0, nc, |panel, jq, cols| {
         if cs == 1 {
             // Row-major B: four rows at a time, interleaved byte by byte.
             for (g, out) in panel.chunks_exact_mut(NR * 4).enumerate() {
@@ -226,7 +202,7 @@ pub(super) fn pack_b(data: &[u8], k: usize, rs: usize, cs: usize, j0: usize, nc:
                 }
             }
         }
-    }
+    });
 }
 
 /// `out[4j + t] = rows[t][j]` for the columns j of the four rows (all of one length ≤ NR).
