@@ -443,9 +443,12 @@ fn depthwise_blocked_and_plane_kernels_each_match_reference() {
 
 #[test]
 fn direct_and_im2col_each_match_reference() {
-    // Both paths of the convs the direct kernel takes (the routing picks it on AVX-512 CPUs,
-    // so im2col is also called directly), with bias and a residual add as the epilogue: each
-    // run of pixels applies it at its own offsets.
+    // Both paths of the convs the direct kernel takes (the routing picks it on AVX2 and
+    // AVX-512 CPUs, so im2col is also called directly), with bias and a residual add as the
+    // epilogue (each run of pixels applies it at its own offsets), and the direct kernel on
+    // each vector width this CPU runs, also with a clamp applied in its store.
+    #[cfg(target_arch = "x86_64")]
+    use super::super::conv_direct::{conv_with, DirectFilter, Width};
     let cases = CASES.iter().filter(|c| c.groups == 1 && c.cin * c.kh * c.kw >= 64);
     let mut direct_runs = 0;
     for (i, c) in cases.enumerate() {
@@ -454,14 +457,20 @@ fn direct_and_im2col_each_match_reference() {
         run.check(&format!("im2col {c:?}"), |out, ep| im2col_conv(g, x, f, b, &Scratch::default(), out, ep).unwrap());
         #[cfg(target_arch = "x86_64")]
         if super::super::conv_direct::applies(g) {
-            let filter = super::super::conv_direct::DirectFilter::new(g, f).unwrap();
-            run.check(&format!("direct {c:?}"), |out, ep| {
-                super::super::conv_direct::conv(g, x, &filter, b, &Scratch::default(), out, ep).unwrap()
-            });
+            let filter = DirectFilter::new(g, f).unwrap();
+            for width in [Width::Avx512, Width::Avx2].into_iter().filter(|w| w.available()) {
+                run.check(&format!("direct {width:?} {c:?}"), |out, ep| {
+                    conv_with(width, g, x, &filter, b, &Scratch::default(), out, ep).unwrap()
+                });
+                run.check_clamped(&format!("direct {width:?} clamped {c:?}"), |out, ep| {
+                    conv_with(width, g, x, &filter, b, &Scratch::default(), out, ep).unwrap()
+                });
+            }
             direct_runs += 1;
         }
     }
-    if super::super::unary::has_avx512() {
+    #[cfg(target_arch = "x86_64")]
+    if super::super::unary::has_avx2() {
         assert!(direct_runs >= 6, "the direct kernel took {direct_runs} cases");
     }
 }
@@ -502,5 +511,17 @@ impl ResidualRun {
         let mut out = vec![f32::NAN; self.want.len()];
         kernel(&mut out, &self.ep.bind(&[Some(input)]));
         assert_close(&out, &self.want, 1e-4, label);
+    }
+
+    /// [`ResidualRun::check`] with a clamp to [-0.5, 0.5] as the epilogue instead of the
+    /// residual add (the kernels that apply it in their store).
+    fn check_clamped(&self, label: &str, kernel: impl FnOnce(&mut [f32], &super::super::epilogue::BoundEpilogue<'_>)) {
+        use super::super::activation::Activation;
+        use super::super::epilogue::{Epilogue, EpilogueStep};
+        let ep = Epilogue { steps: [EpilogueStep::Activation(Activation::Clamp(-0.5, 0.5))].into_iter().collect() };
+        let want: Vec<f32> = self.want.iter().zip(&self.residual).map(|(y, r)| (y - r).clamp(-0.5, 0.5)).collect();
+        let mut out = vec![f32::NAN; want.len()];
+        kernel(&mut out, &ep.bind(&[]));
+        assert_close(&out, &want, 1e-4, label);
     }
 }

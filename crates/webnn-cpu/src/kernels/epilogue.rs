@@ -305,8 +305,8 @@ impl TileEpilogue for GemmEpilogue<'_, '_, '_> {
 pub enum StoreActivation {
     /// `clamp(y, lo, hi)` with `Activation::Clamp`'s two selects (a relu: `[0, ∞]`).
     Clamp(f32, f32),
-    /// SiLU in its AVX-512 form (`vector_activation::swish_avx512`), which the unfused
-    /// activation runs on such CPUs (only offered there).
+    /// SiLU in the vector form the unfused activation runs on this CPU
+    /// (`vector_activation::swish_avx512`, else `swish_avx2`; only offered where one runs).
     Swish,
 }
 
@@ -328,10 +328,26 @@ impl StoreActivation {
             StoreActivation::Swish => super::vector_activation::swish_avx512(y),
         }
     }
+
+    /// The activation of 8 lanes, on a CPU without AVX-512 (where the SiLU offered is the
+    /// AVX2 form the unfused activation runs).
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    pub(crate) unsafe fn apply_avx2(self, y: std::arch::x86_64::__m256) -> std::arch::x86_64::__m256 {
+        use std::arch::x86_64::{_mm256_max_ps, _mm256_min_ps, _mm256_set1_ps};
+        match self {
+            // `vmaxps`/`vminps` return their second operand when one is NaN: y.
+            StoreActivation::Clamp(lo, hi) => _mm256_min_ps(_mm256_set1_ps(hi), _mm256_max_ps(_mm256_set1_ps(lo), y)),
+            StoreActivation::Swish => super::vector_activation::swish_avx2(y),
+        }
+    }
 }
 
 /// `act` as an activation a kernel applies in registers, if it has such a form: a clamp
-/// ([`clamp_bounds`]), or SiLU where the activation kernels run its AVX-512 form (the same
+/// ([`clamp_bounds`]), or SiLU where the activation kernels run a vector form (the same
 /// bits).
 fn store_activation(act: Activation) -> Option<StoreActivation> {
     match act {

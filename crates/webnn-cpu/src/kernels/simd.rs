@@ -90,6 +90,43 @@ pub(crate) unsafe fn clamp_avx512(
     _mm512_min_ps(hi, _mm512_max_ps(lo, y))
 }
 
+/// The 8 × 8 transpose of 32-bit lanes in AVX2: `out[c]` lane r = `rows[r]` lane c (the
+/// int8 GEMM's transposed C, `conv_direct`'s pixel-major sums into nchw planes).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(crate) fn transpose8_avx2(r: [std::arch::x86_64::__m256; 8]) -> [std::arch::x86_64::__m256; 8] {
+    use std::arch::x86_64::*;
+    let pd = _mm256_castps_pd;
+    let u: [__m256; 8] = [
+        _mm256_unpacklo_ps(r[0], r[1]),
+        _mm256_unpackhi_ps(r[0], r[1]),
+        _mm256_unpacklo_ps(r[2], r[3]),
+        _mm256_unpackhi_ps(r[2], r[3]),
+        _mm256_unpacklo_ps(r[4], r[5]),
+        _mm256_unpackhi_ps(r[4], r[5]),
+        _mm256_unpacklo_ps(r[6], r[7]),
+        _mm256_unpackhi_ps(r[6], r[7]),
+    ];
+    // Per 128-bit half: columns 0..4 of rows 0..4 (q0..q3) and of rows 4..8 (q4..q7).
+    let q = |x: __m256, y: __m256, hi: bool| {
+        let (x, y) = (pd(x), pd(y));
+        _mm256_castpd_ps(if hi { _mm256_unpackhi_pd(x, y) } else { _mm256_unpacklo_pd(x, y) })
+    };
+    let (q0, q1, q2, q3) = (q(u[0], u[2], false), q(u[0], u[2], true), q(u[1], u[3], false), q(u[1], u[3], true));
+    let (q4, q5, q6, q7) = (q(u[4], u[6], false), q(u[4], u[6], true), q(u[5], u[7], false), q(u[5], u[7], true));
+    [
+        _mm256_permute2f128_ps::<0x20>(q0, q4),
+        _mm256_permute2f128_ps::<0x20>(q1, q5),
+        _mm256_permute2f128_ps::<0x20>(q2, q6),
+        _mm256_permute2f128_ps::<0x20>(q3, q7),
+        _mm256_permute2f128_ps::<0x31>(q0, q4),
+        _mm256_permute2f128_ps::<0x31>(q1, q5),
+        _mm256_permute2f128_ps::<0x31>(q2, q6),
+        _mm256_permute2f128_ps::<0x31>(q3, q7),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -207,35 +207,5 @@ struct RowLanes {
 #[inline]
 #[target_feature(enable = "avx2")]
 fn transpose8(rows: [__m256i; 8]) -> [__m256i; 8] {
-    let ps = _mm256_castsi256_ps;
-    let pd = _mm256_castps_pd;
-    let r: [__m256; 8] = rows.map(|x| ps(x));
-    let u: [__m256; 8] = [
-        _mm256_unpacklo_ps(r[0], r[1]),
-        _mm256_unpackhi_ps(r[0], r[1]),
-        _mm256_unpacklo_ps(r[2], r[3]),
-        _mm256_unpackhi_ps(r[2], r[3]),
-        _mm256_unpacklo_ps(r[4], r[5]),
-        _mm256_unpackhi_ps(r[4], r[5]),
-        _mm256_unpacklo_ps(r[6], r[7]),
-        _mm256_unpackhi_ps(r[6], r[7]),
-    ];
-    // Per 128-bit half: columns 0..4 of rows 0..4 (q0..q3) and of rows 4..8 (q4..q7).
-    let q = |x: __m256, y: __m256, hi: bool| {
-        let (x, y) = (pd(x), pd(y));
-        _mm256_castpd_ps(if hi { _mm256_unpackhi_pd(x, y) } else { _mm256_unpacklo_pd(x, y) })
-    };
-    let (q0, q1, q2, q3) = (q(u[0], u[2], false), q(u[0], u[2], true), q(u[1], u[3], false), q(u[1], u[3], true));
-    let (q4, q5, q6, q7) = (q(u[4], u[6], false), q(u[4], u[6], true), q(u[5], u[7], false), q(u[5], u[7], true));
-    let si = _mm256_castps_si256;
-    [
-        si(_mm256_permute2f128_ps::<0x20>(q0, q4)),
-        si(_mm256_permute2f128_ps::<0x20>(q1, q5)),
-        si(_mm256_permute2f128_ps::<0x20>(q2, q6)),
-        si(_mm256_permute2f128_ps::<0x20>(q3, q7)),
-        si(_mm256_permute2f128_ps::<0x31>(q0, q4)),
-        si(_mm256_permute2f128_ps::<0x31>(q1, q5)),
-        si(_mm256_permute2f128_ps::<0x31>(q2, q6)),
-        si(_mm256_permute2f128_ps::<0x31>(q3, q7)),
-    ]
+    super::super::simd::transpose8_avx2(rows.map(|r| _mm256_castsi256_ps(r))).map(|r| _mm256_castps_si256(r))
 }

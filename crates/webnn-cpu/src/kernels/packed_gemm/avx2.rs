@@ -1,7 +1,6 @@
 //! The AVX2 + FMA microkernel: a 6 × 16 tile in 12 ymm accumulators (two vectors of B and
 //! six broadcasts of A per depth step). Partial tiles are stored through a small buffer.
 
-use super::super::epilogue::StoreActivation;
 use super::super::sgemm::Mat;
 use super::kernel::{Kernel, Tile};
 use super::pack;
@@ -21,7 +20,8 @@ pub(super) static KERNEL: Kernel = Kernel {
     a_block: 256 * 96,
     a_in_place_block: 0, // A is packed
     b_ahead: false,
-    swish: false,
+    // Its SiLU is the AVX2 form: the activations' own only on CPUs without AVX-512.
+    swish: || !super::super::unary::has_avx512(),
     tile,
     pack_lhs,
     pack_rhs,
@@ -69,10 +69,9 @@ unsafe fn tile(t: &Tile) {
                         let o = _mm256_loadu_ps(ops.other.add(i * ops.other_rs + 8 * v));
                         y = if ops.other_mul { _mm256_mul_ps(y, o) } else { _mm256_add_ps(y, o) };
                     }
-                    // (A SiLU never reaches this kernel: `Kernel::swish` is false.)
-                    if let Some(StoreActivation::Clamp(lo, hi)) = ops.act {
-                        // `vmaxps`/`vminps` return their second operand when one is NaN: y.
-                        y = _mm256_min_ps(_mm256_set1_ps(hi), _mm256_max_ps(_mm256_set1_ps(lo), y));
+                    // (A SiLU reaches this kernel only where `Kernel::swish` said so.)
+                    if let Some(act) = ops.act {
+                        y = act.apply_avx2(y);
                     }
                     _mm256_storeu_ps(p, y);
                 }

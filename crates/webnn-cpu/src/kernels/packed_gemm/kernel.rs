@@ -84,7 +84,7 @@ impl TileOps {
 
     /// Element (i, j)'s final value from `y` (the sum, plus C's old contents when
     /// accumulating): the scalar form of what the vector kernels do, with the backend's
-    /// clamp (`activation::clamp_value`) and the AVX-512 SiLU on one lane.
+    /// clamp (`activation::clamp_value`) and the CPU's vector SiLU on one lane.
     ///
     /// # Safety
     /// `bias` (if not null) is readable at offset i (rows) or j (columns), `other` (if not
@@ -107,11 +107,8 @@ impl TileOps {
         match self.act {
             None => y,
             Some(StoreActivation::Clamp(lo, hi)) => clamp_value(y, lo, hi),
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY (caller): the SiLU is set only for the AVX-512 kernel, on a CPU that has it.
-            Some(StoreActivation::Swish) => unsafe { super::super::vector_activation::swish_one_avx512(y) },
-            #[cfg(not(target_arch = "x86_64"))]
-            Some(StoreActivation::Swish) => unreachable!("the SiLU is set only for the AVX-512 kernel"),
+            // (Set only for a kernel whose SiLU is the CPU's vector form: this one.)
+            Some(StoreActivation::Swish) => super::super::vector_activation::swish_one(y),
         }
     }
 }
@@ -210,9 +207,10 @@ pub(super) struct Kernel {
     pub a_in_place_block: usize,
     /// Whether the microkernel fetches `Tile::b_ahead` (else the driver prefetches it).
     pub b_ahead: bool,
-    /// Whether its tiles apply the SiLU of [`TileOps::act`] (the AVX-512 one: only the
-    /// AVX-512 kernel; a GEMM on another kernel applies a SiLU epilogue per tile instead).
-    pub swish: bool,
+    /// Whether its tiles apply the SiLU of [`TileOps::act`] on this CPU: only where its
+    /// SiLU is the form the activations run (`vector_activation`: AVX-512, else AVX2); a
+    /// GEMM on another kernel applies a SiLU epilogue per tile instead.
+    pub swish: fn() -> bool,
     /// Computes one tile.
     pub tile: TileFn,
     /// Packs A micro-panels.

@@ -396,7 +396,7 @@ where
         }
         return Ok(());
     }
-    let store = epilogue.store_ops(m, n).filter(|s| kernel.swish || s.act != Some(StoreActivation::Swish));
+    let store = epilogue.store_ops(m, n).filter(|s| (kernel.swish)() || s.act != Some(StoreActivation::Swish));
     if let Some(s) = store {
         match s.bias {
             TileBias::Rows(bias) if bias.len() < m => return bad("the bias is shorter than the rows"),

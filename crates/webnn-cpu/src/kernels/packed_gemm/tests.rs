@@ -426,7 +426,7 @@ fn store_ops_are_the_scalar_steps_bit_for_bit() {
                     // SiLU only where the kernel applies it (others leave such ops to the
                     // epilogue pass, which `InKernel` does not have).
                     let clamps = [None, Some(Clamp(0.0, f32::INFINITY)), Some(Clamp(-0.25, 0.5))];
-                    let silu = kernel.swish.then_some(Some(StoreActivation::Swish));
+                    let silu = (kernel.swish)().then_some(Some(StoreActivation::Swish));
                     for act in clamps.into_iter().chain(silu) {
                         let ops =
                             StoreOps { bias, other: op.map(|op| StoreOperand { op, data: &other, rs: other_rs }), act };

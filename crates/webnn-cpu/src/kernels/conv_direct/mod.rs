@@ -1,4 +1,4 @@
-//! Direct nchw conv2d with pixel-major sums, in AVX-512: the convs with a window that are
+//! Direct nchw conv2d with pixel-major sums, in AVX-512 or AVX2 (`avx2.rs`): the convs with a window that are
 //! neither depthwise nor taken by Winograd (3×3 stride 2 in ResNet and YOLO, 3×3 on planes
 //! too small for Winograd, ResNet's 7×7 stem). im2col + GEMM writes a column buffer of
 //! cin·kh·kw × pixels and packs it again for the GEMM; here the products read the input where
@@ -19,7 +19,10 @@
 //! through 16×16 register transposes, + bias (and a relu, clamp or SiLU, in the same registers); any
 //! other fused epilogue is applied to the band.
 //!
-//! Each output is Σ over (ci, kh, kw) in that order with FMAs, then + bias.
+//! Each output is Σ over (ci, kh, kw) in that order with FMAs, then + bias (on either
+//! instruction set: the same bits).
+
+mod avx2;
 
 use super::conv::Geom;
 use super::depthwise::{fill_padded, plane_fits, PhaseLayout};
@@ -50,7 +53,7 @@ pub(super) const MIN_TAPS: usize = 64;
 /// 1×1 convs are left to the GEMM: strided, their padded planes would copy 4× the input
 /// read (ResNet-50's 256→512 1×1 stride 2 took 2.96 → 4.24 ms here).
 pub fn applies(g: &Geom) -> bool {
-    super::unary::has_avx512()
+    Width::best().is_some()
         && !g.nhwc
         && g.groups == 1
         && g.kk() > 1
@@ -58,6 +61,36 @@ pub fn applies(g: &Geom) -> bool {
         && g.ow > 0
         && g.oh > 0
         && plane_fits(g)
+}
+
+/// The vector width the tiles and the store run with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Width {
+    /// AVX-512F: a register is a block of 16 output channels.
+    Avx512,
+    /// AVX2 + FMA: two registers per block.
+    Avx2,
+}
+
+impl Width {
+    /// The widest this CPU runs; None without AVX2 + FMA.
+    pub(super) fn best() -> Option<Width> {
+        if super::unary::has_avx512() {
+            Some(Width::Avx512)
+        } else if super::unary::has_avx2() {
+            Some(Width::Avx2)
+        } else {
+            None
+        }
+    }
+
+    /// Whether this CPU runs it.
+    pub(super) fn available(self) -> bool {
+        match self {
+            Width::Avx512 => super::unary::has_avx512(),
+            Width::Avx2 => super::unary::has_avx2(),
+        }
+    }
 }
 
 /// The filter regrouped for this kernel and [`super::conv_few_channels`]: block b (output
@@ -143,6 +176,22 @@ pub fn conv(
     out: &mut [f32],
     ep: &BoundEpilogue<'_>,
 ) -> webnn_core::Result<()> {
+    let width = Width::best().ok_or_else(|| webnn_core::Error::unknown("conv2d: the direct kernel needs AVX2"))?;
+    conv_with(width, g, x, filter, bias, planes, out, ep)
+}
+
+/// [`conv`] with the given vector width (one this CPU runs: the tests run each).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn conv_with(
+    width: Width,
+    g: &Geom,
+    x: &[f32],
+    filter: &DirectFilter,
+    bias: Option<&[f32]>,
+    planes: &Scratch,
+    out: &mut [f32],
+    ep: &BoundEpilogue<'_>,
+) -> webnn_core::Result<()> {
     let layout = PhaseLayout::of(g);
     let taps = layout.taps(g, g.cin);
     let k = filter.taps;
@@ -161,10 +210,18 @@ pub fn conv(
     let (runs, run_len) = balanced_runs(oplane, fewest, groups, threads);
     // A relu, clamp or SiLU (or nothing) after the bias is applied by `store`; other
     // epilogues run over each channel's pixels afterwards.
+    // (The SiLU offered is the AVX-512 form on AVX-512 CPUs: the AVX2 store runs it only
+    // where that is not the activations' form.)
     let (in_store, act) = match ep.as_store_activation() {
+        Some(Some(StoreActivation::Swish)) if width == Width::Avx2 && super::unary::has_avx512() => (false, None),
         Some(act) => (true, act),
         None => (false, None),
     };
+    if !width.available() {
+        return Err(webnn_core::Error::unknown(format!(
+            "conv2d: this CPU cannot run the direct kernel's {width:?} form"
+        )));
+    }
     for n in 0..g.n {
         crate::par::chunks_on(threads, &mut padded[..g.cin * layout.len], layout.len, |ci, plane_out| {
             fill_padded(g, &layout, &x[(n * g.cin + ci) * plane..][..plane], plane_out)
@@ -196,20 +253,29 @@ pub fn conv(
             let tiles = Tiles { x: padded.as_ptr(), w: blocked[co0 * k..].as_ptr(), k, stride };
             for t0 in (0..k).step_by(CHUNK_TAPS) {
                 let taps = &taps[t0..(t0 + CHUNK_TAPS).min(k)];
-                // SAFETY: `applies` checked AVX-512F; the taps of output pixels read inside
-                // the padded planes; the weights of the group's cb blocks; the run's sums.
+                // SAFETY: `width` is available (checked above); the taps of output pixels read
+                // inside the padded planes; the weights of the group's cb blocks; the run's
+                // sums (the overrun of either tile shape inside `bases` and `stride`).
                 unsafe {
-                    match cb {
-                        4 => tiles.run::<4, 6>(&bases, pixels.len(), t0, taps, sums.as_mut_ptr()),
-                        3 => tiles.run::<3, 6>(&bases, pixels.len(), t0, taps, sums.as_mut_ptr()),
-                        2 => tiles.run::<2, 6>(&bases, pixels.len(), t0, taps, sums.as_mut_ptr()),
+                    match (width, cb) {
+                        (Width::Avx2, _) => avx2::run(&tiles, cb, &bases, pixels.len(), t0, taps, sums.as_mut_ptr()),
+                        (_, 4) => tiles.run::<4, 6>(&bases, pixels.len(), t0, taps, sums.as_mut_ptr()),
+                        (_, 3) => tiles.run::<3, 6>(&bases, pixels.len(), t0, taps, sums.as_mut_ptr()),
+                        (_, 2) => tiles.run::<2, 6>(&bases, pixels.len(), t0, taps, sums.as_mut_ptr()),
                         _ => tiles.run::<1, 8>(&bases, pixels.len(), t0, taps, sums.as_mut_ptr()),
                     }
                 }
             }
             let bias = bias.map(|b| &b[co0..co0 + channels]);
-            // SAFETY: AVX-512F; pixels `pixels` of planes co0.. belong to this task.
-            unsafe { store(sums, stride, bias, act, channels, planes_out.at(co0 * oplane), oplane, pixels.clone()) };
+            let y = planes_out.at(co0 * oplane);
+            // SAFETY: `width` is available; pixels `pixels` of planes co0.. belong to this
+            // task; the sums hold whole 16-pixel vectors.
+            unsafe {
+                match width {
+                    Width::Avx512 => store(sums, stride, bias, act, channels, y, oplane, pixels.clone()),
+                    Width::Avx2 => avx2::store(sums, stride, bias, act, channels, y, oplane, pixels.clone()),
+                }
+            }
             if in_store {
                 return Ok(());
             }
