@@ -7,8 +7,9 @@
 //! convolutions (groups = input channels = output channels) run a direct kernel, everything
 //! else is im2col (tiled over output pixels) + GEMM, bias pre-filled into the output; float32
 //! 3×3 stride-1 nchw convolutions with a constant filter and enough channels run Winograd
-//! F(4×4, 3×3) (`winograd.rs`); on AVX-512, other nchw convs with a window run directly
-//! (`conv_direct.rs`, `conv_few_channels.rs`).
+//! F(4×4, 3×3) (`winograd.rs`); on AVX-512 or AVX2, other nchw convs with a window and 64+
+//! taps run directly (`conv_direct/`), on AVX-512 also those with fewer
+//! (`conv_few_channels.rs`).
 
 use super::constants::constant_f32;
 use super::epilogue::{BoundEpilogue, Epilogue, GemmEpilogue, TileBias};
@@ -181,7 +182,7 @@ enum ConvPath {
     Winograd,
     /// Few input channels, direct (`conv_few_channels.rs`, AVX-512).
     FewChannels,
-    /// Direct with pixel-major sums (`conv_direct.rs`, AVX-512).
+    /// Direct with pixel-major sums (`conv_direct/`, AVX-512 or AVX2).
     Direct,
 }
 
