@@ -9,7 +9,7 @@
 //! 3×3 stride-1 nchw convolutions with a constant filter and enough channels run Winograd
 //! F(4×4, 3×3) (`winograd.rs`); on AVX-512 or AVX2, other nchw convs with a window and 64+
 //! taps run directly (`conv_direct/`), on AVX-512 also those with fewer
-//! (`conv_few_channels.rs`).
+//! (`conv_few_channels/`).
 
 use super::constants::constant_f32;
 use super::epilogue::{BoundEpilogue, Epilogue, GemmEpilogue, TileBias};
@@ -180,7 +180,7 @@ enum ConvPath {
     Im2col,
     /// Winograd F(4×4, 3×3) with the filter transformed at build (`winograd.rs`).
     Winograd,
-    /// Few input channels, direct (`conv_few_channels.rs`, AVX-512).
+    /// Few input channels, direct (`conv_few_channels/`, AVX-512 or AVX2).
     FewChannels,
     /// Direct with pixel-major sums (`conv_direct/`, AVX-512 or AVX2).
     Direct,

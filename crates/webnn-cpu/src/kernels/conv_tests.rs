@@ -242,7 +242,7 @@ const CASES: &[Case] = &[
     Case::new([1, 2, 11, 130], [2, 3, 3], [2, 2], [1, 1], [1, 1, 1, 1], 2),
     Case::new([2, 3, 29, 27], [3, 5, 5], [2, 2], [1, 1], [2, 1, 1, 2], 3),
     Case::new([1, 20, 7, 7], [20, 5, 5], [1, 1], [1, 1], [2, 2, 2, 2], 20),
-    // few input channels, direct (conv_few_channels, AVX-512), as pixel vectors (fewer than
+    // few input channels, direct (conv_few_channels, AVX-512 or AVX2), as pixel vectors (fewer than
     // 64 taps): groups of 8 output channels (1 to 4 of them), strides, dilation, asymmetric
     // padding, output rows of 1, 3 and 5 vectors (blocks of 3: the last one partial, with a
     // vector wholly past the row)
@@ -472,6 +472,36 @@ fn direct_and_im2col_each_match_reference() {
     #[cfg(target_arch = "x86_64")]
     if super::super::unary::has_avx2() {
         assert!(direct_runs >= 6, "the direct kernel took {direct_runs} cases");
+    }
+}
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn few_channels_each_width_matches_reference() {
+    // The few-input-channel kernel on each vector width this CPU runs (the routing runs only
+    // the widest), with bias and a residual add as the epilogue, and with a clamp.
+    use super::super::conv_direct::{DirectFilter, Width};
+    use super::super::conv_few_channels::{applies, conv_with};
+    let mut runs = 0;
+    for (i, c) in CASES.iter().enumerate() {
+        let run = ResidualRun::new(c, 700 + 4 * i as u32);
+        let (g, x, b) = (&run.g, &run.x[..], Some(&run.b[..]));
+        if !applies(g) {
+            continue;
+        }
+        let filter = DirectFilter::new(g, &run.f).unwrap();
+        for width in [Width::Avx512, Width::Avx2].into_iter().filter(|w| w.available()) {
+            run.check(&format!("few channels {width:?} {c:?}"), |out, ep| {
+                conv_with(width, g, x, &filter, b, &Scratch::default(), out, ep).unwrap()
+            });
+            run.check_clamped(&format!("few channels {width:?} clamped {c:?}"), |out, ep| {
+                conv_with(width, g, x, &filter, b, &Scratch::default(), out, ep).unwrap()
+            });
+        }
+        runs += 1;
+    }
+    if super::super::unary::has_avx2() {
+        assert!(runs >= 4, "the few-channel kernel took {runs} cases");
     }
 }
 

@@ -1,5 +1,5 @@
 //! Direct nchw conv2d for few input channels (a CNN's first conv: 3 → 32 channels, 3×3,
-//! stride 2), in AVX-512. im2col + GEMM has K = cin·kh·kw = 27 there: the column buffer is
+//! stride 2), in AVX-512 or AVX2 (`avx2.rs`). im2col + GEMM has K = cin·kh·kw = 27 there: the column buffer is
 //! written and read once per output pixel for little arithmetic, and the GEMM's packing costs
 //! as much as its products.
 //!
@@ -15,11 +15,13 @@
 //! took 0.84 → 1.03 and 0.87 → 1.10 ms pixel-major at 1 thread on Ice Lake-SP, medians of 4
 //! alternating runs).
 //!
-//! Each output is Σ over (ci, kh, kw) in that order with FMAs, then + bias, then the fused
-//! epilogue per 8 finished rows.
+//! Each output is Σ over (ci, kh, kw) in that order with FMAs, then + bias (on either
+//! instruction set: the same bits), then the fused epilogue per 8 finished rows.
+
+mod avx2;
 
 use super::conv::Geom;
-use super::conv_direct::{DirectFilter, OutPlanes};
+use super::conv_direct::{DirectFilter, OutPlanes, Width};
 use super::depthwise::{fill_padded, plane_fits, PhaseLayout};
 use super::epilogue::BoundEpilogue;
 use super::scratch::Scratch;
@@ -37,7 +39,7 @@ const PIXEL_VECTORS: usize = 3;
 
 /// Whether `g` takes this kernel on this CPU.
 pub fn applies(g: &Geom) -> bool {
-    super::unary::has_avx512()
+    Width::best().is_some()
         && !g.nhwc
         && g.groups == 1
         && g.cin <= 4
@@ -61,6 +63,27 @@ pub fn conv(
     out: &mut [f32],
     ep: &BoundEpilogue<'_>,
 ) -> webnn_core::Result<()> {
+    let width = Width::best().ok_or_else(|| webnn_core::Error::unknown("conv2d: the few-channel kernel needs AVX2"))?;
+    conv_with(width, g, x, filter, bias, planes, out, ep)
+}
+
+/// [`conv`] with the given vector width (one this CPU runs: the tests run each).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn conv_with(
+    width: Width,
+    g: &Geom,
+    x: &[f32],
+    filter: &DirectFilter,
+    bias: Option<&[f32]>,
+    planes: &Scratch,
+    out: &mut [f32],
+    ep: &BoundEpilogue<'_>,
+) -> webnn_core::Result<()> {
+    if !width.available() {
+        return Err(webnn_core::Error::unknown(format!(
+            "conv2d: this CPU does not run the {width:?} few-channel kernel"
+        )));
+    }
     let layout = PhaseLayout::of(g);
     let taps = layout.taps(g, g.cin);
     let k = taps.len();
@@ -95,10 +118,13 @@ pub fn conv(
             for oh0 in rows.clone().step_by(8) {
                 let n_rows = (rows.end - oh0).min(8);
                 for oh in oh0..oh0 + n_rows {
-                    // SAFETY: `applies` checked AVX-512F; the taps read inside the padded
-                    // planes; `w` holds the group's channels of each tap's 16; the row
-                    // written is row `oh` of this group's planes.
-                    unsafe { row.vectors::<GROUP, PIXEL_VECTORS>(oh, g.ow) }
+                    // SAFETY: the CPU runs `width` (checked above); the taps read inside the
+                    // padded planes; `w` holds the group's channels of each tap's 16; the
+                    // row written is row `oh` of this group's planes.
+                    match width {
+                        Width::Avx512 => unsafe { row.vectors::<GROUP, PIXEL_VECTORS>(oh, g.ow) },
+                        Width::Avx2 => unsafe { avx2::row::<GROUP>(&row, oh, g.ow) },
+                    }
                 }
                 for co in co0..co0 + GROUP {
                     let first = co * oplane + oh0 * g.ow;
