@@ -19,7 +19,7 @@ use std::arch::x86_64::*;
 const B: usize = 4;
 const P: usize = 2;
 
-const _: () = assert!(super::GROUP % B == 0, "a group is whole runs of B channels");
+const _: () = assert!(super::GROUP.is_multiple_of(B), "a group is whole runs of B channels");
 
 /// Output row `oh` (`ow_n` pixels) of the group's `G` planes, as [`Row::vectors`] computes
 /// it.
