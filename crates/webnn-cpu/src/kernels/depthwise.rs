@@ -22,6 +22,13 @@ pub fn plane_fits(g: &Geom) -> bool {
     plane <= work.saturating_mul(4).saturating_add(4096)
 }
 
+/// Whether a plane takes the streamed kernels (`depthwise_avx512::plane_streamed`,
+/// `depthwise_avx2::plane_streamed`): strides 1 or 2 (both the same), no dilation, a square
+/// 3×3 or 5×5 window (nearly every depthwise conv of MobileNet/EfficientNet-style nets).
+pub(super) fn streamed(kh: usize, kw: usize, strides: [usize; 2], dilations: [usize; 2]) -> bool {
+    kh == kw && (kh == 3 || kh == 5) && (strides == [1, 1] || strides == [2, 2]) && dilations == [1, 1]
+}
+
 /// `orow[j] += Σ_k w[k]·xs[k][j]` for `K` taps over contiguous inputs, summed in order `k`: the
 /// tap loop is unrolled so the loop over `j` vectorizes.
 #[inline(always)]
@@ -242,7 +249,7 @@ fn depthwise_plane(
         // (up to `tap + wide − 1`, inside the padded plane), `o` is the oh × ow output plane
         // and `taps` has one offset per weight.
         unsafe {
-            if super::depthwise_avx512::streamed(g.kh, g.kw, g.strides, g.dilations) {
+            if streamed(g.kh, g.kw, g.strides, g.dilations) {
                 super::depthwise_avx512::plane_streamed(
                     padded,
                     layout.pitch,
@@ -258,6 +265,26 @@ fn depthwise_plane(
             } else {
                 super::depthwise_avx512::plane(padded, layout.pitch, taps, wk, bias, o, g.oh, g.ow)
             }
+        };
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if super::unary::has_avx2() && streamed(g.kh, g.kw, g.strides, g.dilations) {
+        // SAFETY: AVX2 and FMA were just detected; a streamed geometry, `padded` its
+        // phase-split plane, `o` the oh × ow output plane and `wk` one weight per tap.
+        unsafe {
+            super::depthwise_avx2::plane_streamed(
+                padded,
+                layout.pitch,
+                layout.phase,
+                g.kh,
+                g.strides[0],
+                wk,
+                bias,
+                o,
+                g.oh,
+                g.ow,
+            )
         };
         return;
     }
@@ -330,7 +357,7 @@ fn depthwise_row(g: &Geom, xn: &[f32], wts: &[f32], spans: &[(usize, usize)], oh
 fn streamed_here(g: &Geom) -> bool {
     #[cfg(target_arch = "x86_64")]
     if super::unary::has_avx512() && !g.nhwc {
-        return super::depthwise_avx512::streamed(g.kh, g.kw, g.strides, g.dilations);
+        return streamed(g.kh, g.kw, g.strides, g.dilations);
     }
     false
 }

@@ -34,13 +34,7 @@ struct Job {
     mask: __mmask16,
 }
 
-/// Whether a plane takes [`plane_streamed`]: strides 1 or 2 (both the same), no dilation, a
-/// square 3×3 or 5×5 window.
-pub(super) fn streamed(kh: usize, kw: usize, strides: [usize; 2], dilations: [usize; 2]) -> bool {
-    kh == kw && (kh == 3 || kh == 5) && (strides == [1, 1] || strides == [2, 2]) && dilations == [1, 1]
-}
-
-/// A [`streamed`] plane: `o[oh·ow_n + ow] = bias + Σ_{kh,kw} w[kh·k + kw]·x(s·oh + kh,
+/// A [`streamed`](super::depthwise::streamed) plane: `o[oh·ow_n + ow] = bias + Σ_{kh,kw} w[kh·k + kw]·x(s·oh + kh,
 /// s·ow + kw)`, taps in window order, where the padded input is split by phase (stride s):
 /// padded row r, column c at `((r % s)·s + c % s)·phase + (r / s)·pitch + c / s`.
 ///
@@ -177,7 +171,7 @@ unsafe fn strip<const K: usize, const S: usize, const C: usize, const M: usize, 
     }
 }
 
-/// Two [`streamed`] planes one vector wide (`ow_n ≤ 16`) of the same geometry at once: as
+/// Two [`streamed`](super::depthwise::streamed) planes one vector wide (`ow_n ≤ 16`) of the same geometry at once: as
 /// [`plane_streamed`] on each, with twice the independent FMA chains.
 ///
 /// # Safety

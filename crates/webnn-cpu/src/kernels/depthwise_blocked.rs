@@ -102,7 +102,7 @@ pub fn preferred(g: &Geom) -> bool {
         return false;
     }
     #[cfg(target_arch = "x86_64")]
-    if super::unary::has_avx512() && super::depthwise_avx512::streamed(g.kh, g.kw, g.strides, g.dilations) {
+    if super::unary::has_avx512() && super::depthwise::streamed(g.kh, g.kw, g.strides, g.dilations) {
         return g.oh * g.ow <= 10 * 10 || (g.kw == 5 && g.strides == [1, 1]);
     }
     g.oh * g.ow <= MAX_PLANE_PORTABLE

@@ -38,6 +38,8 @@ mod conv_few_channels;
 pub mod conv_transpose;
 pub mod depthwise;
 #[cfg(target_arch = "x86_64")]
+mod depthwise_avx2;
+#[cfg(target_arch = "x86_64")]
 mod depthwise_avx512;
 pub mod depthwise_blocked;
 #[cfg(target_arch = "x86_64")]
