@@ -12,7 +12,8 @@
 //! by adding and subtracting 1.5·2²³) and r = −a − k·ln2 (two-part Cody–Waite reduction,
 //! |r| ≤ ln2/2), eʳ by a degree-6 minimax polynomial (relative error 0.05·2⁻²⁴); d = 1 + e;
 //! y ≈ 1/d from `vrcp14ps` (2⁻¹⁴) refined by one Newton step; sigmoid = y for x ≥ 0 and e·y
-//! for x < 0 (no overflow, subnormal results kept). swish(x) = x·sigmoid(x), the same two
+//! for x < 0 (no overflow, subnormal results kept); the AVX2 form divides instead (one
+//! correctly rounded quotient, 1/d or e/d: see `avx2.rs`). swish(x) = x·sigmoid(x), the same two
 //! steps as the unfused graph. NaN needs no test of its own: it propagates through every step.
 //! SiLU in 21 vector instructions per 16 values (was 26 with Taylor's degree 7, a rounding
 //! instruction, a mask for the underflow and a NaN select): kernel bench silu 1×96×112×112,
@@ -26,7 +27,7 @@
 //! tanh, with a = min(|x|, 9.5) (tanh is ±1 in f32 beyond 9.01): m = e²ᵃ − 1 as
 //! 2ᵏ·(q + 1 − 2⁻ᵏ) with q = eʳ − 1 = r + r²·(1/2 + r/6 + … + r⁶/40320) (so m keeps its
 //! relative accuracy near 0, where 1 − e⁻²ᵃ would cancel), then tanh a = m / (m + 2) with
-//! the reciprocal as for sigmoid, and the sign of x. The scalar `fast_math::tanh_f32` is the
+//! the reciprocal as for sigmoid (AVX2: a division), and the sign of x. The scalar `fast_math::tanh_f32` is the
 //! same formula with a division; this form replaced its auto-vectorised loop (magika's two
 //! tanh steps, Zen 4, 1 thread: 245 → 156 µs together; ONNX Runtime 110). Measured
 //! (`tanh_is_within_4_ulp` below, the same sweep): 3 ULP at worst (at x ≈ 9.4e-4), relative,
