@@ -22,6 +22,11 @@ pub fn plane_fits(g: &Geom) -> bool {
     plane <= work.saturating_mul(4).saturating_add(4096)
 }
 
+/// The streamed plane kernels' signature (padded plane, pitch, phase, k, stride, weights,
+/// bias, output plane, oh, ow; see `depthwise_avx2::plane_streamed`).
+#[cfg(target_arch = "x86_64")]
+type StreamedPlane = unsafe fn(&[f32], usize, usize, usize, usize, &[f32], f32, &mut [f32], usize, usize);
+
 /// Whether a plane takes the streamed kernels (`depthwise_avx512::plane_streamed`,
 /// `depthwise_avx2::plane_streamed`): strides 1 or 2 (both the same), no dilation, a square
 /// 3×3 or 5×5 window (nearly every depthwise conv of MobileNet/EfficientNet-style nets).
@@ -244,49 +249,25 @@ fn depthwise_plane(
     fill_padded(g, layout, xp, padded);
     let padded = &*padded;
     #[cfg(target_arch = "x86_64")]
-    if super::unary::has_avx512() {
-        // SAFETY: AVX-512F was just detected; the taps read what the wide loop below reads
-        // (up to `tap + wide − 1`, inside the padded plane), `o` is the oh × ow output plane
-        // and `taps` has one offset per weight.
-        unsafe {
-            if streamed(g.kh, g.kw, g.strides, g.dilations) {
-                super::depthwise_avx512::plane_streamed(
-                    padded,
-                    layout.pitch,
-                    layout.phase,
-                    g.kh,
-                    g.strides[0],
-                    wk,
-                    bias,
-                    o,
-                    g.oh,
-                    g.ow,
-                )
-            } else {
-                super::depthwise_avx512::plane(padded, layout.pitch, taps, wk, bias, o, g.oh, g.ow)
-            }
-        };
-        return;
-    }
-    #[cfg(target_arch = "x86_64")]
-    if super::unary::has_avx2() && streamed(g.kh, g.kw, g.strides, g.dilations) {
-        // SAFETY: AVX2 and FMA were just detected; a streamed geometry, `padded` its
-        // phase-split plane, `o` the oh × ow output plane and `wk` one weight per tap.
-        unsafe {
-            super::depthwise_avx2::plane_streamed(
-                padded,
-                layout.pitch,
-                layout.phase,
-                g.kh,
-                g.strides[0],
-                wk,
-                bias,
-                o,
-                g.oh,
-                g.ow,
-            )
-        };
-        return;
+    {
+        let avx512 = super::unary::has_avx512();
+        if streamed(g.kh, g.kw, g.strides, g.dilations) && (avx512 || super::unary::has_avx2()) {
+            // The AVX-512 and AVX2 forms take the same arguments.
+            let kernel: StreamedPlane =
+                if avx512 { super::depthwise_avx512::plane_streamed } else { super::depthwise_avx2::plane_streamed };
+            // SAFETY: the CPU runs the kernel chosen (just detected); a streamed geometry,
+            // `padded` its phase-split plane, `o` the oh × ow output plane and `wk` one
+            // weight per tap.
+            unsafe { kernel(padded, layout.pitch, layout.phase, g.kh, g.strides[0], wk, bias, o, g.oh, g.ow) };
+            return;
+        }
+        if avx512 {
+            // SAFETY: AVX-512F was just detected; the taps read what the wide loop below
+            // reads (up to `tap + wide − 1`, inside the padded plane), `o` is the oh × ow
+            // output plane and `taps` has one offset per weight.
+            unsafe { super::depthwise_avx512::plane(padded, layout.pitch, taps, wk, bias, o, g.oh, g.ow) };
+            return;
+        }
     }
     let wide = &mut wide[..layout.wide];
     wide.fill(bias); // every element of the plane starts from it
