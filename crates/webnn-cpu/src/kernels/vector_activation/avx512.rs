@@ -43,8 +43,13 @@ fn exp_neg(a: __m512) -> __m512 {
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn sigmoid(x: __m512) -> __m512 {
-    // e = e^−|x|: −|x| by setting the sign bit.
-    let neg_abs = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(x), _mm512_set1_epi32(i32::MIN)));
+    // e = e^−|x|: −|x| as min(−x, x), which is x itself when x is a NaN (`vminps` gives its
+    // second operand then), so sigmoid(NaN) is that NaN, quieted, and x·sigmoid(x) has the
+    // same bits in either operand order. Setting the sign bit instead flipped a NaN's sign:
+    // the product then took the sign of whichever operand the compiler put first (the
+    // swish-equals-two-steps test failed on one build, passed on the next).
+    let neg = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32(i32::MIN)));
+    let neg_abs = _mm512_min_ps(neg, x);
     let e = exp_nonpositive(neg_abs);
     let d = _mm512_add_ps(_mm512_set1_ps(1.0), e);
     // 1/d: 14-bit estimate, one Newton step y·(2 − d·y).
