@@ -109,8 +109,32 @@ pub fn applies(g: &Geom) -> bool {
 /// alternating runs, medians of 3, 1 thread, direct → Winograd wherever it pays: YOLOv8n
 /// 23.8 → 20.3 ms, ResNet-50 77.7 → 70.2, SqueezeNet 1.1 7.56 → 6.73, UNet 162 → 132;
 /// 2 threads YOLOv8n 14.2 → 12.1, ResNet-50 43.6 → 38.0.
+///
+/// Below 32 input channels the AVX-512 direct kernel is faster again (each of the 36 GEMMs
+/// is only 16 deep). Measured on a Xeon with AVX-512 (2026-12-02, `WEBNN_PROFILE=all`,
+/// alternating runs, per step, Winograd → direct): YOLOv8n's 16→16 on 80² 0.47–0.54 →
+/// 0.38–0.41 ms at 1 thread, 0.32–0.44 → 0.23–0.28 at 2; SqueezeNet's 16→64 on 55²
+/// 0.47–0.56 → 0.46–0.48 at 1 thread, 0.33–0.41 → 0.25–0.29 at 2. The AVX2 direct form was
+/// not measured against Winograd there, so AVX2 CPUs keep 16.
 pub fn pays(g: &Geom) -> bool {
-    g.cin >= 16 && g.cout >= 16 && g.oh.div_ceil(TILE) * g.ow.div_ceil(TILE) >= 16
+    g.cin >= min_cin(g) && g.cout >= 16 && g.oh.div_ceil(TILE) * g.ow.div_ceil(TILE) >= 16
+}
+
+/// Fewest input channels for [`pays`]: 32 where the AVX-512 direct kernel takes `g`, else 16.
+fn min_cin(g: &Geom) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    let avx512_direct =
+        super::conv_direct::applies(g) && super::conv_direct::Width::best() == Some(super::conv_direct::Width::Avx512);
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx512_direct = {
+        let _ = g;
+        false
+    };
+    if avx512_direct {
+        32
+    } else {
+        16
+    }
 }
 
 /// The filter transformed and packed at build: `U[ξ]` (`cout × cin`) for each of the 36

@@ -90,6 +90,8 @@ const CASES: &[Case] = &[
     Case { n: 1, cin: 16, cout: 16, h: 3, w: 3, padding: [5, 4, 6, 5] },
     // several 16-tile steps per tile row (ow 70)
     Case { n: 1, cin: 24, cout: 16, h: 30, w: 70, padding: [1, 1, 1, 1] },
+    // 32 input channels: Winograd on every CPU (below 32 the AVX-512 direct kernel takes them)
+    Case { n: 1, cin: 32, cout: 16, h: 17, w: 17, padding: [1, 1, 1, 1] },
     // several blocks per image, batch 2
     Case { n: 2, cin: 64, cout: 72, h: 38, w: 41, padding: [1, 1, 1, 1] },
 ];
