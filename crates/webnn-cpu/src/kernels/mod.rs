@@ -16,6 +16,8 @@ pub mod movement;
 pub mod pad;
 pub mod quantize;
 pub mod quantized;
+#[cfg(target_arch = "x86_64")]
+mod quantized_conv_direct;
 pub mod quantized_depthwise;
 mod quantized_depthwise_vnni;
 pub mod quantized_elementwise;

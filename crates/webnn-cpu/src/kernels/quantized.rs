@@ -15,6 +15,8 @@
 
 use super::conv::{conv_geom, Geom};
 use super::int8_gemm::{self, Output, PackedI8, Requant, U8View};
+#[cfg(target_arch = "x86_64")]
+use super::quantized_conv_direct::{self, DirectFilterI8};
 use super::quantized_im2col::im2col_nchw_u8;
 use super::requantize::Requantizer;
 use super::{constants::constant_bytes, In, Kernel, Out};
@@ -104,7 +106,16 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
             let pointwise = g.kh == 1 && g.kw == 1 && g.strides == [1, 1] && g.padding == [0; 4];
             let pixels = g.oh * g.ow;
             let tile = if depth * pixels <= COL_BUDGET { pixels } else { (COL_BUDGET / depth).max(64).min(pixels) };
-            Ok(Box::new(QuantizedConv { common, g, pointwise, tile, col: Mutex::default() }))
+            let direct = direct_filter(&g, weights, &common)?;
+            Ok(Box::new(QuantizedConv {
+                common,
+                g,
+                pointwise,
+                tile,
+                col: Mutex::default(),
+                direct,
+                padded: Mutex::default(),
+            }))
         }
         _ => {
             let xd = graph.descriptor(*x);
@@ -112,6 +123,26 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
             Ok(Box::new(QuantizedMatmul { common, rows, depth }))
         }
     }
+}
+
+/// The regrouped filter of the direct kernel, where it takes this conv: AVX-512 VNNI, a
+/// window or a stride, the static form with a folded requantization.
+#[cfg(target_arch = "x86_64")]
+fn direct_filter(g: &Geom, weights: &[i8], common: &Common) -> Result<Option<DirectFilterI8>> {
+    match &common.folded {
+        Some(folded) if quantized_conv_direct::applies(g) => Ok(Some(DirectFilterI8::new(g, weights, folded.clone())?)),
+        _ => Ok(None),
+    }
+}
+
+/// No direct kernel off x86-64.
+#[cfg(not(target_arch = "x86_64"))]
+enum DirectFilterI8 {}
+
+/// No direct kernel off x86-64.
+#[cfg(not(target_arch = "x86_64"))]
+fn direct_filter(_: &Geom, _: &[i8], _: &Common) -> Result<Option<DirectFilterI8>> {
+    Ok(None)
 }
 
 /// What both ops hold.
@@ -166,6 +197,10 @@ struct QuantizedConv {
     /// Output pixels per im2col tile.
     tile: usize,
     col: Mutex<Vec<u8>>,
+    /// The direct kernel's filter, where it takes this conv (then `col` holds nothing and
+    /// `padded` is its scratch).
+    direct: Option<DirectFilterI8>,
+    padded: Mutex<Vec<u32>>,
 }
 
 impl Kernel for QuantizedConv {
@@ -179,6 +214,11 @@ impl Kernel for QuantizedConv {
             QuantForm::Static { input, .. } => input.zero_point as u8,
             QuantForm::Dynamic => return Err(Error::operation("conv2d (int8): no dynamic form")),
         };
+        #[cfg(target_arch = "x86_64")]
+        if let Some(filter) = &self.direct {
+            let mut padded = self.padded.lock().unwrap_or_else(|e| e.into_inner());
+            return quantized_conv_direct::conv(g, x, pad, filter, &mut padded, y);
+        }
         let mut col = self.col.lock().unwrap_or_else(|e| e.into_inner());
         for (xi, yi) in x.chunks_exact(plane).zip(y.chunks_exact_mut(g.cout * pixels)).take(g.n) {
             if self.pointwise {

@@ -152,7 +152,7 @@ impl OutPlanes {
 /// `fewest` of them where the pixels allow it, and, if some count up to 2·`fewest` does, as
 /// many that the `groups × runs` tasks share equally among `threads`: 7 tasks on 2 threads
 /// leave one thread idle for a seventh of the conv. Returns (runs, pixels per run).
-fn balanced_runs(pixels: usize, fewest: usize, groups: usize, threads: usize) -> (usize, usize) {
+pub(super) fn balanced_runs(pixels: usize, fewest: usize, groups: usize, threads: usize) -> (usize, usize) {
     let split = |runs: usize| {
         let len = pixels.div_ceil(runs).next_multiple_of(LANES);
         (pixels.div_ceil(len), len)

@@ -1,0 +1,564 @@
+//! The quantized conv2d with a window (or a stride), computed directly with AVX-512 VNNI: no
+//! im2col matrix and no packed copy of it. The integer twin of [`super::conv_direct`].
+//!
+//! im2col + the int8 GEMM ([`super::quantized`]) writes a `cin·kh·kw × pixels` byte matrix,
+//! then packs it again into the GEMM's panels; on ResNet-50 int8 those two passes took 19 %
+//! of the model (perf, Zen 5), the GEMM's tiles 55 %. Here:
+//!
+//! - The input is copied once per image into a padded, channel-quad-interleaved buffer
+//!   (`[cin/4][h + pads][w + pads][4]` bytes): one 32-bit word holds four consecutive input
+//!   channels of one padded pixel, the padding is the input's zero point (the real value 0,
+//!   as the float conv pads), channels past cin in the last quad too (their weights are 0).
+//! - A tap is (channel quad, kh, kw): for output pixel (oh, ow) it reads the word at
+//!   `tap + (oh·sH)·pitch + ow·sW`, any stride and dilation.
+//! - The sums are pixel-major, as [`super::conv_direct`] keeps them: one register holds 16
+//!   output channels of one pixel. Per tap, CB weight vectors (16 channels × 4 input channels
+//!   of int8) and P input words (broadcast) feed CB·P `vpdpbusd` (u8 input × s8 weight, four
+//!   products added into each i32 lane): 4 × 6 sums in registers, 10 loads per 24
+//!   `vpdpbusd`. The P pixels of a tile run on across output rows (each through its own
+//!   pointer), so 7×7 outputs waste no lanes (the GEMM's 48-column panels computed 64 columns
+//!   for 49 pixels).
+//! - The taps come [`CHUNK_TAPS`] at a time (a chunk's weights, 16 KiB, stay in L1 while a
+//!   run of pixels is computed); between chunks the sums wait in the run's buffer.
+//! - After the last chunk, 16×16 transposes turn 16 pixels × 16 channels of sums into channel
+//!   rows; each row gets the GEMM path's folded requantization ([`Requantizer`], per
+//!   channel) of `sum − x_zero · Σw` and its low bytes are stored into the nchw plane.
+//!
+//! The sums are the same integers as the GEMM's (exact, no saturation: |w| ≤ 128, x ≤ 255,
+//! cin·kh·kw ≤ [`super::int8_gemm::MAX_DEPTH`]), the requantization the same operations, so
+//! the output bytes are the GEMM path's. Only the folded requantization is taken (parameters
+//! that do not fold keep the GEMM path).
+
+use super::conv::Geom;
+use super::depthwise_blocked::avx512::transpose16;
+use super::quantize::store_low_bytes_avx512;
+use super::requantize::{Requantizer, RequantizerLanes};
+use super::scratch::grow;
+use crate::memory::AlignedBuf;
+use std::arch::x86_64::*;
+use webnn_core::{Error, Result};
+
+/// Output channels per register.
+const LANES: usize = 16;
+/// Blocks of 16 output channels computed together (their sums in registers).
+const GROUP_BLOCKS: usize = 4;
+/// Output channels of a full group.
+const GROUP: usize = GROUP_BLOCKS * LANES;
+/// Bytes of one tap of one block of weights: 16 channels × 4 input channels.
+const TAP_BYTES: usize = LANES * 4;
+/// Taps per chunk: 4 blocks × 64 taps of weights are 16 KiB.
+const CHUNK_TAPS: usize = 64;
+
+/// Whether `g` takes this kernel on this CPU: groups 1, nchw, a window (not 1×1), AVX-512
+/// VNNI.
+///
+/// 1×1 convs stay on the GEMM: unstrided it reads the input as it is; strided, the padded
+/// buffer here would interleave every input pixel where the GEMM's im2col copies a quarter of
+/// them (ResNet-50's 1024→2048 1×1 stride 2 on 14²: 0.50 ms on the GEMM, 0.54–0.60 here).
+/// On 7×7 planes, where the GEMM's 48-column panels compute 64 columns for 49 pixels, the
+/// unstrided 1×1 convs measured no faster here either (512→2048: 0.24–0.27 ms against
+/// 0.27–0.28).
+pub(super) fn applies(g: &Geom) -> bool {
+    super::int8_gemm::Isa::Avx512Vnni.available()
+        && !g.nhwc
+        && g.groups == 1
+        && g.kk() > 1
+        && g.oh > 0
+        && g.ow > 0
+        && g.cin > 0
+        && g.cin.div_ceil(4) * g.kk() <= super::int8_gemm::MAX_DEPTH / 4
+}
+
+/// The padded input's shape: (rows, pitch) of one channel quad's plane, in words.
+fn padded_dims(g: &Geom) -> (usize, usize) {
+    (g.h + g.padding[0] + g.padding[1], g.w + g.padding[2] + g.padding[3])
+}
+
+/// The filter regrouped for this kernel: block b (output channels 16b..16b + 16) as
+/// `[tap][16 channels][4 input channels]` int8, zero past cout and cin; the sum of each output
+/// channel's weights (for the zero-point correction); the requantization of each channel.
+pub(super) struct DirectFilterI8 {
+    data: AlignedBuf,
+    /// Taps (channel quad, kh, kw) in all.
+    taps: usize,
+    /// `Σ w` of each output channel.
+    sums: Vec<i32>,
+    /// The folded requantization of each output channel.
+    requant: Vec<Requantizer>,
+}
+
+impl DirectFilterI8 {
+    /// Regroups `w` (`[cout][cin][kh][kw]` int8) for `g`, with each channel's folded
+    /// requantization.
+    pub(super) fn new(g: &Geom, w: &[i8], requant: Vec<Requantizer>) -> Result<DirectFilterI8> {
+        let depth = g.cin * g.kk();
+        if w.len() != g.cout * depth || requant.len() != g.cout {
+            return Err(Error::operation("conv2d (int8): weights or requantization do not match the shapes"));
+        }
+        let quads = g.cin.div_ceil(4);
+        let taps = quads * g.kk();
+        let blocks = g.cout.div_ceil(LANES);
+        let len = blocks
+            .checked_mul(taps)
+            .and_then(|n| n.checked_mul(TAP_BYTES))
+            .ok_or_else(|| Error::operation("conv2d (int8): the filter is too large"))?;
+        let mut data = AlignedBuf::try_zeroed(len, "conv2d (int8): the regrouped filter")?;
+        let bytes = data.as_bytes_mut();
+        for (co, row) in w.chunks_exact(depth).enumerate() {
+            let (b, lane) = (co / LANES, co % LANES);
+            for ci in 0..g.cin {
+                for k in 0..g.kk() {
+                    let tap = (ci / 4) * g.kk() + k;
+                    bytes[(b * taps + tap) * TAP_BYTES + lane * 4 + ci % 4] = row[ci * g.kk() + k] as u8;
+                }
+            }
+        }
+        let sums = w.chunks_exact(depth).map(|row| row.iter().map(|&v| i32::from(v)).sum()).collect();
+        Ok(DirectFilterI8 { data, taps, sums, requant })
+    }
+}
+
+/// The output planes, shared by the tasks that write disjoint (channel, pixel) parts of them.
+#[derive(Clone, Copy)]
+struct OutPlanes(*mut u8);
+
+// SAFETY: each task writes only the planes of its channel group and the pixels of its run, so
+// no element is accessed by two threads.
+unsafe impl Send for OutPlanes {}
+// SAFETY: as for Send.
+unsafe impl Sync for OutPlanes {}
+
+impl OutPlanes {
+    /// Byte `i` of the image's planes (a method, so that closures capture the whole `Send`
+    /// value rather than its raw pointer field).
+    fn at(self, i: usize) -> *mut u8 {
+        self.0.wrapping_add(i)
+    }
+}
+
+/// The conv2d of an [`applies`] geometry: input `x` (uint8 nchw, zero point `x_zero`),
+/// `out` the uint8 or int8 nchw output bytes. `padded` is this kernel's scratch.
+pub(super) fn conv(
+    g: &Geom,
+    x: &[u8],
+    x_zero: u8,
+    filter: &DirectFilterI8,
+    padded: &mut Vec<u32>,
+    out: &mut [u8],
+) -> Result<()> {
+    if !applies(g) {
+        return Err(Error::unknown("conv2d (int8): the direct kernel needs AVX-512 VNNI"));
+    }
+    let (plane, oplane) = (g.h * g.w, g.oh * g.ow);
+    if x.len() < g.n * g.cin * plane || out.len() < g.n * g.cout * oplane {
+        return Err(Error::operation("conv2d (int8): input or output shorter than the shapes"));
+    }
+    let quads = g.cin.div_ceil(4);
+    let (rows, pitch) = padded_dims(g);
+    let qplane = rows * pitch;
+    grow(padded, quads * qplane)?;
+    // Where tap (quad, kh, kw) reads, relative to an output pixel's base.
+    let mut taps: Vec<usize> = Vec::new();
+    grow(&mut taps, filter.taps)?;
+    for (t, tap) in taps.iter_mut().enumerate() {
+        let (q, k) = (t / g.kk(), t % g.kk());
+        *tap = q * qplane + (k / g.kw) * g.dilations[0] * pitch + (k % g.kw) * g.dilations[1];
+    }
+    let k = filter.taps;
+    let blocks = g.cout.div_ceil(LANES);
+    let groups = blocks.div_ceil(GROUP_BLOCKS);
+    // About two tasks per thread; a run's sums (4 blocks) under 128 KiB.
+    let threads = crate::par::threads_for_macs(g.n * g.cout * oplane * k);
+    let max_run = 128 * 1024 / (4 * GROUP) - 2 * LANES;
+    let fewest = (2 * threads).div_ceil(groups).max(oplane.div_ceil(max_run)).clamp(1, oplane);
+    let (runs, run_len) = super::conv_direct::balanced_runs(oplane, fewest, groups, threads);
+    let zero_word = u32::from_ne_bytes([x_zero; 4]);
+    for n in 0..g.n {
+        let image = &x[n * g.cin * plane..][..g.cin * plane];
+        crate::par::chunks_on(threads, &mut padded[..quads * qplane], qplane, |q, words| {
+            // SAFETY: `applies` checked AVX-512F and BW.
+            unsafe { fill_quad(g, image, q, x_zero, zero_word, words) }
+        });
+        let padded = &padded[..quads * qplane];
+        let planes_out = OutPlanes(out[n * g.cout * oplane..][..g.cout * oplane].as_mut_ptr());
+        crate::par::try_range_on(threads, groups * runs, |task| -> Result<()> {
+            let (group, run) = (task / runs, task % runs);
+            let pixels = run * run_len..((run + 1) * run_len).min(oplane);
+            let co0 = group * GROUP;
+            let channels = GROUP.min(g.cout - co0);
+            let cb = channels.div_ceil(LANES);
+            // The run's sums, [block][pixel][16]: every pixel, the last tile's overrun (at
+            // most 11 pixels) and whole 16-pixel transposes.
+            let stride = (pixels.len() + 2 * LANES).next_multiple_of(LANES);
+            let mut sums_buf: Vec<i32> = Vec::new();
+            grow(&mut sums_buf, (cb * stride + 1) * LANES)?;
+            let skip = sums_buf.as_ptr().align_offset(64).min(LANES);
+            let sums = &mut sums_buf[skip..][..cb * stride * LANES];
+            // Where each pixel's taps read, then the last pixel's again for the overrun.
+            let mut bases: Vec<usize> = Vec::new();
+            grow(&mut bases, pixels.len() + 2 * LANES)?;
+            for (b, p) in bases.iter_mut().zip(pixels.clone().chain(std::iter::repeat(pixels.end - 1))) {
+                *b = (p / g.ow) * g.strides[0] * pitch + (p % g.ow) * g.strides[1];
+            }
+            let tiles = Tiles {
+                x: padded.as_ptr(),
+                w: filter.data.as_bytes()[co0 / LANES * k * TAP_BYTES..].as_ptr(),
+                k,
+                stride,
+            };
+            for t0 in (0..k).step_by(CHUNK_TAPS) {
+                let chunk = &taps[t0..(t0 + CHUNK_TAPS).min(k)];
+                // SAFETY: AVX-512 VNNI (checked by `applies`); every tap of every output pixel
+                // (and of the overrun, which repeats the last pixel) reads inside the padded
+                // buffer (the output size fits the padded input); the weights of the group's
+                // cb blocks; the run's sums (the overrun inside `bases` and `stride`).
+                unsafe {
+                    let s = sums.as_mut_ptr();
+                    match cb {
+                        4 => tiles.run::<4, 6>(&bases, pixels.len(), t0, chunk, s),
+                        3 => tiles.run::<3, 8>(&bases, pixels.len(), t0, chunk, s),
+                        2 => tiles.run::<2, 12>(&bases, pixels.len(), t0, chunk, s),
+                        _ => tiles.run::<1, 12>(&bases, pixels.len(), t0, chunk, s),
+                    }
+                }
+            }
+            let channels = co0..co0 + channels;
+            // SAFETY: AVX-512F/BW/VL; pixels `pixels` of planes `channels` belong to this task;
+            // the sums hold whole 16-pixel vectors.
+            unsafe { store(sums, stride, filter, x_zero, channels, planes_out, oplane, pixels) };
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+/// Fills channel quad `q`'s padded plane `words` (`rows × pitch`): word (r, c) holds input
+/// channels 4q..4q + 4 at pixel (r − top, c − left), or the zero point in the padding and
+/// for channels past cin.
+///
+/// # Safety
+/// The CPU has AVX-512F, BW and VL.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+unsafe fn fill_quad(g: &Geom, image: &[u8], q: usize, x_zero: u8, zero_word: u32, words: &mut [u32]) {
+    let (rows, pitch) = padded_dims(g);
+    let (top, left) = (g.padding[0], g.padding[2]);
+    let plane = g.h * g.w;
+    let zero = _mm_set1_epi8(x_zero as i8);
+    for (r, row) in words[..rows * pitch].chunks_exact_mut(pitch).enumerate() {
+        let Some(ih) = r.checked_sub(top).filter(|&ih| ih < g.h) else {
+            row.fill(zero_word);
+            continue;
+        };
+        row[..left].fill(zero_word);
+        row[left + g.w..].fill(zero_word);
+        // The four channels' input rows (the zero point's row past cin).
+        let src: [Option<&[u8]>; 4] = std::array::from_fn(|j| {
+            let c = 4 * q + j;
+            (c < g.cin).then(|| &image[c * plane + ih * g.w..][..g.w])
+        });
+        let dst = &mut row[left..left + g.w];
+        for c0 in (0..g.w).step_by(16) {
+            let n = (g.w - c0).min(16);
+            let mask = ((1u32 << n) - 1) as u16;
+            let mut v = _mm512_setzero_si512();
+            for (j, s) in src.iter().enumerate() {
+                let bytes = match s {
+                    // SAFETY: the masked load reads bytes c0..c0 + n of the row only.
+                    Some(s) => unsafe { _mm_maskz_loadu_epi8(mask, s.as_ptr().add(c0).cast()) },
+                    None => zero,
+                };
+                let wide = _mm512_cvtepu8_epi32(bytes);
+                v = _mm512_or_si512(
+                    v,
+                    match j {
+                        0 => wide,
+                        1 => _mm512_slli_epi32::<8>(wide),
+                        2 => _mm512_slli_epi32::<16>(wide),
+                        _ => _mm512_slli_epi32::<24>(wide),
+                    },
+                );
+            }
+            // SAFETY: the masked store writes words c0..c0 + n of the row's interior only.
+            unsafe { _mm512_mask_storeu_epi32(dst.as_mut_ptr().add(c0).cast(), mask, v) };
+        }
+    }
+}
+
+/// A run's sums `[block][pixel][16]` (blocks `stride` vectors apart), transposed into channel
+/// rows, zero-point corrected, requantized, into pixels `pixels` of planes `channels`.
+///
+/// # Safety
+/// AVX-512F, BW and VL; those pixels of those planes belong to the caller; `sums` holds
+/// whole 16-pixel vectors past `pixels.len()`.
+#[allow(clippy::too_many_arguments)]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+unsafe fn store(
+    sums: &[i32],
+    stride: usize,
+    filter: &DirectFilterI8,
+    x_zero: u8,
+    channels: std::ops::Range<usize>,
+    y: OutPlanes,
+    oplane: usize,
+    pixels: std::ops::Range<usize>,
+) {
+    let x_zero = i32::from(x_zero);
+    for c in 0..channels.len().div_ceil(LANES) {
+        let co0 = channels.start + c * LANES;
+        let n = (channels.end - co0).min(LANES);
+        let lanes: Vec<(RequantizerLanes, __m512i)> = (co0..co0 + n)
+            .map(|co| {
+                // No overflow: |Σw| ≤ 128 · MAX_DEPTH and x_zero ≤ 255 (int8_gemm, Limits).
+                (RequantizerLanes::new(&filter.requant[co]), _mm512_set1_epi32(x_zero * filter.sums[co]))
+            })
+            .collect();
+        for q0 in (0..pixels.len()).step_by(LANES) {
+            let count = (pixels.len() - q0).min(LANES);
+            let mask = ((1u32 << count) - 1) as u16;
+            let v = &sums[(c * stride + q0) * LANES..][..LANES * LANES];
+            // SAFETY: 16 vectors inside the run's sums.
+            let cols: [__m512; 16] = std::array::from_fn(|i| unsafe {
+                _mm512_castsi512_ps(_mm512_loadu_si512(v.as_ptr().add(i * LANES).cast()))
+            });
+            let rows = transpose16(cols);
+            for (j, (rq, corr)) in lanes.iter().enumerate() {
+                let q = rq.apply(_mm512_sub_epi32(_mm512_castps_si512(rows[j]), *corr));
+                // SAFETY (caller): pixels pixels.start + q0.. (count of them) of plane co0 + j.
+                unsafe { store_low_bytes_avx512(y.at((co0 + j) * oplane + pixels.start + q0), 1, count, mask, q) };
+            }
+        }
+    }
+}
+
+/// What the tiles of a channel group read.
+struct Tiles {
+    /// The padded buffer, one word per padded pixel and channel quad.
+    x: *const u32,
+    /// The group's weights: block c at `c·k·64` bytes, as [tap][16][4].
+    w: *const u8,
+    /// Taps in all.
+    k: usize,
+    /// Vectors per block of the run's sums.
+    stride: usize,
+}
+
+impl Tiles {
+    /// Adds taps `t0..t0 + taps.len()` of a run's `n` output pixels, whose taps read from
+    /// `bases`, to their sums (`[block][pixel][16]`; zero first when `t0 == 0`), P pixels at
+    /// a time (the last tile's overrun reads `bases` past `n`; its sums are never stored).
+    ///
+    /// # Safety
+    /// AVX-512F, BW and VNNI; `bases` holds `n + P - 1` offsets; every `taps[t] + bases[i]`
+    /// lies inside `x`; `w` holds CB blocks of `k` taps; `sums` holds CB blocks of
+    /// `stride ≥ n + P - 1` vectors.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    unsafe fn run<const CB: usize, const P: usize>(
+        &self,
+        bases: &[usize],
+        n: usize,
+        t0: usize,
+        taps: &[usize],
+        sums: *mut i32,
+    ) {
+        for p0 in (0..n).step_by(P) {
+            let base: [usize; P] = bases[p0..p0 + P].try_into().expect("P bases");
+            // SAFETY (caller): as documented.
+            unsafe { self.tile::<CB, P>(base, t0, taps, sums.add(p0 * LANES)) };
+        }
+    }
+
+    /// The sums of the P pixels whose taps read from `base`, CB blocks, taps `t0..`.
+    ///
+    /// # Safety
+    /// As [`Tiles::run`].
+    #[inline(always)]
+    #[allow(clippy::needless_range_loop)] // (block, pixel) index the register tile
+    unsafe fn tile<const CB: usize, const P: usize>(
+        &self,
+        base: [usize; P],
+        t0: usize,
+        taps: &[usize],
+        sums: *mut i32,
+    ) {
+        // SAFETY (caller): AVX-512F, here and in the `vpdpbusd`s below (this is inlined into
+        // the target-feature function `run`).
+        let mut acc = [[unsafe { _mm512_setzero_si512() }; P]; CB];
+        if t0 > 0 {
+            for c in 0..CB {
+                for p in 0..P {
+                    // SAFETY (caller): inside the run's sums.
+                    acc[c][p] = unsafe { _mm512_load_si512(sums.add((c * self.stride + p) * LANES).cast()) };
+                }
+            }
+        }
+        let xs: [*const u32; P] = base.map(|b| self.x.wrapping_add(b));
+        // SAFETY (caller): the weights of tap t0.. of each block.
+        let mut w = unsafe { self.w.add(t0 * TAP_BYTES) };
+        for &tap in taps {
+            // SAFETY (caller): the weights inside the group's blocks (64-byte aligned: the
+            // buffer is, and every tap is 64 bytes).
+            let wv: [__m512i; CB] =
+                std::array::from_fn(|c| unsafe { _mm512_load_si512(w.add(c * self.k * TAP_BYTES).cast()) });
+            for p in 0..P {
+                // SAFETY (caller): the input word inside the padded buffer.
+                let xv = unsafe { _mm512_set1_epi32(xs[p].add(tap).read() as i32) };
+                for c in 0..CB {
+                    // u8 input × s8 weights, four products per lane into the i32 sum (exact:
+                    // see the module documentation).
+                    acc[c][p] = unsafe { _mm512_dpbusd_epi32(acc[c][p], xv, wv[c]) };
+                }
+            }
+            w = w.wrapping_add(TAP_BYTES);
+        }
+        for c in 0..CB {
+            for p in 0..P {
+                // SAFETY (caller): inside the run's sums.
+                unsafe { _mm512_store_si512(sums.add((c * self.stride + p) * LANES).cast(), acc[c][p]) };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use webnn_core::DataType;
+
+    /// A small deterministic generator (xorshift).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn byte(&mut self) -> u8 {
+            (self.next() >> 32) as u8
+        }
+        fn unit(&mut self) -> f32 {
+            (self.next() >> 40) as f32 / (1u64 << 24) as f32
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn geom(
+        n: usize,
+        (cin, h, w): (usize, usize, usize),
+        cout: usize,
+        (kh, kw): (usize, usize),
+        strides: [usize; 2],
+        dilations: [usize; 2],
+        padding: [usize; 4],
+    ) -> Geom {
+        let out =
+            |len: usize, k: usize, s: usize, d: usize, pb: usize, pe: usize| (len + pb + pe - d * (k - 1) - 1) / s + 1;
+        Geom {
+            n,
+            cin,
+            h,
+            w,
+            cout,
+            oh: out(h, kh, strides[0], dilations[0], padding[0], padding[1]),
+            ow: out(w, kw, strides[1], dilations[1], padding[2], padding[3]),
+            kh,
+            kw,
+            groups: 1,
+            strides,
+            dilations,
+            padding,
+            nhwc: false,
+        }
+    }
+
+    /// The straightforward conv: for each output, Σ (x − x_zero)·w over the window in i64
+    /// (the padding reads x_zero), then the scalar requantization.
+    fn reference(g: &Geom, x: &[u8], x_zero: u8, w: &[i8], rq: &[Requantizer]) -> Vec<u8> {
+        let mut y = vec![0u8; g.n * g.cout * g.oh * g.ow];
+        for n in 0..g.n {
+            for co in 0..g.cout {
+                for oh in 0..g.oh {
+                    for ow in 0..g.ow {
+                        let mut s = 0i64;
+                        for ci in 0..g.cin {
+                            for kh in 0..g.kh {
+                                for kw in 0..g.kw {
+                                    let ih = (oh * g.strides[0] + kh * g.dilations[0]) as isize - g.padding[0] as isize;
+                                    let iw = (ow * g.strides[1] + kw * g.dilations[1]) as isize - g.padding[2] as isize;
+                                    let inside = (0..g.h as isize).contains(&ih) && (0..g.w as isize).contains(&iw);
+                                    let v = if inside {
+                                        x[((n * g.cin + ci) * g.h + ih as usize) * g.w + iw as usize]
+                                    } else {
+                                        x_zero
+                                    };
+                                    let wv = w[((co * g.cin + ci) * g.kh + kh) * g.kw + kw];
+                                    s += (i64::from(v) - i64::from(x_zero)) * i64::from(wv);
+                                }
+                            }
+                        }
+                        y[((n * g.cout + co) * g.oh + oh) * g.ow + ow] = rq[co].apply(s as i32);
+                    }
+                }
+            }
+        }
+        y
+    }
+
+    #[test]
+    fn matches_the_straightforward_conv() {
+        if !super::super::int8_gemm::Isa::Avx512Vnni.available() {
+            eprintln!("skipped: no AVX-512 VNNI on this CPU");
+            return;
+        }
+        let cases = [
+            // 3×3 stride 1 pad 1, cin not a multiple of 4, cout of 1 + 1/4 blocks.
+            geom(1, (5, 9, 7), 20, (3, 3), [1, 1], [1, 1], [1, 1, 1, 1]),
+            // ResNet's 3×3 stride 2, a full group.
+            geom(1, (64, 14, 14), 64, (3, 3), [2, 2], [1, 1], [1, 1, 1, 1]),
+            // A 7×7 stem, 3 input channels.
+            geom(1, (3, 23, 21), 64, (7, 7), [2, 2], [1, 1], [3, 3, 3, 3]),
+            // 1×2 stride 2, 3 blocks.
+            geom(1, (8, 13, 13), 48, (1, 2), [2, 2], [1, 1], [0; 4]),
+            // Dilated, asymmetric padding, two blocks, two images.
+            geom(2, (6, 11, 12), 32, (3, 3), [1, 1], [2, 2], [2, 0, 1, 3]),
+            // Many taps (several chunks), 5 groups (the last of 1 block), 7×7 output.
+            geom(1, (40, 7, 7), 272, (3, 3), [1, 1], [1, 1], [1, 1, 1, 1]),
+            // A long run of pixels (several runs), unequal strides.
+            geom(1, (4, 40, 70), 16, (3, 3), [1, 2], [1, 1], [1, 1, 1, 1]),
+        ];
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for (i, g) in cases.iter().enumerate() {
+            let x: Vec<u8> = (0..g.n * g.cin * g.h * g.w).map(|_| rng.byte()).collect();
+            let w: Vec<i8> = (0..g.cout * g.cin * g.kk()).map(|_| rng.byte() as i8).collect();
+            let x_zero = rng.byte();
+            let out_type = if i % 2 == 0 { DataType::Uint8 } else { DataType::Int8 };
+            let zp = if out_type == DataType::Uint8 { i32::from(rng.byte()) } else { i32::from(rng.byte() as i8) };
+            let depth = (g.cin * g.kk()) as f32;
+            let rq: Vec<Requantizer> = (0..g.cout)
+                .map(|_| {
+                    let scale = (0.5 + rng.unit()) / (depth * 128.0 * 64.0);
+                    let bias = rng.unit() - 0.5;
+                    let clamp = if rng.byte().is_multiple_of(2) {
+                        (0.0, f32::INFINITY)
+                    } else {
+                        (f32::NEG_INFINITY, f32::INFINITY)
+                    };
+                    Requantizer::fold(scale, bias, clamp, 1.0 / 128.0, zp, out_type).expect("folds")
+                })
+                .collect();
+            let filter = DirectFilterI8::new(g, &w, rq.clone()).expect("filter");
+            let mut padded = Vec::new();
+            let mut y = vec![0u8; g.n * g.cout * g.oh * g.ow];
+            conv(g, &x, x_zero, &filter, &mut padded, &mut y).expect("conv");
+            let want = reference(g, &x, x_zero, &w, &rq);
+            let diff = y.iter().zip(&want).position(|(a, b)| a != b);
+            assert!(diff.is_none(), "case {i} ({g:?}): first difference at {diff:?}");
+            // The outputs are not trivially constant.
+            assert!(want.iter().any(|&v| v != want[0]), "case {i}: a constant output tests little");
+            // A second dispatch on the same scratch gives the same bytes.
+            let mut again = vec![0u8; y.len()];
+            conv(g, &x, x_zero, &filter, &mut padded, &mut again).expect("conv");
+            assert_eq!(again, y, "case {i}: second dispatch");
+        }
+    }
+}
