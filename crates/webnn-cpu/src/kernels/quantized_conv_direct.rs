@@ -19,7 +19,10 @@
 //!   pointer), so 7×7 outputs waste no lanes (the GEMM's 48-column panels computed 64 columns
 //!   for 49 pixels).
 //! - The taps come [`CHUNK_TAPS`] at a time (a chunk's weights, 16 KiB, stay in L1 while a
-//!   run of pixels is computed); between chunks the sums wait in the run's buffer.
+//!   run of pixels is computed); between chunks the sums wait in the run's buffer. The first
+//!   tile of a chunk prefetches the next chunk's weights, a tap ahead per tap (ResNet-50
+//!   int8, 1 thread: 512→512 on 7² 0.42 → 0.38–0.39 ms, on 14² stride 2 0.46–0.48 →
+//!   0.40–0.41, the model 15.6 → 14.3–14.9 ms).
 //! - After the last chunk, 16×16 transposes turn 16 pixels × 16 channels of sums into channel
 //!   rows; each row gets the GEMM path's folded requantization ([`Requantizer`], per
 //!   channel) of `sum − x_zero · Σw` and its low bytes are stored into the nchw plane.
@@ -360,10 +363,19 @@ impl Tiles {
         taps: &[usize],
         sums: *mut i32,
     ) {
+        // The first tile also fetches the next chunk's weights into L1 (a tap ahead per tap),
+        // so that the chunk's later tiles, and the next chunk, find them there.
+        let next_chunk = t0 + taps.len() < self.k;
         for p0 in (0..n).step_by(P) {
             let base: [usize; P] = bases[p0..p0 + P].try_into().expect("P bases");
             // SAFETY (caller): as documented.
-            unsafe { self.tile::<CB, P>(base, t0, taps, sums.add(p0 * LANES)) };
+            unsafe {
+                if p0 == 0 && next_chunk {
+                    self.tile::<CB, P, true>(base, t0, taps, sums.add(p0 * LANES))
+                } else {
+                    self.tile::<CB, P, false>(base, t0, taps, sums.add(p0 * LANES))
+                }
+            }
         }
     }
 
@@ -373,7 +385,7 @@ impl Tiles {
     /// As [`Tiles::run`].
     #[inline(always)]
     #[allow(clippy::needless_range_loop)] // (block, pixel) index the register tile
-    unsafe fn tile<const CB: usize, const P: usize>(
+    unsafe fn tile<const CB: usize, const P: usize, const PREFETCH: bool>(
         &self,
         base: [usize; P],
         t0: usize,
@@ -399,6 +411,14 @@ impl Tiles {
             // buffer is, and every tap is 64 bytes).
             let wv: [__m512i; CB] =
                 std::array::from_fn(|c| unsafe { _mm512_load_si512(w.add(c * self.k * TAP_BYTES).cast()) });
+            if PREFETCH {
+                for c in 0..CB {
+                    let ahead = w.wrapping_add(c * self.k * TAP_BYTES + CHUNK_TAPS * TAP_BYTES);
+                    // SAFETY: a hint, which never faults whatever the address (SSE, which
+                    // AVX-512F implies).
+                    unsafe { _mm_prefetch::<_MM_HINT_T0>(ahead.cast()) };
+                }
+            }
             for p in 0..P {
                 // SAFETY (caller): the input word inside the padded buffer.
                 let xv = unsafe { _mm512_set1_epi32(xs[p].add(tap).read() as i32) };
