@@ -88,6 +88,43 @@ unsafe fn tile_nv<const NV: usize>(k4: usize, a: *const u8, b: *const u8, acc: *
     }
 }
 
+/// The sums of `count` (≤ N) consecutive packed A panels (`stride` bytes apart) times the
+/// vector `x` (4·k4 bytes): per group of four depth steps, one broadcast word of x and, per
+/// panel, one 32-byte load (MR rows × 4 weights) into one 8-lane `vpdpbusd`.
+///
+/// # Safety
+/// The CPU has AVX-512F, VL and VNNI; each of the `count` panels is readable for k4·32 bytes;
+/// `x` holds 4·k4 bytes.
+#[target_feature(enable = "avx512f,avx512vl,avx512vnni")]
+pub(super) unsafe fn gemv_panels<const N: usize>(
+    k4: usize,
+    a: *const u8,
+    stride: usize,
+    x: &[u8],
+    count: usize,
+    sums: &mut [[i32; MR]; N],
+) {
+    debug_assert!(count <= N && x.len() >= 4 * k4);
+    let mut acc = [_mm256_setzero_si256(); N];
+    let panels: [*const u8; N] = std::array::from_fn(|q| a.wrapping_add(q.min(count.saturating_sub(1)) * stride));
+    for s in 0..k4 {
+        // SAFETY: x holds 4·k4 bytes.
+        let xv = _mm256_set1_epi32(unsafe { x.as_ptr().add(4 * s).cast::<i32>().read_unaligned() });
+        for (q, sum) in acc.iter_mut().enumerate() {
+            // SAFETY: group s of panel q (the panels past `count` repeat the last one, whose
+            // sums are not kept).
+            let w = unsafe { _mm256_loadu_si256(panels[q].add(s * MR * 4).cast()) };
+            // u8 (x) × s8 (A), four products per lane into row r's sum (no wrap-around:
+            // mod.rs, Limits).
+            *sum = _mm256_dpbusd_epi32(*sum, xv, w);
+        }
+    }
+    for (out, v) in sums.iter_mut().zip(acc) {
+        // SAFETY: 8 i32 into an [i32; 8].
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), v) };
+    }
+}
+
 /// `driver::finish` for AVX-512.
 ///
 /// # Safety

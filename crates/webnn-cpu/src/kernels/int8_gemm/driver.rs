@@ -31,6 +31,9 @@ const KC_MAX_WIDE: usize = 512;
 const B_BLOCK: usize = 384 << 10;
 /// Bytes of the A block (MC × KC) kept in L2.
 const A_BLOCK: usize = 128 << 10;
+/// A panels read together by the matrix-vector kernel (independent sums for the latency of
+/// `vpdpbusd`).
+const GEMV_PANELS: usize = 4;
 /// Below this many multiply-adds a GEMM stays on one thread (as `packed_gemm::split`).
 const PARALLEL_MIN_MACS: usize = 1 << 18;
 /// Cost of bringing one operand byte into a part, in multiply-adds (a vpdpbusd does 64).
@@ -220,12 +223,18 @@ pub(super) fn run(
 ) -> Result<(), Error> {
     let (m, n, k) = (a.m, b.n, a.k);
     let w = pack::elem_bytes(isa.wide());
+    // (Tests that force the blocking or the split mean the blocked loops.)
+    let blocking_was_chosen = blocking.is_none() && split.is_none();
     let blocking = blocking.unwrap_or_else(|| Blocking::choose(m, n, padded_depth(k), w));
     let split = split.unwrap_or_else(|| {
         let macs = m.saturating_mul(n).saturating_mul(k);
         Split::choose((m, n, k), crate::par::threads_for_macs(macs))
     });
     let job = Job { isa, blocking, a, b, epilogue };
+    #[cfg(target_arch = "x86_64")]
+    if n == 1 && isa == Isa::Avx512Vnni && blocking_was_chosen {
+        return job.gemv();
+    }
     if split.parts <= 1 {
         return job.run(0..m, 0..n);
     }
@@ -236,6 +245,51 @@ pub(super) fn run(
 }
 
 impl Job<'_> {
+    /// The GEMM of one column of B (a classifier's matrix-vector product) on AVX-512 VNNI:
+    /// each packed A panel (MR rows) is read once, as MR rows × four depth steps per 32-byte
+    /// load against one broadcast word of B (`avx512_vnni::gemv_panels`), instead of the
+    /// blocked loops' tile, whose 16 B lanes would hold one column and 15 of padding. The sums
+    /// go through the same epilogue (`finish`), so the same outputs. The panels are shared
+    /// among the threads.
+    #[cfg(target_arch = "x86_64")]
+    fn gemv(&self) -> Result<(), Error> {
+        let (m, k) = (self.a.m, self.a.k);
+        let kp = padded_depth(k);
+        // B's column with the depth padding (A is zero there, so any value serves).
+        let mut x: Vec<u8> = Vec::new();
+        x.try_reserve_exact(kp).map_err(|_| Error::unknown("int8 gemm: cannot allocate the vector"))?;
+        x.extend((0..k).map(|p| self.b.data[p * self.b.rs]));
+        x.resize(kp, 0);
+        let panels = m.div_ceil(MR);
+        let threads = crate::par::threads_for_macs(m.saturating_mul(k));
+        let parts = threads.min(panels.div_ceil(GEMV_PANELS)).max(1);
+        let a = self.a.buf.as_bytes();
+        crate::par::try_range(parts, |t| {
+            let (p0, p1) = (panels * t / parts, panels * (t + 1) / parts);
+            let mut acc = [0i32; MR * NR];
+            for g in (p0..p1).step_by(GEMV_PANELS) {
+                let count = GEMV_PANELS.min(p1 - g);
+                let mut sums = [[0i32; MR]; GEMV_PANELS];
+                // SAFETY: panels g..g + count lie in the packed A (ceil(m / MR) panels of
+                // MR·kp bytes; the layout of this ISA, checked by `gemm_tuned`), `x` holds kp
+                // bytes; the CPU has AVX-512 VNNI (the caller's `isa`, checked available).
+                unsafe {
+                    super::avx512_vnni::gemv_panels(kp / 4, a.as_ptr().add(g * MR * kp), kp * MR, &x, count, &mut sums)
+                };
+                for (q, panel) in sums[..count].iter().enumerate() {
+                    let i = (g + q) * MR;
+                    for (r, &s) in panel.iter().enumerate() {
+                        acc[r * NR] = s;
+                    }
+                    // SAFETY: the tile (rows i..i + rows, column 0) lies inside the validated
+                    // C; the panels of each part are disjoint; the CPU has the ISA.
+                    unsafe { finish(self.isa, self.epilogue, acc.as_ptr(), i, 0, MR.min(m - i), 1) };
+                }
+            }
+            Ok(())
+        })
+    }
+
     /// Computes C[rows, cols] (starting at tile boundaries, inside the validated C).
     fn run(&self, rows: Range<usize>, cols: Range<usize>) -> Result<(), Error> {
         if rows.is_empty() || cols.is_empty() {
