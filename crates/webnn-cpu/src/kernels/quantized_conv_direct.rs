@@ -33,6 +33,7 @@
 //! that do not fold keep the GEMM path).
 
 use super::conv::Geom;
+use super::conv_direct::{balanced_runs, RunTask, GROUP, GROUP_BLOCKS};
 use super::depthwise_blocked::avx512::transpose16;
 use super::quantize::store_low_bytes_avx512;
 use super::requantize::{Requantizer, RequantizerLanes};
@@ -43,10 +44,6 @@ use webnn_core::{Error, Result};
 
 /// Output channels per register.
 const LANES: usize = 16;
-/// Blocks of 16 output channels computed together (their sums in registers).
-const GROUP_BLOCKS: usize = 4;
-/// Output channels of a full group.
-const GROUP: usize = GROUP_BLOCKS * LANES;
 /// Bytes of one tap of one block of weights: 16 channels × 4 input channels.
 const TAP_BYTES: usize = LANES * 4;
 /// Taps per chunk: 4 blocks × 64 taps of weights are 16 KiB.
@@ -181,7 +178,7 @@ pub(super) fn conv(
     let threads = crate::par::threads_for_macs(g.n * g.cout * oplane * k);
     let max_run = 128 * 1024 / (4 * GROUP) - 2 * LANES;
     let fewest = (2 * threads).div_ceil(groups).max(oplane.div_ceil(max_run)).clamp(1, oplane);
-    let (runs, run_len) = super::conv_direct::balanced_runs(oplane, fewest, groups, threads);
+    let (runs, run_len) = balanced_runs(oplane, fewest, groups, threads);
     let zero_word = u32::from_ne_bytes([x_zero; 4]);
     for n in 0..g.n {
         let image = &x[n * g.cin * plane..][..g.cin * plane];
@@ -192,24 +189,12 @@ pub(super) fn conv(
         let padded = &padded[..quads * qplane];
         let planes_out = OutPlanes(out[n * g.cout * oplane..][..g.cout * oplane].as_mut_ptr());
         crate::par::try_range_on(threads, groups * runs, |task| -> Result<()> {
-            let (group, run) = (task / runs, task % runs);
-            let pixels = run * run_len..((run + 1) * run_len).min(oplane);
-            let co0 = group * GROUP;
-            let channels = GROUP.min(g.cout - co0);
-            let cb = channels.div_ceil(LANES);
-            // The run's sums, [block][pixel][16]: every pixel, the last tile's overrun (at
-            // most 11 pixels) and whole 16-pixel transposes.
-            let stride = (pixels.len() + 2 * LANES).next_multiple_of(LANES);
-            let mut sums_buf: Vec<i32> = Vec::new();
-            grow(&mut sums_buf, (cb * stride + 1) * LANES)?;
-            let skip = sums_buf.as_ptr().align_offset(64).min(LANES);
+            let task = RunTask::of(task, runs, run_len, oplane, g.cout);
+            let RunTask { co0, channels, blocks: cb, stride, .. } = task;
+            let pixels = task.pixels.clone();
+            let (mut sums_buf, skip) = task.sums_buffer::<i32>()?;
             let sums = &mut sums_buf[skip..][..cb * stride * LANES];
-            // Where each pixel's taps read, then the last pixel's again for the overrun.
-            let mut bases: Vec<usize> = Vec::new();
-            grow(&mut bases, pixels.len() + 2 * LANES)?;
-            for (b, p) in bases.iter_mut().zip(pixels.clone().chain(std::iter::repeat(pixels.end - 1))) {
-                *b = (p / g.ow) * g.strides[0] * pitch + (p % g.ow) * g.strides[1];
-            }
+            let bases = task.bases(|p| (p / g.ow) * g.strides[0] * pitch + (p % g.ow) * g.strides[1])?;
             let tiles = Tiles {
                 x: padded.as_ptr(),
                 w: filter.data.as_bytes()[co0 / LANES * k * TAP_BYTES..].as_ptr(),

@@ -34,11 +34,12 @@ use std::arch::x86_64::*;
 /// Output channels per register.
 const LANES: usize = 16;
 
-/// Blocks of 16 output channels computed together (their sums in registers).
-const GROUP_BLOCKS: usize = 4;
+/// Blocks of 16 output channels computed together (their sums in registers; here and in
+/// [`super::quantized_conv_direct`]).
+pub(super) const GROUP_BLOCKS: usize = 4;
 
 /// Output channels of a full group.
-const GROUP: usize = GROUP_BLOCKS * LANES;
+pub(super) const GROUP: usize = GROUP_BLOCKS * LANES;
 
 /// Taps per chunk: 4 blocks × 64 taps of weights are 16 KiB, a third of L1. (32 and 128
 /// measured within the noise of 64 on ResNet's 3×3 stride-2 convs.)
@@ -163,6 +164,57 @@ pub(super) fn balanced_runs(pixels: usize, fewest: usize, groups: usize, threads
         .unwrap_or_else(|| split(fewest))
 }
 
+/// One task of a direct conv (here and in [`super::quantized_conv_direct`]): a run of output
+/// pixels (flat, across rows) of one group of up to [`GROUP_BLOCKS`] blocks of output
+/// channels, with the buffer its pixel-major sums wait in between tap chunks.
+pub(super) struct RunTask {
+    /// The output pixels.
+    pub pixels: std::ops::Range<usize>,
+    /// The group's first output channel.
+    pub co0: usize,
+    /// The group's output channels.
+    pub channels: usize,
+    /// The group's blocks of 16 channels.
+    pub blocks: usize,
+    /// Vectors per block of the sums: every pixel, a tile's overrun past the last (under 16
+    /// pixels) and whole 16-pixel transposes.
+    pub stride: usize,
+}
+
+impl RunTask {
+    /// Task `task` of `runs` runs of `run_len` pixels per channel group, of `oplane` pixels
+    /// and `cout` channels.
+    pub(super) fn of(task: usize, runs: usize, run_len: usize, oplane: usize, cout: usize) -> RunTask {
+        let (group, run) = (task / runs, task % runs);
+        let pixels = run * run_len..((run + 1) * run_len).min(oplane);
+        let co0 = group * GROUP;
+        let channels = GROUP.min(cout - co0);
+        let stride = (pixels.len() + 2 * LANES).next_multiple_of(LANES);
+        RunTask { pixels, co0, channels, blocks: channels.div_ceil(LANES), stride }
+    }
+
+    /// The run's sums, `[block][pixel][16]`: a buffer and the offset where they start, on a
+    /// 64-byte boundary.
+    pub(super) fn sums_buffer<T: Clone + Default>(&self) -> webnn_core::Result<(Vec<T>, usize)> {
+        let mut buf: Vec<T> = Vec::new();
+        grow(&mut buf, (self.blocks * self.stride + 1) * LANES)?;
+        let skip = buf.as_ptr().align_offset(64).min(LANES);
+        Ok((buf, skip))
+    }
+
+    /// Where each pixel's taps read (`base(p)` of output pixel p), then the last pixel's again
+    /// for the last tile's overrun.
+    pub(super) fn bases(&self, base: impl Fn(usize) -> usize) -> webnn_core::Result<Vec<usize>> {
+        let mut bases: Vec<usize> = Vec::new();
+        grow(&mut bases, self.pixels.len() + 2 * LANES)?;
+        let last = self.pixels.end - 1;
+        for (b, p) in bases.iter_mut().zip(self.pixels.clone().chain(std::iter::repeat(last))) {
+            *b = base(p);
+        }
+        Ok(bases)
+    }
+}
+
 /// The conv2d of an [`applies`] geometry with its [`DirectFilter`], `out` nchw. `planes` is
 /// this kernel's own scratch: the padded planes. Their padding positions are written only
 /// here, as zeros when the buffer grows, and never by the copies (the geometry is the
@@ -230,26 +282,12 @@ pub(super) fn conv_with(
         let image = &mut out[n * g.cout * oplane..][..g.cout * oplane];
         let planes_out = OutPlanes(image.as_mut_ptr());
         crate::par::try_range_on(threads, groups * runs, |task| -> webnn_core::Result<()> {
-            let (group, run) = (task / runs, task % runs);
-            let pixels = run * run_len..((run + 1) * run_len).min(oplane);
-            let co0 = group * GROUP;
-            let channels = GROUP.min(g.cout - co0);
-            let cb = channels.div_ceil(LANES);
-            // The run's sums, [block][pixel][16]: every pixel, the last tile's overrun (at
-            // most 7 pixels) and whole 16-pixel transposes.
-            let stride = (pixels.len() + 2 * LANES).next_multiple_of(LANES);
-            let mut sums_buf: Vec<f32> = Vec::new();
-            grow(&mut sums_buf, (cb * stride + 1) * LANES)?;
-            // Vectors on 64-byte boundaries.
-            let skip = sums_buf.as_ptr().align_offset(64).min(LANES);
+            let task = RunTask::of(task, runs, run_len, oplane, g.cout);
+            let RunTask { co0, channels, blocks: cb, stride, .. } = task;
+            let pixels = task.pixels.clone();
+            let (mut sums_buf, skip) = task.sums_buffer::<f32>()?;
             let sums = &mut sums_buf[skip..][..cb * stride * LANES];
-            // Where each pixel's taps read, then the last pixel's again for the last tile's
-            // overrun (at most 7 pixels).
-            let mut bases: Vec<usize> = Vec::new();
-            grow(&mut bases, pixels.len() + 2 * LANES)?;
-            for (b, p) in bases.iter_mut().zip(pixels.clone().chain(std::iter::repeat(pixels.end - 1))) {
-                *b = p / g.ow * layout.pitch + p % g.ow;
-            }
+            let bases = task.bases(|p| p / g.ow * layout.pitch + p % g.ow)?;
             let tiles = Tiles { x: padded.as_ptr(), w: blocked[co0 * k..].as_ptr(), k, stride };
             for t0 in (0..k).step_by(CHUNK_TAPS) {
                 let taps = &taps[t0..(t0 + CHUNK_TAPS).min(k)];
