@@ -125,8 +125,9 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
     }
 }
 
-/// The regrouped filter of the direct kernel, where it takes this conv: AVX-512 VNNI, a
-/// window or a stride, the static form with a folded requantization.
+/// The regrouped filter of the direct kernel, where it takes this conv
+/// (`quantized_conv_direct::applies`: AVX-512 VNNI, a window of at least 16 taps) and the
+/// static form's requantization folds.
 #[cfg(target_arch = "x86_64")]
 fn direct_filter(g: &Geom, weights: &[i8], common: &Common) -> Result<Option<DirectFilterI8>> {
     match &common.folded {

@@ -33,7 +33,7 @@
 //! that do not fold keep the GEMM path).
 
 use super::conv::Geom;
-use super::conv_direct::{balanced_runs, RunTask, GROUP, GROUP_BLOCKS};
+use super::conv_direct::{balanced_runs, OutPlanes, RunTask, GROUP, GROUP_BLOCKS};
 use super::depthwise_blocked::avx512::transpose16;
 use super::quantize::store_low_bytes_avx512;
 use super::requantize::{Requantizer, RequantizerLanes};
@@ -65,15 +65,14 @@ const MIN_TAPS: usize = 16;
 /// unstrided 1×1 convs measured no faster here either (512→2048: 0.24–0.27 ms against
 /// 0.27–0.28).
 pub(super) fn applies(g: &Geom) -> bool {
+    let taps = g.cin.div_ceil(4) * g.kk();
     super::int8_gemm::Isa::Avx512Vnni.available()
         && !g.nhwc
         && g.groups == 1
         && g.kk() > 1
-        && g.cin.div_ceil(4) * g.kk() >= MIN_TAPS
+        && (MIN_TAPS..=super::int8_gemm::MAX_DEPTH / 4).contains(&taps)
         && g.oh > 0
         && g.ow > 0
-        && g.cin > 0
-        && g.cin.div_ceil(4) * g.kk() <= super::int8_gemm::MAX_DEPTH / 4
 }
 
 /// The padded input's shape: (rows, pitch) of one channel quad's plane, in words.
@@ -122,24 +121,6 @@ impl DirectFilterI8 {
         }
         let sums = w.chunks_exact(depth).map(|row| row.iter().map(|&v| i32::from(v)).sum()).collect();
         Ok(DirectFilterI8 { data, taps, sums, requant })
-    }
-}
-
-/// The output planes, shared by the tasks that write disjoint (channel, pixel) parts of them.
-#[derive(Clone, Copy)]
-struct OutPlanes(*mut u8);
-
-// SAFETY: each task writes only the planes of its channel group and the pixels of its run, so
-// no element is accessed by two threads.
-unsafe impl Send for OutPlanes {}
-// SAFETY: as for Send.
-unsafe impl Sync for OutPlanes {}
-
-impl OutPlanes {
-    /// Byte `i` of the image's planes (a method, so that closures capture the whole `Send`
-    /// value rather than its raw pointer field).
-    fn at(self, i: usize) -> *mut u8 {
-        self.0.wrapping_add(i)
     }
 }
 
@@ -293,7 +274,7 @@ unsafe fn store(
     filter: &DirectFilterI8,
     x_zero: u8,
     channels: std::ops::Range<usize>,
-    y: OutPlanes,
+    y: OutPlanes<u8>,
     oplane: usize,
     pixels: std::ops::Range<usize>,
 ) {
@@ -301,12 +282,13 @@ unsafe fn store(
     for c in 0..channels.len().div_ceil(LANES) {
         let co0 = channels.start + c * LANES;
         let n = (channels.end - co0).min(LANES);
-        let lanes: Vec<(RequantizerLanes, __m512i)> = (co0..co0 + n)
-            .map(|co| {
-                // No overflow: |Σw| ≤ 128 · MAX_DEPTH and x_zero ≤ 255 (int8_gemm, Limits).
-                (RequantizerLanes::new(&filter.requant[co]), _mm512_set1_epi32(x_zero * filter.sums[co]))
-            })
-            .collect();
+        // Each channel's requantization and zero-point correction (the block's last channel
+        // again past n, never used).
+        let lanes: [(RequantizerLanes, __m512i); LANES] = std::array::from_fn(|j| {
+            let co = co0 + j.min(n - 1);
+            // No overflow: |Σw| ≤ 128 · MAX_DEPTH and x_zero ≤ 255 (int8_gemm, Limits).
+            (RequantizerLanes::new(&filter.requant[co]), _mm512_set1_epi32(x_zero * filter.sums[co]))
+        });
         for q0 in (0..pixels.len()).step_by(LANES) {
             let count = (pixels.len() - q0).min(LANES);
             let mask = ((1u32 << count) - 1) as u16;
@@ -316,7 +298,7 @@ unsafe fn store(
                 _mm512_castsi512_ps(_mm512_loadu_si512(v.as_ptr().add(i * LANES).cast()))
             });
             let rows = transpose16(cols);
-            for (j, (rq, corr)) in lanes.iter().enumerate() {
+            for (j, (rq, corr)) in lanes.iter().enumerate().take(n) {
                 let q = rq.apply(_mm512_sub_epi32(_mm512_castps_si512(rows[j]), *corr));
                 // SAFETY (caller): pixels pixels.start + q0.. (count of them) of plane co0 + j.
                 unsafe { store_low_bytes_avx512(y.at((co0 + j) * oplane + pixels.start + q0), 1, count, mask, q) };

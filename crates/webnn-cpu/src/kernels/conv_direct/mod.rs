@@ -130,21 +130,28 @@ impl DirectFilter {
     }
 }
 
-/// The output planes, shared by the tasks that write disjoint (channel, pixel) parts of them
-/// (here and in [`super::conv_few_channels`]).
-#[derive(Clone, Copy)]
-pub(super) struct OutPlanes(pub(super) *mut f32);
+/// The output planes (elements `T`: f32 here and in [`super::conv_few_channels`], bytes in
+/// [`super::quantized_conv_direct`]), shared by the tasks that write disjoint (channel,
+/// pixel) parts of them.
+pub(super) struct OutPlanes<T>(pub(super) *mut T);
+
+impl<T> Clone for OutPlanes<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for OutPlanes<T> {}
 
 // SAFETY: each task writes only the planes of its channel group and the pixels of its run or
 // band of rows (see the `conv`s), so no element is accessed by two threads.
-unsafe impl Send for OutPlanes {}
+unsafe impl<T> Send for OutPlanes<T> {}
 // SAFETY: as for Send.
-unsafe impl Sync for OutPlanes {}
+unsafe impl<T> Sync for OutPlanes<T> {}
 
-impl OutPlanes {
+impl<T> OutPlanes<T> {
     /// Element `i` of the image's planes (a method, so that closures capture the whole
     /// `Send` value rather than its raw pointer field).
-    pub(super) fn at(self, i: usize) -> *mut f32 {
+    pub(super) fn at(self, i: usize) -> *mut T {
         self.0.wrapping_add(i)
     }
 }
