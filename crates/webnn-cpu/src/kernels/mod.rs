@@ -54,6 +54,8 @@ pub mod packed_gemm;
 pub mod pool;
 #[cfg(target_arch = "x86_64")]
 mod pool_avx512;
+#[cfg(target_arch = "x86_64")]
+mod pool_bytes_avx512;
 pub mod resample;
 pub mod scratch;
 pub mod sgemm;

@@ -207,6 +207,12 @@ impl PoolGeom {
         PoolGeom { n, c, h, w, oh, ow, nhwc, strides, dilations, pad_begin, window, interior, rows, cols }
     }
 
+    /// Whether every window holds at least one real input element (none lies wholly in the
+    /// padding or past the input).
+    pub fn every_window_real(&self) -> bool {
+        self.rows.iter().chain(&self.cols).all(|&(a, b)| a < b)
+    }
+
     /// The input row of window row `kh` of output row `oh` (a real row: `kh` in `rows[oh]`).
     #[inline(always)]
     pub(super) fn ih_of(&self, oh: usize, kh: usize) -> usize {
@@ -513,6 +519,32 @@ fn max_pool_f32(g: &PoolGeom, x: &[f32], out: &mut [f32]) {
     pool::<f32, MaxR>(g, x, out)
 }
 
+/// maxPool2d of uint8 or int8 (`signed`): the AVX-512BW planes of
+/// [`super::pool_bytes_avx512`] where they apply, else [`pool`].
+fn max_pool_bytes(g: &PoolGeom, signed: bool, x: &[u8], out: &mut [u8]) {
+    #[cfg(target_arch = "x86_64")]
+    if super::pool_bytes_avx512::applies(g) && super::pool_bytes_avx512::available() {
+        use super::pool_bytes_avx512::{max_pool_plane, PlaneBufs};
+        for_each_nchw_plane(
+            g,
+            x,
+            out,
+            || PlaneBufs::new(g),
+            |bufs, xp, op| {
+                // SAFETY: AVX-512F/BW were detected; `applies` holds; the slices are one
+                // plane; `bufs` was made for `g`.
+                unsafe { max_pool_plane(g, signed, xp, op, bufs) }
+            },
+        );
+        return;
+    }
+    if signed {
+        pool::<i8, MaxR>(g, bytemuck::cast_slice(x), bytemuck::cast_slice_mut(out))
+    } else {
+        pool::<u8, MaxR>(g, x, out)
+    }
+}
+
 struct PoolKernel {
     kind: OpKind,
     data_type: DataType,
@@ -521,6 +553,23 @@ struct PoolKernel {
 
 /// Lowers averagePool2d, l2Pool2d and maxPool2d.
 pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
+    let g = geometry(op, graph)?;
+    let od = graph.descriptor(op.outputs[0]);
+    Ok(Box::new(PoolKernel { kind: op.kind, data_type: od.data_type, g }))
+}
+
+/// maxPool2d of `op`'s geometry on tensors of `data_type` instead of the operation's own type
+/// (the 8-bit values a quantized model's `quantize(maxPool2d(dequantize(x)))` pools:
+/// `compile::quantized::elementwise`).
+pub fn lower_max_pool_as(op: &Operation, graph: &Graph, data_type: DataType) -> Result<Box<dyn Kernel>> {
+    if op.kind != OpKind::MaxPool2d {
+        return Err(Error::operation("maxPool2d: another pooling operation"));
+    }
+    Ok(Box::new(PoolKernel { kind: op.kind, data_type, g: geometry(op, graph)? }))
+}
+
+/// The geometry of a pooling operation (its attributes and its operands' shapes).
+pub fn geometry(op: &Operation, graph: &Graph) -> Result<PoolGeom> {
     let Attrs::Pool2d { window, padding, strides, dilations, layout } = op.attrs else {
         return Err(Error::operation("pooling: missing attributes"));
     };
@@ -538,7 +587,7 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
     let (n, c, h, w) = if nhwc { (s[0], s[3], s[1], s[2]) } else { (s[0], s[1], s[2], s[3]) };
     let (oh, ow) = if nhwc { (o[1], o[2]) } else { (o[2], o[3]) };
     let u = |v: u32| v as usize;
-    let g = PoolGeom::new(
+    Ok(PoolGeom::new(
         n,
         c,
         h,
@@ -550,8 +599,7 @@ pub fn lower(op: &Operation, graph: &Graph) -> Result<Box<dyn Kernel>> {
         dilations.map(u),
         [u(padding[0]), u(padding[2])],
         nhwc,
-    );
-    Ok(Box::new(PoolKernel { kind: op.kind, data_type: od.data_type, g }))
+    ))
 }
 
 impl Kernel for PoolKernel {
@@ -565,6 +613,9 @@ impl Kernel for PoolKernel {
             (OpKind::L2Pool2d, DataType::Float16) => pool::<f16, L2R>(g, x.slice(), out.slice_mut()),
             (OpKind::L2Pool2d, _) => pool::<f32, L2R>(g, x.slice(), out.slice_mut()),
             (OpKind::MaxPool2d, DataType::Float32) => max_pool_f32(g, x.slice(), out.slice_mut()),
+            (OpKind::MaxPool2d, DataType::Uint8 | DataType::Int8) => {
+                max_pool_bytes(g, self.data_type == DataType::Int8, x.bytes, &mut out.bytes[..])
+            }
             _ => crate::with_type!(self.data_type, T => pool::<T, MaxR>(g, x.slice(), out.slice_mut())),
         }
         Ok(())

@@ -183,6 +183,43 @@ fn max_pool_every_integer_type() {
 }
 
 #[test]
+fn max_pool_of_bytes_every_case() {
+    // uint8 and int8 (the quantized models' pools; AVX-512BW planes where they apply) over
+    // every case, and rows of more than 64 outputs and 128 columns at strides 1 and 2; the
+    // values span each type's whole range.
+    let wide = [
+        P::new([1, 2, 5, 150], [3, 75], [3, 3], [2, 2], [1, 1], [1, 1, 1, 1]),
+        P::new([1, 1, 3, 140], [3, 137], [2, 5], [1, 1], [1, 2], [0, 1, 3, 2]),
+        P::new([1, 1, 4, 130], [4, 66], [1, 4], [1, 2], [1, 1], [0, 0, 2, 2]),
+    ];
+    for p in CASES.iter().chain(&wide) {
+        let count = p.n * p.c * p.h * p.w;
+        let bytes: Vec<u8> = pseudo(count, 5).iter().map(|v| ((v + 1.0) * 127.99) as u8).collect();
+        for signed in [false, true] {
+            let value = |b: u8| if signed { f64::from(b as i8) } else { f64::from(b) };
+            let want: Vec<u8> = pool_ref(p, 2, &bytes.iter().map(|&b| value(b)).collect::<Vec<_>>())
+                .iter()
+                .map(|&v| match (v == f64::NEG_INFINITY, signed) {
+                    (true, true) => i8::MIN as u8,
+                    (true, false) => 0,
+                    (false, true) => v as i8 as u8,
+                    (false, false) => v as u8,
+                })
+                .collect();
+            let dt = if signed { DataType::Int8 } else { DataType::Uint8 };
+            let (xs, os) = shapes(p, false);
+            let out = run_op_const(
+                OpKind::MaxPool2d,
+                &[Some((OperandDescriptor::new(dt, xs.to_vec()), bytes.clone(), false))],
+                attrs(p, false),
+                &[OperandDescriptor::new(dt, os.to_vec())],
+            );
+            assert_eq!(out[0], want, "{p:?} {dt:?}");
+        }
+    }
+}
+
+#[test]
 fn max_pool_propagates_nan() {
     let x = [1.0f32, f32::NAN, 3.0, 2.0];
     let p = P::new([1, 1, 2, 2], [1, 1], [2, 2], [1, 1], [1, 1], [0; 4]);

@@ -1,5 +1,6 @@
-//! The 8-bit element-wise kernels of `compile::quantized::elementwise`: a 256-byte table
-//! lookup, and the quantized add / multiply of two 8-bit tensors.
+//! The 8-bit kernels of `compile::quantized::elementwise`: a 256-byte table lookup, the
+//! quantized add / multiply of two 8-bit tensors, and max pooling of 8-bit values (the pooling
+//! kernel on bytes, then the table in place where there is one).
 //!
 //! The table: with AVX-512 VBMI, 64 bytes at a time by two 128-byte permutes
 //! (`vpermi2b`) and a blend on the index's top bit; else one byte at a time.
@@ -50,6 +51,36 @@ pub fn lower(
             }
             Ok(Box::new(BinaryKernel { q: *q, inner: out.len() / b.len(), avx512: has_avx512bw(), avx2: has_avx2() }))
         }
+        Elementwise::MaxPool { pool, table } => {
+            let x = operand(0).ok_or_else(|| fail("missing input"))?;
+            let op = graph.operations.get(*pool).ok_or_else(|| fail("missing maxPool2d"))?;
+            let pooled = graph.descriptor(op.outputs[0]);
+            if !eight_bit(x.data_type) || !eight_bit(out.data_type) || pooled.shape != out.shape {
+                return Err(fail("max pooling: the input and the result must be 8-bit tensors of the pool's shapes"));
+            }
+            if table.is_none() && x.data_type != out.data_type {
+                return Err(fail("max pooling: the input and the result types differ and there is no table"));
+            }
+            let pool = super::pool::lower_max_pool_as(op, graph, x.data_type)?;
+            let table = table.as_ref().map(|t| TableKernel { table: t.clone(), vbmi: has_vbmi() });
+            Ok(Box::new(MaxPoolKernel { pool, table }))
+        }
+    }
+}
+
+/// Max pooling of bytes (signed for int8), then the table in place.
+struct MaxPoolKernel {
+    pool: Box<dyn Kernel>,
+    table: Option<TableKernel>,
+}
+
+impl Kernel for MaxPoolKernel {
+    fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> Result<()> {
+        self.pool.run(inputs, outputs)?;
+        if let Some(table) = &self.table {
+            table.apply_in_place(&mut outputs[0].bytes[..]);
+        }
+        Ok(())
     }
 }
 
@@ -83,13 +114,16 @@ impl Kernel for TableKernel {
     fn run(&self, inputs: &[Option<In<'_>>], outputs: &mut [Out<'_>]) -> Result<()> {
         let x = inputs[0].as_ref().ok_or_else(|| Error::operation("quantized table: missing input"))?.bytes;
         let out = &mut *outputs[0].bytes;
+        if x.len() != out.len() {
+            return Err(Error::operation("quantized table: the input and the result differ in size"));
+        }
         par_rows(out, CHUNK, |first, chunk| {
             let x = &x[first * CHUNK..][..chunk.len()];
             #[cfg(target_arch = "x86_64")]
             if self.vbmi {
                 // SAFETY: AVX-512F/BW/VL and VBMI were detected at lowering; `x` and `chunk`
-                // have one length.
-                return unsafe { lookup_vbmi(&self.table, x, chunk) };
+                // each hold `chunk.len()` bytes and do not overlap.
+                return unsafe { lookup_vbmi(&self.table, x.as_ptr(), chunk.as_mut_ptr(), chunk.len()) };
             }
             for (o, &v) in chunk.iter_mut().zip(x) {
                 *o = self.table[v as usize];
@@ -99,29 +133,47 @@ impl Kernel for TableKernel {
     }
 }
 
-/// `out[i] = table[x[i]]`, 64 bytes at a time.
+impl TableKernel {
+    /// `bytes[i] = table[bytes[i]]`.
+    fn apply_in_place(&self, bytes: &mut [u8]) {
+        par_rows(bytes, CHUNK, |_, chunk| {
+            #[cfg(target_arch = "x86_64")]
+            if self.vbmi {
+                // SAFETY: AVX-512F/BW/VL and VBMI were detected at lowering; each 64-byte
+                // block is loaded before it is stored, so source and destination may be one.
+                return unsafe { lookup_vbmi(&self.table, chunk.as_ptr(), chunk.as_mut_ptr(), chunk.len()) };
+            }
+            for v in chunk.iter_mut() {
+                *v = self.table[*v as usize];
+            }
+        });
+    }
+}
+
+/// `out[i] = table[x[i]]` for `i < len`, 64 bytes at a time (`x` may be `out`).
 ///
 /// # Safety
-/// The CPU has AVX-512F, BW, VL and VBMI; `x.len() == out.len()`.
+/// The CPU has AVX-512F, BW, VL and VBMI; `x` and `out` are valid for `len` bytes, and either
+/// the same or not overlapping.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
-unsafe fn lookup_vbmi(table: &[u8; 256], x: &[u8], out: &mut [u8]) {
+unsafe fn lookup_vbmi(table: &[u8; 256], x: *const u8, out: *mut u8, len: usize) {
     use std::arch::x86_64::*;
-    debug_assert_eq!(x.len(), out.len());
     // SAFETY: four 64-byte loads inside the 256-byte table.
     let t: [__m512i; 4] = unsafe { std::array::from_fn(|i| _mm512_loadu_si512(table.as_ptr().add(64 * i).cast())) };
     let mut i = 0;
-    while i < out.len() {
-        let n = (out.len() - i).min(64);
+    while i < len {
+        let n = (len - i).min(64);
         let mask: __mmask64 = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-        // SAFETY: the mask selects bytes i..i + n of both slices, inside them.
+        // SAFETY: the mask selects bytes i..i + n of both buffers, inside them (the caller's
+        // contract); the block is read before it is written.
         unsafe {
-            let idx = _mm512_maskz_loadu_epi8(mask, x.as_ptr().add(i).cast());
+            let idx = _mm512_maskz_loadu_epi8(mask, x.add(i).cast());
             // Bits 0-6 pick a byte of the 128 bytes of each half; bit 7 picks the half.
             let low = _mm512_permutex2var_epi8(t[0], idx, t[1]);
             let high = _mm512_permutex2var_epi8(t[2], idx, t[3]);
             let v = _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), low, high);
-            _mm512_mask_storeu_epi8(out.as_mut_ptr().add(i).cast(), mask, v);
+            _mm512_mask_storeu_epi8(out.add(i).cast(), mask, v);
         }
         i += 64;
     }

@@ -4,7 +4,7 @@
 use crate::compile::quantized::elementwise::Elementwise;
 use crate::compile::{NodeKind, Program};
 use crate::testing::graphs::*;
-use webnn_core::{ClampOptions, DataType, Graph, GraphBuilder, Operand, OperandDescriptor};
+use webnn_core::{ClampOptions, DataType, Graph, GraphBuilder, OpKind, Operand, OperandDescriptor, Pool2dOptions};
 
 fn desc(t: DataType, shape: &[u32]) -> OperandDescriptor {
     OperandDescriptor::new(t, shape.to_vec())
@@ -195,9 +195,142 @@ fn the_vector_lookup_equals_the_scalar_one() {
             let x = all_bytes(n);
             let mut out = vec![0u8; n];
             // SAFETY: VBMI detected; one length.
-            unsafe { super::lookup_vbmi(&table, &x, &mut out) };
+            unsafe { super::lookup_vbmi(&table, x.as_ptr(), out.as_mut_ptr(), n) };
             let want: Vec<u8> = x.iter().map(|&v| table[v as usize]).collect();
             assert_eq!(out, want, "n = {n}");
+            // In place.
+            let mut inout = x.clone();
+            // SAFETY: VBMI detected; source and destination are one buffer.
+            unsafe { super::lookup_vbmi(&table, inout.as_ptr(), inout.as_mut_ptr(), n) };
+            assert_eq!(inout, want, "n = {n}, in place");
         }
     }
+}
+
+/// One max pooling test: `quantize(maxPool2d(dequantize(x)))` of an nchw `[n, c, h, w]`
+/// input; the result against dequantize, the maximum over the window's real elements (none:
+/// −∞) and quantize, element by element.
+struct PoolCase {
+    shape: [u32; 4],
+    window: [u32; 2],
+    strides: [u32; 2],
+    dilations: [u32; 2],
+    /// [beginH, endH, beginW, endW]
+    padding: [u32; 4],
+    x: (f32, i32, DataType),
+    y: (f32, i32, DataType),
+}
+
+impl PoolCase {
+    fn graph(&self) -> Graph {
+        let (sx, zx, tx) = self.x;
+        let (sy, zy, ty) = self.y;
+        let mut b = builder();
+        let a = b.input("a", &desc(tx, &self.shape)).unwrap();
+        let x = dequantize(&mut b, &a, sx, zx, tx);
+        let options = Pool2dOptions {
+            window_dimensions: Some(self.window.to_vec()),
+            strides: Some(self.strides.to_vec()),
+            dilations: Some(self.dilations.to_vec()),
+            padding: Some(self.padding.to_vec()),
+            ..Default::default()
+        };
+        let p = b.pool2d(OpKind::MaxPool2d, &x, &options).unwrap();
+        let y = quantize(&mut b, &p, sy, zy, ty);
+        b.build(&[("y", &y)]).unwrap()
+    }
+
+    fn check(&self, graph: &Graph) {
+        let (sx, zx, tx) = self.x;
+        let (sy, zy, ty) = self.y;
+        let [n, c, h, w] = self.shape.map(|d| d as usize);
+        let out = graph.descriptor(graph.outputs[0].1).shape.iter().map(|&d| d as usize).collect::<Vec<_>>();
+        let (oh, ow) = (out[2], out[3]);
+        let input = all_bytes(n * c * h * w);
+        let got = run_graph(graph, &[&input]).remove(0);
+        let value = |b: u8, t: DataType| if t == DataType::Int8 { b as i8 as i32 } else { b as i32 };
+        let (lo, hi) = if ty == DataType::Int8 { (-128, 127) } else { (0, 255) };
+        let mut i = 0;
+        for plane in input.chunks(h * w) {
+            for y in 0..oh {
+                for x in 0..ow {
+                    let mut m = f32::NEG_INFINITY;
+                    for kh in 0..self.window[0] as usize {
+                        for kw in 0..self.window[1] as usize {
+                            let r = (y * self.strides[0] as usize + kh * self.dilations[0] as usize) as isize
+                                - self.padding[0] as isize;
+                            let col = (x * self.strides[1] as usize + kw * self.dilations[1] as usize) as isize
+                                - self.padding[2] as isize;
+                            if (0..h as isize).contains(&r) && (0..w as isize).contains(&col) {
+                                m = m.max(dq(value(plane[r as usize * w + col as usize], tx), sx, zx));
+                            }
+                        }
+                    }
+                    let want = q(m, sy, zy, lo, hi);
+                    assert_eq!(value(got[i], ty), want, "output {i} (row {y}, column {x})");
+                    i += 1;
+                }
+            }
+        }
+        assert_eq!(i, got.len());
+    }
+}
+
+#[test]
+fn max_pooling_between_quantizes_pools_the_bytes() {
+    // ResNet's 3×3 / 2 max pool between a quantize and a dequantize of one quantization:
+    // the bytes pooled, no table.
+    let same = PoolCase {
+        shape: [1, 3, 13, 17],
+        window: [3, 3],
+        strides: [2, 2],
+        dilations: [1, 1],
+        padding: [1, 1, 1, 1],
+        x: (0.05, 3, DataType::Uint8),
+        y: (0.05, 3, DataType::Uint8),
+    };
+    let graph = same.graph();
+    assert!(
+        matches!(elementwise_nodes(&graph).as_slice(), [Elementwise::MaxPool { table: None, .. }]),
+        "{:?}",
+        elementwise_nodes(&graph)
+    );
+    same.check(&graph);
+    // int8 in, uint8 out, another scale; strides, dilations and asymmetric padding: a table.
+    let requantized = PoolCase {
+        shape: [2, 2, 11, 9],
+        window: [2, 3],
+        strides: [1, 2],
+        dilations: [2, 1],
+        padding: [1, 0, 2, 1],
+        x: (0.1, -7, DataType::Int8),
+        y: (0.13, 90, DataType::Uint8),
+    };
+    let graph = requantized.graph();
+    assert!(matches!(elementwise_nodes(&graph).as_slice(), [Elementwise::MaxPool { table: Some(_), .. }]));
+    requantized.check(&graph);
+}
+
+#[test]
+fn max_pooling_with_windows_wholly_in_the_padding_keeps_the_float_steps_unless_no_table() {
+    // Padding wider than the window: some windows hold no real element, whose float result
+    // quantizes −∞ to the lowest value. With a table that would map the byte pool's lowest
+    // value elsewhere, so the float steps stay; with the identity the bytes agree.
+    let mut case = PoolCase {
+        shape: [1, 2, 4, 5],
+        window: [2, 2],
+        strides: [1, 1],
+        dilations: [1, 1],
+        padding: [3, 0, 0, 3],
+        x: (0.5, 10, DataType::Uint8),
+        y: (0.25, 200, DataType::Uint8),
+    };
+    let graph = case.graph();
+    assert!(elementwise_nodes(&graph).is_empty(), "{:?}", elementwise_nodes(&graph));
+    case.check(&graph);
+    case.x = (0.25, -100, DataType::Int8);
+    case.y = (0.25, -100, DataType::Int8);
+    let graph = case.graph();
+    assert!(matches!(elementwise_nodes(&graph).as_slice(), [Elementwise::MaxPool { table: None, .. }]));
+    case.check(&graph);
 }

@@ -15,7 +15,15 @@
 //!   two different 8-bit tensors, one of the result's shape and the other either the same or
 //!   broadcast along trailing dimensions (a squeeze-excitation's `[n, c, 1, 1]` scale), one
 //!   [`Elementwise::Binary`]: each element dequantized, added or multiplied, clamped and
-//!   quantized with the float chain's own operations, so again the same bytes.
+//!   quantized with the float chain's own operations, so again the same bytes;
+//! * `quantizeLinear(maxPool2d(dequantizeLinear(x)))` of an 8-bit x, both scales positive, one
+//!   [`Elementwise::MaxPool`]: dequantize and quantize are then non-decreasing functions of
+//!   the byte, and the maximum commutes with a non-decreasing function, so pooling the bytes
+//!   and mapping the result through the 256-byte table of `quantize(dequantize(·))` (none
+//!   where that is the identity: same type, scale and zero point, as quantizers write them)
+//!   gives the float chain's bytes. A window with no real element gives the type's lowest
+//!   value on both paths (the float one quantizes −∞), so with a table every window must hold
+//!   one.
 //!
 //! Every value inside a chain is float32 (or an 8-bit round trip), read only inside the chain
 //! and no graph output; the dequantizes of the sources stay where something else reads them.
@@ -36,6 +44,14 @@ pub enum Elementwise {
     Table(Box<[u8; 256]>),
     /// `quantize(clamp(dequantize(a) op dequantize(b)))`; see [`QuantizedBinary`].
     Binary(QuantizedBinary),
+    /// maxPool2d of the bytes (the graph operation `pool`'s attributes), then `table` of
+    /// the result (`None`: the identity).
+    MaxPool {
+        /// The maxPool2d operation (index into the graph's operations).
+        pool: usize,
+        /// `quantize(dequantize(byte))`, unless that is the byte itself.
+        table: Option<Box<[u8; 256]>>,
+    },
 }
 
 impl Elementwise {
@@ -43,6 +59,9 @@ impl Elementwise {
     pub fn summary(&self) -> String {
         match self {
             Elementwise::Table(_) => "256-byte table".to_string(),
+            Elementwise::MaxPool { table, .. } => {
+                format!("max pool of the bytes{}", if table.is_some() { ", then a 256-byte table" } else { "" })
+            }
             Elementwise::Binary(b) => {
                 let q = |p: &QuantParams| format!("{}/{} {}", p.scale, p.zero_point, p.data_type.as_str());
                 let clamp = b.clamp.map(|(lo, hi)| format!(", clamp ({lo}, {hi})")).unwrap_or_default();
@@ -85,8 +104,9 @@ const MAX_CHAIN: usize = 32;
 pub fn run(graph: &Graph, program: &mut Program) {
     let mut uses = Uses::of(graph, program);
     for q in (0..program.nodes.len()).rev() {
-        let Some((kind, inputs, unhooked, name)) =
-            match_table(graph, program, &uses, q).or_else(|| match_binary(graph, program, &uses, q))
+        let Some((kind, inputs, unhooked, name)) = match_table(graph, program, &uses, q)
+            .or_else(|| match_binary(graph, program, &uses, q))
+            .or_else(|| match_max_pool(graph, program, &uses, q))
         else {
             continue;
         };
@@ -371,6 +391,48 @@ fn match_binary(graph: &Graph, program: &Program, uses: &Uses, q: usize) -> Opti
     let binary = QuantizedBinary { op, a: a.1, b: b.1, output, clamp };
     let name = format!("{}+quantizeLinear(int8)", program.nodes[p].name);
     Some((Elementwise::Binary(binary), vec![Some(a.0), Some(b.0)], unhooked, name))
+}
+
+/// `quantize(maxPool2d(dequantize(x)))` ending in node `q`, x an 8-bit tensor, if it matches
+/// (see the module doc).
+fn match_max_pool(graph: &Graph, program: &Program, uses: &Uses, q: usize) -> Option<Rewrite> {
+    let qnode = &program.nodes[q];
+    if !is_op(graph, qnode, OpKind::QuantizeLinear) {
+        return None;
+    }
+    let output = params_of(graph, qnode, graph.descriptor(qnode.outputs[0]).data_type)?;
+    let pooled = slot(qnode, 0)?;
+    if uses.readers[pooled.index()] != 1 || graph.descriptor(pooled).data_type != DataType::Float32 {
+        return None;
+    }
+    let p = uses.producer[pooled.index()]?;
+    let pool = &program.nodes[p];
+    if !is_op(graph, pool, OpKind::MaxPool2d) || pool.outputs.len() != 1 {
+        return None;
+    }
+    let dq = &program.nodes[uses.producer[slot(pool, 0)?.index()]?];
+    if !is_op(graph, dq, OpKind::DequantizeLinear) {
+        return None;
+    }
+    let x = slot(dq, 0)?;
+    let source_type = graph.descriptor(x).data_type;
+    let input = params_of(graph, dq, source_type)?;
+    let increasing = input.scale > 0.0 && output.scale > 0.0;
+    if !(matches!(source_type, DataType::Uint8 | DataType::Int8) && increasing) {
+        return None;
+    }
+    let integer = |byte: usize| if source_type == DataType::Int8 { byte as u8 as i8 as i32 } else { byte as i32 };
+    let mut table = Box::new([0u8; 256]);
+    for (b, t) in table.iter_mut().enumerate() {
+        *t = quantize_8bit(dequantize_one::<i32, f32>(integer(b), input.scale, input.zero_point), output) as u8;
+    }
+    let identity = output.data_type == source_type && table.iter().enumerate().all(|(b, &t)| usize::from(t) == b);
+    let geometry = crate::kernels::pool::geometry(&graph.operations[pool.op], graph).ok()?;
+    if !identity && !geometry.every_window_real() {
+        return None;
+    }
+    let kind = Elementwise::MaxPool { pool: pool.op, table: (!identity).then_some(table) };
+    Some((kind, vec![Some(x)], vec![p], "maxPool2d+quantizeLinear(int8)".to_string()))
 }
 
 /// Whether `b` (right-aligned against `shape`, as the spec broadcasts) equals `shape` up to
