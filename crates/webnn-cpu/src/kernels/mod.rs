@@ -19,6 +19,8 @@ pub mod quantized;
 #[cfg(target_arch = "x86_64")]
 mod quantized_conv_direct;
 pub mod quantized_depthwise;
+#[cfg(target_arch = "x86_64")]
+mod quantized_depthwise_small;
 mod quantized_depthwise_vnni;
 pub mod quantized_elementwise;
 mod quantized_im2col;

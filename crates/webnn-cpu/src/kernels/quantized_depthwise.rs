@@ -15,7 +15,9 @@
 //! permute; other CPUs run the same arithmetic in scalar code. Where the CPU also has VBMI
 //! (Ice Lake, Zen 4 and later) and 16 outputs' window row fits one 64-byte load, the sums are
 //! computed on integers instead (`quantized_depthwise_vnni`): the same sums, the same
-//! bytes, several times faster.
+//! bytes, several times faster. Planes with rows of at most 8 outputs (14 at stride 2) take a third path
+//! (`quantized_depthwise_small`): 16 outputs across rows at a time, gathered from the
+//! unpadded plane.
 
 use super::conv::{conv_geom, Geom};
 use super::quantize::quantize_one;
@@ -70,6 +72,11 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
         Some(zero) if vnni::available() => VnniTaps::new(g.kh, g.kw, [g.strides[1], g.dilations[1]], &weights, zero),
         _ => None,
     };
+    #[cfg(target_arch = "x86_64")]
+    let small = match zero {
+        Some(zero) if vnni::available() => super::quantized_depthwise_small::SmallPlanes::new(&g, &weights, zero),
+        _ => None,
+    };
     let weights = weights.iter().map(|&w| w as f32).collect();
     #[cfg(target_arch = "x86_64")]
     let avx512bw = super::unary::has_avx512() && std::is_x86_feature_detected!("avx512bw");
@@ -79,7 +86,22 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
     let avx2 = std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma");
     #[cfg(not(target_arch = "x86_64"))]
     let avx2 = false;
-    Ok(Box::new(QuantizedDepthwise { g, weights, scales, bias, lo, hi, input, output, avx512bw, avx2, vnni, folded }))
+    Ok(Box::new(QuantizedDepthwise {
+        g,
+        weights,
+        scales,
+        bias,
+        lo,
+        hi,
+        input,
+        output,
+        avx512bw,
+        avx2,
+        vnni,
+        #[cfg(target_arch = "x86_64")]
+        small,
+        folded,
+    }))
 }
 
 struct QuantizedDepthwise {
@@ -100,6 +122,10 @@ struct QuantizedDepthwise {
     avx2: bool,
     /// The weights packed for the integer path, where the CPU and the geometry allow it.
     vnni: Option<VnniTaps>,
+    /// The small-plane integer path's runs and weights, where the CPU and the geometry allow
+    /// it (rows of at most 8 outputs, 14 at stride 2): taken before `vnni`.
+    #[cfg(target_arch = "x86_64")]
+    small: Option<super::quantized_depthwise_small::SmallPlanes>,
     /// Per channel, the folded requantization (`requantize`), where the parameters fold;
     /// else the spec's division.
     folded: Option<Vec<Requantizer>>,
@@ -140,6 +166,13 @@ impl QuantizedDepthwise {
         let (pw, padded_len) = self.padded_dims();
         let [pt, _, pl, _] = g.padding;
         let first = pt * pw + pl;
+        #[cfg(target_arch = "x86_64")]
+        if let (Some(small), Some(folded)) = (&self.small, &self.folded) {
+            // SAFETY: `small` is set only where the CPU has the instructions (lower) and was
+            // made for this geometry; `x` is the channel's input plane, `y` its output plane.
+            unsafe { super::quantized_depthwise_small::plane(small, c, x, &folded[c], y) };
+            return;
+        }
         #[cfg(target_arch = "x86_64")]
         if let (Some(taps), Some(folded)) = (&self.vnni, &self.folded) {
             let padded = &mut scratch.bytes[..padded_len];
@@ -537,6 +570,8 @@ mod avx512 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "x86_64")]
+    use crate::kernels::quantized_depthwise_small::SmallPlanes;
 
     /// The scalar code (CPUs without AVX-512), the AVX-512 float code and the VNNI integer
     /// code give the same bytes (with the spec's division, and folded: within one step of
@@ -556,7 +591,20 @@ mod tests {
             (1, 1, 3, 7, 10, 17),
             (1, 1, 2, 5, 12, 50),
             (1, 1, 1, 3, 4, 16),
+            // Rows of at most 8 outputs, 14 at stride 2 (`quantized_depthwise_small`):
+            // MobileNet's 7 × 7 and 14 × 14 stages (14 × 14 at stride 1 stays on the row
+            // kernel), 5 × 5, a 7 × 7 window (13 tap groups), dilation, and a plane whose runs'
+            // windows exceed 128 bytes (12 × 27, 5 × 5 at stride 2: the row kernel).
+            (1, 1, 1, 3, 7, 7),
+            (1, 1, 1, 3, 14, 14),
+            (2, 1, 1, 3, 14, 14),
+            (2, 1, 2, 5, 9, 13),
+            (1, 1, 3, 7, 10, 8),
+            (1, 2, 2, 3, 10, 8),
+            (2, 1, 2, 5, 12, 27),
+            (1, 1, 1, 3, 30, 6),
         ];
+        let mut small_planes = 0;
         for (stride, dilation, pad, k, h, w) in cases {
             let c = 3;
             let oh = (h + 2 * pad - dilation * (k - 1) - 1) / stride + 1;
@@ -584,6 +632,7 @@ mod tests {
             let (scales, bias) = (vec![0.001, 0.002, 0.0005], vec![0.5, -1.0, 0.0]);
             let output = QuantParams { scale: 0.03, zero_point: 5, data_type: DataType::Uint8 };
             let fold = |c: usize| Requantizer::fold(scales[c], bias[c], (0.0, 6.0), 0.03, 5, DataType::Uint8).unwrap();
+            let small = |on: bool| if on { SmallPlanes::new(&g, &weights, 100) } else { None };
             let kernel = |avx512bw: bool, avx2: bool, integer: bool, folded: bool| QuantizedDepthwise {
                 g,
                 weights: weights.iter().map(|&w| w as f32).collect(),
@@ -596,6 +645,8 @@ mod tests {
                 avx512bw,
                 avx2,
                 vnni: integer.then(|| VnniTaps::new(k, k, [stride, dilation], &weights, 100).unwrap()),
+                #[cfg(target_arch = "x86_64")]
+                small: None,
                 folded: folded.then(|| (0..c).map(fold).collect()),
             };
             let run = |k: QuantizedDepthwise| {
@@ -651,7 +702,19 @@ mod tests {
             }
             if vnni::available() {
                 assert_eq!(run(kernel(true, false, true, true)), folded, "VNNI, {what}");
+                #[cfg(target_arch = "x86_64")]
+                let too_wide = (stride, h, w) == (2, 12, 27);
+                let wide = ow > if stride == 1 { 8 } else { 14 };
+                assert_eq!(small(true).is_none(), wide || too_wide, "small planes taken, {what}");
+                if let Some(s) = small(true) {
+                    small_planes += 1;
+                    let with_small = QuantizedDepthwise { small: Some(s), ..kernel(true, false, true, true) };
+                    assert_eq!(run(with_small), folded, "VNNI small planes, {what}");
+                }
             }
+        }
+        if vnni::available() {
+            assert_eq!(small_planes, 8, "the cases the small-plane path takes");
         }
     }
 }
