@@ -9,7 +9,7 @@ Runs the model (the inputs of compare.py: same manifest, same values) through
   * `webnn bench` with `WEBNN_PROFILE=all`: the median time of every step of our plan;
 then joins the two on the node name: our steps carry the ONNX node's name as their label
 (`conv2d+sigmoid+mul [conv_27]`), ORT's layout transformer appends `_nchwc` to the nodes it
-rewrites. It prints, slowest excess first, our time, ORT's and the difference per matched
+rewrites, its QDQ fusions `_token_N`. It prints, slowest excess first, our time, ORT's and the difference per matched
 step, and the totals per ORT op type of what did not match (ORT nodes that fused or that we
 fused away, e.g. ORT's QuickGelu for a SiLU that our conv step includes). Both profilers add a
 little overhead per step, so compare steps, not the totals, with compare.py's medians.
@@ -63,19 +63,30 @@ def fused_anchors(model_path):
     return {node.name: producer.get(node.input[0]) for node in graph.node if node.input}
 
 
+def ort_base_name(name):
+    """The model's node name behind an ORT node name: ORT's layout transformer appends
+    `_nchwc`, its QDQ fusions (QLinearConv, ...) `_token_N`."""
+    name = re.sub(r"_token_\d+$", "", name)
+    return name[: -len("_nchwc")] if name.endswith("_nchwc") else name
+
+
 def join(ours, ort, anchors=None):
     """(rows, unmatched): rows of (label, our µs, ORT µs, op, operands) for steps whose label
-    names an ORT node (with or without `_nchwc`, or, through `anchors`, the node its fused
-    ORT node starts from), and ORT's other nodes' µs per op type."""
+    names an ORT node (with or without `_nchwc` / `_token_N`, or, through `anchors`, the node
+    its fused ORT node starts from; a node of that name itself wins over one reached through
+    anchors), and ORT's other nodes' µs per op type."""
     by_name = {}
-    for name, (us, kind) in ort.items():
-        base = name[: -len("_nchwc")] if name.endswith("_nchwc") else name
-        # Up to three steps back (conv → add → relu, named after the relu).
-        for _ in range(3):
-            if base in ours or not anchors or anchors.get(base) is None:
-                break
-            base = anchors[base]
-        by_name[base] = (us, kind, name)
+    for exact in (True, False):
+        for name, (us, kind) in ort.items():
+            base = ort_base_name(name)
+            if exact != (base in ours):
+                continue
+            # Up to three steps back (conv → add → relu, named after the relu).
+            for _ in range(3):
+                if base in ours or not anchors or anchors.get(base) is None:
+                    break
+                base = anchors[base]
+            by_name.setdefault(base, (us, kind, name))
     rows, used = [], set()
     for label, (ms, op, operands) in ours.items():
         if label in by_name:

@@ -292,6 +292,18 @@ class ProfileJoin(unittest.TestCase):
         self.assertEqual(sorted((r[0], round(r[1]), round(r[2])) for r in rows), [("conv_27", 483, 165), ("gemm_1", 100, 90)])
         self.assertEqual(unmatched, {"QuickGelu": 198.0})
 
+    def test_join_strips_qdq_token_names_and_prefers_the_node_itself(self):
+        # ORT names its QDQ fusions `conv_3_token_1`; the QLinearAdd after conv_3 reaches
+        # conv_3 through the anchors (add → dequantize → quantize → conv) but must not take
+        # its place.
+        import profile_vs_ort as p
+        ours = {"conv_3": (0.5, "conv2d+quantizeLinear(int8)", ""), "add_4": (0.1, "add", "")}
+        ort = {"add_9": (17.0, "QLinearAdd"), "conv_3_token_1": (450.0, "QLinearConv")}
+        anchors = {"add_9": "dq_8", "dq_8": "q_7", "q_7": "conv_3"}
+        rows, unmatched = p.join(ours, ort, anchors)
+        self.assertEqual([(r[0], r[2]) for r in rows], [("conv_3", 450.0)])
+        self.assertEqual(unmatched, {"QLinearAdd": 17.0})
+
 
 class CompareEndToEnd(unittest.TestCase):
     def setUp(self):
