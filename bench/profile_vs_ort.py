@@ -9,8 +9,8 @@ Runs the model (the inputs of compare.py: same manifest, same values) through
   * `webnn bench` with `WEBNN_PROFILE=all`: the median time of every step of our plan;
 then joins the two on the node name: our steps carry the ONNX node's name as their label
 (`conv2d+sigmoid+mul [conv_27]`), ORT's layout transformer appends `_nchwc` to the nodes it
-rewrites, its QDQ fusions `_token_N`. It prints, slowest excess first, our time, ORT's and the difference per matched
-step, and the totals per ORT op type of what did not match (ORT nodes that fused or that we
+rewrites, its QDQ fusions `_token_N`. It prints, slowest excess first, our time, ORT's and
+the difference per matched step, and the totals per ORT op type of what did not match (ORT nodes that fused or that we
 fused away, e.g. ORT's QuickGelu for a SiLU that our conv step includes). Both profilers add a
 little overhead per step, so compare steps, not the totals, with compare.py's medians.
 """
