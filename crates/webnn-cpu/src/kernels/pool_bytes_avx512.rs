@@ -16,10 +16,21 @@
 use super::pool::PoolGeom;
 use std::arch::x86_64::*;
 
+/// The most bytes of [`PlaneBufs`] a task may take (they grow with the padding and the output
+/// height, both the caller's): larger planes take the portable kernel, whose buffers are a
+/// row.
+const MAX_BUFFER: usize = 1 << 22;
+
 /// Whether [`max_pool_plane`] applies to this geometry: nchw, column stride 1, or 2 without
-/// column dilation.
+/// column dilation, and buffers of at most [`MAX_BUFFER`] bytes.
 pub(super) fn applies(g: &PoolGeom) -> bool {
-    !g.nhwc && g.ow > 0 && g.window[1] > 0 && (g.strides[1] == 1 || (g.strides[1] == 2 && g.dilations[1] == 1))
+    !g.nhwc
+        && g.ow > 0
+        && g.window[1] > 0
+        && (g.strides[1] == 1 || (g.strides[1] == 2 && g.dilations[1] == 1))
+        && PlaneBufs::lengths(g).is_some_and(|(padded, half)| {
+            (padded + 2 * half).checked_mul(g.oh).is_some_and(|bytes| bytes <= MAX_BUFFER)
+        })
 }
 
 /// Whether the CPU has what [`max_pool_plane`] needs.
@@ -43,14 +54,20 @@ pub(super) struct PlaneBufs {
 }
 
 impl PlaneBufs {
+    /// The bytes of a padded row and of an even / odd row (`None`: past `usize`): the padded
+    /// columns the windows reach, and the column pairs of the stride-2 split (rounded up to
+    /// whole 64-pair steps); 64 more bytes for each row's last load.
+    fn lengths(g: &PoolGeom) -> Option<(usize, usize)> {
+        let span = (g.window[1] - 1).checked_mul(g.dilations[1])?;
+        let reach = (g.ow - 1).checked_mul(g.strides[1])?.checked_add(span)?.checked_add(1)?;
+        let pairs = g.ow.checked_add((g.window[1] - 1) / 2 + 1)?.checked_next_multiple_of(64)?;
+        let padded = g.pad_begin[1].checked_add(g.w)?.max(reach).max(pairs.checked_mul(2)?).checked_add(64)?;
+        Some((padded, if g.strides[1] == 2 { pairs + 64 } else { 0 }))
+    }
+
     /// Buffers for planes of `g` (which [`applies`]), the padding filled with the lowest value.
     pub(super) fn new(g: &PoolGeom) -> Self {
-        // The padded columns the windows reach, and the column pairs of the stride-2 split
-        // (rounded up to whole 64-pair steps); 64 more bytes for each row's last load.
-        let reach = (g.ow - 1) * g.strides[1] + (g.window[1] - 1) * g.dilations[1] + 1;
-        let pairs = (g.ow + (g.window[1] - 1) / 2 + 1).next_multiple_of(64);
-        let padded_len = (g.pad_begin[1] + g.w).max(reach).max(2 * pairs) + 64;
-        let half_len = if g.strides[1] == 2 { pairs + 64 } else { 0 };
+        let (padded_len, half_len) = Self::lengths(g).expect("applies() checked the lengths");
         PlaneBufs {
             padded_len,
             half_len,
