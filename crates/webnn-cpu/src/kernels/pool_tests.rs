@@ -258,3 +258,14 @@ fn strided_max_pool_propagates_nan_from_every_tap() {
         }
     }
 }
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn byte_pool_buffers_stay_bounded() {
+    // The AVX-512BW byte pool's buffers grow with the output height and the padding: a tall
+    // plane takes the portable kernel (row-sized buffers) instead.
+    use super::super::pool_bytes_avx512::applies;
+    let geom = |h: usize| PoolGeom::new(1, 1, h, 100, h, 50, [1, 3], [1, 2], [1, 1], [0, 1], false);
+    assert!(applies(&geom(1000)));
+    assert!(!applies(&geom(100_000)));
+}
