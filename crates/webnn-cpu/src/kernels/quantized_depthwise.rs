@@ -385,24 +385,32 @@ impl Kernel for QuantizedDepthwise {
         crate::par::try_chunks(outputs[0].bytes, per_task * oplane, |t, planes| {
             SCRATCH.with(|cell| {
                 let scratch = &mut *cell.borrow_mut();
-                // Each plane's copy writes every element but the padding: fill the padding
-                // only when the previous task on this thread had another geometry or
-                // padding byte.
-                let zero = self.vnni.as_ref().map(|taps| taps.zero as usize + 1).unwrap_or(0);
-                let key = [g.h, g.w, g.padding[0], g.padding[1], g.padding[2], g.padding[3], zero];
-                if let Some(taps) = &self.vnni {
-                    grow(&mut scratch.bytes, padded_len)?;
-                    if scratch.padded_for != Some(key) {
-                        scratch.bytes[..padded_len].fill(taps.zero);
+                // The small-plane path (set only with the folded requantization) reads the
+                // planes as they are: no padded copy.
+                #[cfg(target_arch = "x86_64")]
+                let padded = self.small.is_none();
+                #[cfg(not(target_arch = "x86_64"))]
+                let padded = true;
+                if padded {
+                    // Each plane's copy writes every element but the padding: fill the padding
+                    // only when the previous task on this thread had another geometry or
+                    // padding byte.
+                    let zero = self.vnni.as_ref().map(|taps| taps.zero as usize + 1).unwrap_or(0);
+                    let key = [g.h, g.w, g.padding[0], g.padding[1], g.padding[2], g.padding[3], zero];
+                    if let Some(taps) = &self.vnni {
+                        grow(&mut scratch.bytes, padded_len)?;
+                        if scratch.padded_for != Some(key) {
+                            scratch.bytes[..padded_len].fill(taps.zero);
+                        }
+                    } else {
+                        grow(&mut scratch.floats, padded_len)?;
+                        grow(&mut scratch.sums, oplane)?;
+                        if scratch.padded_for != Some(key) {
+                            scratch.floats[..padded_len].fill(0.0);
+                        }
                     }
-                } else {
-                    grow(&mut scratch.floats, padded_len)?;
-                    grow(&mut scratch.sums, oplane)?;
-                    if scratch.padded_for != Some(key) {
-                        scratch.floats[..padded_len].fill(0.0);
-                    }
+                    scratch.padded_for = Some(key);
                 }
-                scratch.padded_for = Some(key);
                 for (i, y) in planes.chunks_exact_mut(oplane).enumerate() {
                     let p = t * per_task + i;
                     self.plane(p % g.cout, &x[p * iplane..][..iplane], y, scratch);

@@ -107,7 +107,7 @@ impl SmallPlanes {
                 let tap = |j: usize| channel.get(4 * q + j).map_or(0, |&w| w as u8);
                 words.push(i32::from_le_bytes([tap(0), tap(1), tap(2), tap(3)]));
             }
-            corrections.push(i32::from(zero) * channel.iter().map(|&w| i32::from(w)).sum::<i32>());
+            corrections.push(super::quantized_depthwise_vnni::zero_correction(channel, zero));
         }
         Some(SmallPlanes { runs, groups, words, corrections, zero, plane: g.h * g.w })
     }

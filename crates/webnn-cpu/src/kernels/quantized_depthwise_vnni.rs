@@ -69,13 +69,19 @@ impl VnniTaps {
                     words.push(i32::from_le_bytes([tap(0), tap(1), tap(2), tap(3)]));
                 }
             }
-            corrections.push(zero as i32 * channel.iter().map(|&w| w as i32).sum::<i32>());
+            corrections.push(zero_correction(channel, zero));
         }
         let indices = (0..groups)
             .map(|g| std::array::from_fn(|lane| ((lane / 4) * sw + (4 * g + lane % 4) * dw).min(63) as u8))
             .collect();
         Some(VnniTaps { words, groups, corrections, indices, zero })
     }
+}
+
+/// `zero · Σ w` of one channel's weights: what the padded positions (the zero point) and the
+/// input's zero point add to `Σ w · x`, removed from the sums.
+pub(super) fn zero_correction(weights: &[i8], zero: u8) -> i32 {
+    i32::from(zero) * weights.iter().map(|&w| i32::from(w)).sum::<i32>()
 }
 
 /// One channel plane: `padded` is the uint8 plane (row length `pw`, padding and all, with at

@@ -210,7 +210,7 @@ fn range_of(t: DataType) -> (f32, f32) {
 
 /// The integer a byte of an 8-bit type stands for.
 #[inline(always)]
-fn integer(byte: u8, t: DataType) -> i32 {
+pub(crate) fn integer(byte: u8, t: DataType) -> i32 {
     if t == DataType::Int8 {
         i32::from(byte as i8)
     } else {

@@ -35,6 +35,7 @@ use super::{before_quantize, quant_params, QuantParams};
 use crate::kernels::activation::Activation;
 use crate::kernels::constants::constant_f32;
 use crate::kernels::quantize::{dequantize_one, quantize_one};
+use crate::kernels::quantized_elementwise::integer;
 use webnn_core::{DataType, Graph, OpKind, OperandId};
 
 /// What a node of this pass computes; its inputs are the 8-bit sources.
@@ -290,9 +291,8 @@ fn evaluate(
     q: usize,
     output: QuantParams,
 ) -> Option<Box<[u8; 256]>> {
-    // The integer value each byte stands for.
-    let integer = |byte: usize| if source_type == DataType::Int8 { byte as u8 as i8 as i32 } else { byte as i32 };
-    let mut values: Vec<(OperandId, Vec<f32>)> = vec![(source, (0..256).map(|b| integer(b) as f32).collect())];
+    let mut values: Vec<(OperandId, Vec<f32>)> =
+        vec![(source, (0..=255u8).map(|b| integer(b, source_type) as f32).collect())];
     let get = |values: &[(OperandId, Vec<f32>)], id: OperandId| -> Option<Vec<f32>> {
         if let Some(c) = scalar_constant(graph, id) {
             return Some(vec![c; 256]);
@@ -421,10 +421,10 @@ fn match_max_pool(graph: &Graph, program: &Program, uses: &Uses, q: usize) -> Op
     if !(matches!(source_type, DataType::Uint8 | DataType::Int8) && increasing) {
         return None;
     }
-    let integer = |byte: usize| if source_type == DataType::Int8 { byte as u8 as i8 as i32 } else { byte as i32 };
     let mut table = Box::new([0u8; 256]);
-    for (b, t) in table.iter_mut().enumerate() {
-        *t = quantize_8bit(dequantize_one::<i32, f32>(integer(b), input.scale, input.zero_point), output) as u8;
+    for (b, t) in (0..=255u8).zip(table.iter_mut()) {
+        *t = quantize_8bit(dequantize_one::<i32, f32>(integer(b, source_type), input.scale, input.zero_point), output)
+            as u8;
     }
     let identity = output.data_type == source_type && table.iter().enumerate().all(|(b, &t)| usize::from(t) == b);
     let geometry = crate::kernels::pool::geometry(&graph.operations[pool.op], graph).ok()?;
