@@ -198,7 +198,8 @@ fn pointwise_residual_relu(cin: u32, cout: u32, hw: u32) -> Box<dyn Fn() -> (Gra
 
 /// GEMM shapes (m, n, k) and which operand is packed once: A for convs (the filter), B for
 /// MatMuls (the weights); the other is a row-major view.
-const GEMM_SHAPES: [(&str, usize, usize, usize, bool); 8] = [
+const GEMM_SHAPES: [(&str, usize, usize, usize, bool); 9] = [
+    ("ResNet 1x1 64->256 56x56, A packed", 256, 3136, 64, true),
     ("conv3x3 64ch 56x56, A packed", 64, 3136, 576, true),
     ("conv3x3 128ch 28x28, A packed", 256, 784, 1152, true),
     ("BERT qkv/out, B packed", 128, 768, 768, false),

@@ -49,6 +49,7 @@ pub(super) static KERNEL: Kernel = Kernel {
     // BERT-base 128 140 -> 122, ViT-B/16 218 -> 205.
     a_in_place_block: 1200 * 256,
     b_ahead: true,
+    b_in_place: true,
     swish: || true,
     tile,
     pack_lhs,

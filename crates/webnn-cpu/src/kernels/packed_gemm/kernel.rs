@@ -207,6 +207,9 @@ pub(super) struct Kernel {
     pub a_in_place_block: usize,
     /// Whether the microkernel fetches `Tile::b_ahead` (else the driver prefetches it).
     pub b_ahead: bool,
+    /// Whether the full panels of a row-major B may be read in place where the CPU prefers
+    /// it ([`row_major_b_in_place`]); false: always packed per block.
+    pub b_in_place: bool,
     /// Whether its tiles apply the SiLU of [`TileOps::act`] on this CPU: only where its
     /// SiLU is the form the activations run (`vector_activation`: AVX-512, else AVX2); a
     /// GEMM on another kernel applies a SiLU epilogue per tile instead.
@@ -249,7 +252,7 @@ impl Kernel {
             kc,
             mc,
             nc,
-            b_in_place: m <= self.mr || row_major_b_in_place(),
+            b_in_place: m <= self.mr || (self.b_in_place && row_major_b_in_place()),
             a_in_place_block: if self.a_in_place { self.a_in_place_block } else { 0 },
         }
     }

@@ -19,6 +19,7 @@ pub(super) static KERNEL: Kernel = Kernel {
     a_block: 256 * 64,
     a_in_place_block: 0, // A is packed
     b_ahead: false,
+    b_in_place: true,
     swish: || false,
     tile,
     pack_lhs,
