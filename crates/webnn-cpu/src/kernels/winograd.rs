@@ -120,17 +120,23 @@ pub fn pays(g: &Geom) -> bool {
     g.cin >= min_cin(g) && g.cout >= 16 && g.oh.div_ceil(TILE) * g.ow.div_ceil(TILE) >= 16
 }
 
-/// Fewest input channels for [`pays`]: 32 where the AVX-512 direct kernel takes `g`, else 16.
+/// Fewest input channels for [`pays`]: 32 where the direct kernel (`conv_direct`, AVX-512 or
+/// AVX2) takes `g`, else 16. With 16 input channels Winograd's 36 GEMMs are 16 deep, and the
+/// direct kernel runs such a conv about twice as fast: AVX-512 (stop 50) YOLOv8n's 16→16 on
+/// 80² 0.47–0.54 → 0.38–0.41 ms; AVX2 on Zen 3 (stop 53, `WEBNN_PROFILE=all`, 1 thread,
+/// alternating) SqueezeNet's 16→64 on 55² 2.1–2.3 → 1.06–1.18 ms. From 32 channels the two
+/// are level on AVX2 (SqueezeNet's 32→128 on 27²: 0.95–1.04 against 0.90–1.27) and Winograd
+/// wins from 48 (48→192 on 13²: 0.52–0.53 against 0.51–0.56; 64→256 on 13²: 0.78–0.81
+/// against 0.83–1.06).
 fn min_cin(g: &Geom) -> usize {
     #[cfg(target_arch = "x86_64")]
-    let avx512_direct =
-        super::conv_direct::applies(g) && super::conv_direct::Width::best() == Some(super::conv_direct::Width::Avx512);
+    let direct = super::conv_direct::applies(g);
     #[cfg(not(target_arch = "x86_64"))]
-    let avx512_direct = {
+    let direct = {
         let _ = g;
         false
     };
-    if avx512_direct {
+    if direct {
         32
     } else {
         16
