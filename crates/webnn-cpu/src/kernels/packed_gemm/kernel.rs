@@ -259,7 +259,8 @@ impl Kernel {
 }
 
 /// Whether the full panels of a row-major B (an im2col matrix, a pointwise conv's input) are
-/// read in place rather than packed block by block: true but on Intel CPUs.
+/// read in place rather than packed block by block: true but on Intel CPUs. A kernel can
+/// opt out (`Kernel::b_in_place`: the AVX2 one does); [`Kernel::blocking`] combines the two.
 ///
 /// In place saves a copy, and measured best on AMD (Zen 5: 258 GFLOP/s on the 64×3136×576
 /// conv GEMM, 97 % of peak). On Intel each depth step of an in-place panel reads a row of B a
