@@ -1,40 +1,50 @@
-//! The quantized conv2d with a window (or a stride), computed directly with AVX-512 VNNI: no
-//! im2col matrix and no packed copy of it. The integer twin of [`super::conv_direct`].
+//! The quantized conv2d with a window (or a stride), computed directly: no im2col matrix and
+//! no packed copy of it. The integer twin of [`super::conv_direct`], in AVX-512 VNNI or, on
+//! CPUs without it, AVX2 (`avx2.rs`).
 //!
 //! im2col + the int8 GEMM ([`super::quantized`]) writes a `cin·kh·kw × pixels` byte matrix,
 //! then packs it again into the GEMM's panels; on ResNet-50 int8 those two passes took 19 %
 //! of the model (perf, Zen 5), the GEMM's tiles 55 %. Here:
 //!
-//! - The input is copied once per image into a padded, channel-quad-interleaved buffer
-//!   (`[cin/4][h + pads][w + pads][4]` bytes): one 32-bit word holds four consecutive input
-//!   channels of one padded pixel, the padding is the input's zero point (the real value 0,
-//!   as the float conv pads), channels past cin in the last quad too (their weights are 0).
-//! - A tap is (channel quad, kh, kw): for output pixel (oh, ow) it reads the word at
+//! - The input is copied once per image into a padded, channel-interleaved buffer of 32-bit
+//!   words (`[cin/4][h + pads][w + pads]`): with VNNI a word holds four consecutive input
+//!   channels of one padded pixel as bytes, with AVX2 two as 16-bit values (the operands of
+//!   `vpmaddwd`, widened once here rather than per product). The padding is the input's zero
+//!   point (the real value 0, as the float conv pads), channels past cin in the last word too
+//!   (their weights are 0).
+//! - A tap is (channel word, kh, kw): for output pixel (oh, ow) it reads the word at
 //!   `tap + (oh·sH)·pitch + ow·sW`, any stride and dilation.
-//! - The sums are pixel-major, as [`super::conv_direct`] keeps them: one register holds 16
-//!   output channels of one pixel. Per tap, CB weight vectors (16 channels × 4 input channels
-//!   of int8) and P input words (broadcast) feed CB·P `vpdpbusd` (u8 input × s8 weight, four
-//!   products added into each i32 lane): 4 × 6 sums in registers, 10 loads per 24
-//!   `vpdpbusd`. The P pixels of a tile run on across output rows (each through its own
-//!   pointer), so 7×7 outputs waste no lanes (the GEMM's 48-column panels computed 64 columns
-//!   for 49 pixels).
+//! - The sums are pixel-major, as [`super::conv_direct`] keeps them: 16 output channels of one
+//!   pixel in one zmm (two ymm halves on AVX2). VNNI: per tap, CB weight vectors (16 channels ×
+//!   4 input channels of int8) and P input words (broadcast) feed CB·P `vpdpbusd` (u8 input ×
+//!   s8 weight, four products added into each i32 lane): 4 × 6 sums in registers, 10 loads per
+//!   24 `vpdpbusd`. AVX2 (`avx2.rs`): one block × 6 pixels, 12 ymm sums; per tap 2 weight
+//!   vectors (8 channels × 2 input channels of i16 each) and 6 broadcast words feed 12
+//!   `vpmaddwd` + 12 `vpaddd` (the shape of the AVX2 float kernel). The P pixels of a tile run
+//!   on across output rows (each through its own pointer), so 7×7 outputs waste no lanes (the
+//!   GEMM's 48-column panels computed 64 columns for 49 pixels; on AVX2, 96).
 //! - The taps come [`CHUNK_TAPS`] at a time (a chunk's weights, 16 KiB, stay in L1 while a
-//!   run of pixels is computed); between chunks the sums wait in the run's buffer. The first
-//!   tile of a chunk prefetches the next chunk's weights, a tap ahead per tap (ResNet-50
+//!   run of pixels is computed); between chunks the sums wait in the run's buffer. On VNNI the
+//!   first tile of a chunk prefetches the next chunk's weights, a tap ahead per tap (ResNet-50
 //!   int8, 1 thread: 512→512 on 7² 0.42 → 0.38–0.39 ms, on 14² stride 2 0.46–0.48 →
 //!   0.40–0.41, the model 15.6 → 14.3–14.9 ms).
-//! - After the last chunk, 16×16 transposes turn 16 pixels × 16 channels of sums into channel
-//!   rows; each row gets the GEMM path's folded requantization ([`Requantizer`], per
-//!   channel) of `sum − x_zero · Σw` and its low bytes are stored into the nchw plane.
+//! - After the last chunk, register transposes (16×16, or 8×8 on AVX2) turn pixels × channels
+//!   of sums into channel rows; each row gets the GEMM path's folded requantization
+//!   ([`Requantizer`], per channel) of `sum − x_zero · Σw` and its low bytes are stored into
+//!   the nchw plane.
 //!
 //! The sums are the same integers as the GEMM's (exact, no saturation: |w| ≤ 128, x ≤ 255,
-//! cin·kh·kw ≤ [`super::int8_gemm::MAX_DEPTH`]), the requantization the same operations, so
-//! the output bytes are the GEMM path's. Only the folded requantization is taken (parameters
-//! that do not fold keep the GEMM path).
+//! cin·kh·kw ≤ [`super::int8_gemm::MAX_DEPTH`]; on AVX2 a `vpmaddwd` pair is at most
+//! 2 · 255 · 128, inside its i32 lane), the requantization the same operations, so the output
+//! bytes are the GEMM path's. Only the folded requantization is taken (parameters that do not
+//! fold keep the GEMM path).
+
+mod avx2;
 
 use super::conv::Geom;
 use super::conv_direct::{balanced_runs, OutPlanes, RunTask, GROUP, GROUP_BLOCKS};
 use super::depthwise_blocked::avx512::transpose16;
+use super::int8_gemm::{Isa, MAX_DEPTH};
 use super::quantize::store_low_bytes_avx512;
 use super::requantize::{Requantizer, RequantizerLanes};
 use super::scratch::grow;
@@ -44,7 +54,8 @@ use webnn_core::{Error, Result};
 
 /// Output channels per register.
 const LANES: usize = 16;
-/// Bytes of one tap of one block of weights: 16 channels × 4 input channels.
+/// Bytes of one tap of one block of weights: 16 channels × 4 input channels of int8 (VNNI) or
+/// × 2 of i16 (AVX2).
 const TAP_BYTES: usize = LANES * 4;
 /// Taps per chunk: 4 blocks × 64 taps of weights are 16 KiB.
 const CHUNK_TAPS: usize = 64;
@@ -56,7 +67,7 @@ const CHUNK_TAPS: usize = 64;
 const MIN_TAPS: usize = 16;
 
 /// Whether `g` takes this kernel on this CPU: groups 1, nchw, a window (not 1×1), AVX-512
-/// VNNI.
+/// VNNI or AVX2 ([`isa`]).
 ///
 /// 1×1 convs stay on the GEMM: unstrided it reads the input as it is; strided, the padded
 /// buffer here would interleave every input pixel where the GEMM's im2col copies a quarter of
@@ -65,27 +76,50 @@ const MIN_TAPS: usize = 16;
 /// unstrided 1×1 convs measured no faster here either (512→2048: 0.24–0.27 ms against
 /// 0.27–0.28).
 pub(super) fn applies(g: &Geom) -> bool {
-    let taps = g.cin.div_ceil(4) * g.kk();
-    super::int8_gemm::Isa::Avx512Vnni.available()
+    isa().is_some_and(|isa| takes(g, isa))
+}
+
+/// The instruction set the kernel runs with on this CPU: AVX-512 VNNI where the CPU has it,
+/// else AVX2 (None without either).
+pub(super) fn isa() -> Option<Isa> {
+    Some(Isa::best()).filter(|&isa| isa != Isa::Portable)
+}
+
+/// Input channels per 32-bit word of the padded buffer (and per lane of a weight vector).
+fn per_word(isa: Isa) -> usize {
+    if isa.wide() {
+        2
+    } else {
+        4
+    }
+}
+
+/// Whether `g` fits the kernel on `isa` (whether or not this CPU has it).
+fn takes(g: &Geom, isa: Isa) -> bool {
+    let taps = g.cin.div_ceil(per_word(isa)) * g.kk();
+    isa != Isa::Portable
         && !g.nhwc
         && g.groups == 1
         && g.kk() > 1
-        && (MIN_TAPS..=super::int8_gemm::MAX_DEPTH / 4).contains(&taps)
+        && (MIN_TAPS..=MAX_DEPTH / per_word(isa)).contains(&taps)
         && g.oh > 0
         && g.ow > 0
 }
 
-/// The padded input's shape: (rows, pitch) of one channel quad's plane, in words.
+/// The padded input's shape: (rows, pitch) of one channel word's plane, in words.
 fn padded_dims(g: &Geom) -> (usize, usize) {
     (g.h + g.padding[0] + g.padding[1], g.w + g.padding[2] + g.padding[3])
 }
 
 /// The filter regrouped for this kernel: block b (output channels 16b..16b + 16) as
-/// `[tap][16 channels][4 input channels]` int8, zero past cout and cin; the sum of each output
-/// channel's weights (for the zero-point correction); the requantization of each channel.
+/// `[tap][16 channels][4 input channels]` int8 (VNNI) or `[tap][16 channels][2 input
+/// channels]` i16 (AVX2), zero past cout and cin; the sum of each output channel's weights (for
+/// the zero-point correction); the requantization of each channel.
 pub(super) struct DirectFilterI8 {
+    /// The instruction set whose layout `data` holds.
+    isa: Isa,
     data: AlignedBuf,
-    /// Taps (channel quad, kh, kw) in all.
+    /// Taps (channel word, kh, kw) in all.
     taps: usize,
     /// `Σ w` of each output channel.
     sums: Vec<i32>,
@@ -94,15 +128,18 @@ pub(super) struct DirectFilterI8 {
 }
 
 impl DirectFilterI8 {
-    /// Regroups `w` (`[cout][cin][kh][kw]` int8) for `g`, with each channel's folded
-    /// requantization.
-    pub(super) fn new(g: &Geom, w: &[i8], requant: Vec<Requantizer>) -> Result<DirectFilterI8> {
+    /// Regroups `w` (`[cout][cin][kh][kw]` int8) for `g` in the layout of `isa` (AVX-512 VNNI
+    /// or AVX2), with each channel's folded requantization.
+    pub(super) fn new(g: &Geom, w: &[i8], requant: Vec<Requantizer>, isa: Isa) -> Result<DirectFilterI8> {
         let depth = g.cin * g.kk();
         if w.len() != g.cout * depth || requant.len() != g.cout {
             return Err(Error::operation("conv2d (int8): weights or requantization do not match the shapes"));
         }
-        let quads = g.cin.div_ceil(4);
-        let taps = quads * g.kk();
+        if !takes(g, isa) {
+            return Err(Error::operation(format!("conv2d (int8): the direct kernel does not take {g:?} on {isa:?}")));
+        }
+        let per = per_word(isa);
+        let taps = g.cin.div_ceil(per) * g.kk();
         let blocks = g.cout.div_ceil(LANES);
         let len = blocks
             .checked_mul(taps)
@@ -110,17 +147,21 @@ impl DirectFilterI8 {
             .ok_or_else(|| Error::operation("conv2d (int8): the filter is too large"))?;
         let mut data = AlignedBuf::try_zeroed(len, "conv2d (int8): the regrouped filter")?;
         let bytes = data.as_bytes_mut();
+        // Each weight's bytes: one int8, or the two of its i16 (little-endian, sign-extended).
+        let elem = 4 / per;
         for (co, row) in w.chunks_exact(depth).enumerate() {
             let (b, lane) = (co / LANES, co % LANES);
             for ci in 0..g.cin {
                 for k in 0..g.kk() {
-                    let tap = (ci / 4) * g.kk() + k;
-                    bytes[(b * taps + tap) * TAP_BYTES + lane * 4 + ci % 4] = row[ci * g.kk() + k] as u8;
+                    let tap = (ci / per) * g.kk() + k;
+                    let at = (b * taps + tap) * TAP_BYTES + lane * 4 + (ci % per) * elem;
+                    let v = i16::from(row[ci * g.kk() + k]).to_le_bytes();
+                    bytes[at..at + elem].copy_from_slice(&v[..elem]);
                 }
             }
         }
         let sums = w.chunks_exact(depth).map(|row| row.iter().map(|&v| i32::from(v)).sum()).collect();
-        Ok(DirectFilterI8 { data, taps, sums, requant })
+        Ok(DirectFilterI8 { isa, data, taps, sums, requant })
     }
 }
 
@@ -134,18 +175,19 @@ pub(super) fn conv(
     padded: &mut Vec<u32>,
     out: &mut [u8],
 ) -> Result<()> {
-    if !applies(g) {
-        return Err(Error::unknown("conv2d (int8): the direct kernel needs AVX-512 VNNI"));
+    let isa = filter.isa;
+    if !takes(g, isa) || !isa.available() {
+        return Err(Error::unknown(format!("conv2d (int8): the direct kernel cannot run {g:?} on {isa:?} here")));
     }
     let (plane, oplane) = (g.h * g.w, g.oh * g.ow);
     if x.len() < g.n * g.cin * plane || out.len() < g.n * g.cout * oplane {
         return Err(Error::operation("conv2d (int8): input or output shorter than the shapes"));
     }
-    let quads = g.cin.div_ceil(4);
+    let words = g.cin.div_ceil(per_word(isa));
     let (rows, pitch) = padded_dims(g);
     let qplane = rows * pitch;
-    grow(padded, quads * qplane)?;
-    // Where tap (quad, kh, kw) reads, relative to an output pixel's base.
+    grow(padded, words * qplane)?;
+    // Where tap (word, kh, kw) reads, relative to an output pixel's base.
     let mut taps: Vec<usize> = Vec::new();
     grow(&mut taps, filter.taps)?;
     for (t, tap) in taps.iter_mut().enumerate() {
@@ -160,14 +202,18 @@ pub(super) fn conv(
     let max_run = 128 * 1024 / (4 * GROUP) - 2 * LANES;
     let fewest = (2 * threads).div_ceil(groups).max(oplane.div_ceil(max_run)).clamp(1, oplane);
     let (runs, run_len) = balanced_runs(oplane, fewest, groups, threads);
-    let zero_word = u32::from_ne_bytes([x_zero; 4]);
     for n in 0..g.n {
         let image = &x[n * g.cin * plane..][..g.cin * plane];
-        crate::par::chunks_on(threads, &mut padded[..quads * qplane], qplane, |q, words| {
-            // SAFETY: `applies` checked AVX-512F and BW.
-            unsafe { fill_quad(g, image, q, x_zero, zero_word, words) }
+        crate::par::chunks_on(threads, &mut padded[..words * qplane], qplane, |q, words| {
+            // SAFETY: `isa` is available (checked above): AVX-512F and BW with VNNI, else AVX2.
+            unsafe {
+                match isa {
+                    Isa::Avx512Vnni => fill_quad(g, image, q, x_zero, words),
+                    _ => avx2::fill_pair(g, image, q, x_zero, words),
+                }
+            }
         });
-        let padded = &padded[..quads * qplane];
+        let padded = &padded[..words * qplane];
         let planes_out = OutPlanes(out[n * g.cout * oplane..][..g.cout * oplane].as_mut_ptr());
         crate::par::try_range_on(threads, groups * runs, |task| -> Result<()> {
             let task = RunTask::of(task, runs, run_len, oplane, g.cout);
@@ -184,24 +230,30 @@ pub(super) fn conv(
             };
             for t0 in (0..k).step_by(CHUNK_TAPS) {
                 let chunk = &taps[t0..(t0 + CHUNK_TAPS).min(k)];
-                // SAFETY: AVX-512 VNNI (checked by `applies`); every tap of every output pixel
+                // SAFETY: `isa` is available (checked above); every tap of every output pixel
                 // (and of the overrun, which repeats the last pixel) reads inside the padded
                 // buffer (the output size fits the padded input); the weights of the group's
                 // cb blocks; the run's sums (the overrun inside `bases` and `stride`).
                 unsafe {
                     let s = sums.as_mut_ptr();
-                    match cb {
-                        4 => tiles.run::<4, 6>(&bases, pixels.len(), t0, chunk, s),
-                        3 => tiles.run::<3, 8>(&bases, pixels.len(), t0, chunk, s),
-                        2 => tiles.run::<2, 12>(&bases, pixels.len(), t0, chunk, s),
-                        _ => tiles.run::<1, 12>(&bases, pixels.len(), t0, chunk, s),
+                    match (isa, cb) {
+                        (Isa::Avx512Vnni, 4) => tiles.run::<4, 6>(&bases, pixels.len(), t0, chunk, s),
+                        (Isa::Avx512Vnni, 3) => tiles.run::<3, 8>(&bases, pixels.len(), t0, chunk, s),
+                        (Isa::Avx512Vnni, 2) => tiles.run::<2, 12>(&bases, pixels.len(), t0, chunk, s),
+                        (Isa::Avx512Vnni, _) => tiles.run::<1, 12>(&bases, pixels.len(), t0, chunk, s),
+                        _ => avx2::run(&tiles, cb, &bases, pixels.len(), t0, chunk, s),
                     }
                 }
             }
             let channels = co0..co0 + channels;
-            // SAFETY: AVX-512F/BW/VL; pixels `pixels` of planes `channels` belong to this task;
-            // the sums hold whole 16-pixel vectors.
-            unsafe { store(sums, stride, filter, x_zero, channels, planes_out, oplane, pixels) };
+            // SAFETY: `isa` is available; pixels `pixels` of planes `channels` belong to this
+            // task; the sums hold whole 16-pixel vectors.
+            unsafe {
+                match isa {
+                    Isa::Avx512Vnni => store(sums, stride, filter, x_zero, channels, planes_out, oplane, pixels),
+                    _ => avx2::store(sums, stride, filter, x_zero, channels, planes_out, oplane, pixels),
+                }
+            }
             Ok(())
         })?;
     }
@@ -215,7 +267,8 @@ pub(super) fn conv(
 /// # Safety
 /// The CPU has AVX-512F, BW and VL.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-unsafe fn fill_quad(g: &Geom, image: &[u8], q: usize, x_zero: u8, zero_word: u32, words: &mut [u32]) {
+unsafe fn fill_quad(g: &Geom, image: &[u8], q: usize, x_zero: u8, words: &mut [u32]) {
+    let zero_word = u32::from_ne_bytes([x_zero; 4]);
     let (rows, pitch) = padded_dims(g);
     let (top, left) = (g.padding[0], g.padding[2]);
     let plane = g.h * g.w;
@@ -500,8 +553,9 @@ mod tests {
 
     #[test]
     fn matches_the_straightforward_conv() {
-        if !super::super::int8_gemm::Isa::Avx512Vnni.available() {
-            eprintln!("skipped: no AVX-512 VNNI on this CPU");
+        let isas: Vec<Isa> = [Isa::Avx512Vnni, Isa::Avx2].into_iter().filter(|isa| isa.available()).collect();
+        if isas.is_empty() {
+            eprintln!("skipped: neither AVX-512 VNNI nor AVX2 on this CPU");
             return;
         }
         let cases = [
@@ -521,8 +575,8 @@ mod tests {
             geom(1, (8, 40, 70), 16, (3, 3), [1, 2], [1, 1], [1, 1, 1, 1]),
         ];
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        for (i, g) in cases.iter().enumerate() {
-            assert!(applies(g), "case {i} ({g:?}) does not take the kernel");
+        for (i, (g, &isa)) in cases.iter().flat_map(|g| isas.iter().map(move |isa| (g, isa))).enumerate() {
+            assert!(takes(g, isa), "case {i} ({g:?}) does not take the kernel on {isa:?}");
             let x: Vec<u8> = (0..g.n * g.cin * g.h * g.w).map(|_| rng.byte()).collect();
             let w: Vec<i8> = (0..g.cout * g.cin * g.kk()).map(|_| rng.byte() as i8).collect();
             let x_zero = rng.byte();
@@ -541,13 +595,13 @@ mod tests {
                     Requantizer::fold(scale, bias, clamp, 1.0 / 128.0, zp, out_type).expect("folds")
                 })
                 .collect();
-            let filter = DirectFilterI8::new(g, &w, rq.clone()).expect("filter");
+            let filter = DirectFilterI8::new(g, &w, rq.clone(), isa).expect("filter");
             let mut padded = Vec::new();
             let mut y = vec![0u8; g.n * g.cout * g.oh * g.ow];
             conv(g, &x, x_zero, &filter, &mut padded, &mut y).expect("conv");
             let want = reference(g, &x, x_zero, &w, &rq);
             let diff = y.iter().zip(&want).position(|(a, b)| a != b);
-            assert!(diff.is_none(), "case {i} ({g:?}): first difference at {diff:?}");
+            assert!(diff.is_none(), "case {i} ({g:?}, {isa:?}): first difference at {diff:?}");
             // The outputs are not trivially constant.
             assert!(want.iter().any(|&v| v != want[0]), "case {i}: a constant output tests little");
             // A second dispatch on the same scratch gives the same bytes.
