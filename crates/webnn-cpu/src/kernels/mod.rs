@@ -20,6 +20,8 @@ pub mod quantized;
 mod quantized_conv_direct;
 pub mod quantized_depthwise;
 #[cfg(target_arch = "x86_64")]
+mod quantized_depthwise_avx2;
+#[cfg(target_arch = "x86_64")]
 mod quantized_depthwise_small;
 mod quantized_depthwise_vnni;
 pub mod quantized_elementwise;

@@ -197,11 +197,27 @@ impl QuantizedDepthwise {
                 unsafe { avx512::widen(row, zero, to) };
                 continue;
             }
+            #[cfg(target_arch = "x86_64")]
+            if self.avx2 {
+                // SAFETY: AVX2 was detected (lower).
+                unsafe { super::quantized_depthwise_avx2::widen(row, zero, to) };
+                continue;
+            }
             for (d, &v) in to.iter_mut().zip(row) {
                 *d = v as f32 - zero;
             }
         }
         let taps: &[f32] = &self.weights[c * g.kk()..][..g.kk()];
+        #[cfg(target_arch = "x86_64")]
+        if let (true, false, Some(folded)) = (self.avx2, self.avx512bw, &self.folded) {
+            use super::quantized_depthwise_avx2 as avx2;
+            if avx2::fits(g, pw, padded.len()) {
+                // SAFETY: AVX2 and FMA were detected (lower); the reads fit the plane
+                // (checked); `y` is the oh × ow plane, `taps` the channel's kh · kw weights.
+                unsafe { avx2::plane(g, padded, pw, taps, &folded[c], y) };
+                return;
+            }
+        }
         // The plane of sums, then the plane requantized in one loop.
         self.sums(padded, pw, taps, &mut sums[..g.oh * g.ow]);
         self.requantize(&sums[..g.oh * g.ow], c, y);
