@@ -10,9 +10,10 @@
 //! [`MAX_TAPS`] taps), so float32 holds every one exactly: the sums are the exact integer sums
 //! of the GEMM path, whatever the order, and the result is the same requantization of them.
 //!
-//! AVX-512 (which every CPU the pass runs this on has: it requires VNNI) computes 16 outputs
-//! of a row at once, a horizontal stride of 2 picking the even lanes of two loads with one
-//! permute; other CPUs run the same arithmetic in scalar code. Where the CPU also has VBMI
+//! AVX-512 computes 16 outputs of a row at once, a horizontal stride of 2 picking the even
+//! lanes of two loads with one permute; AVX2 CPUs keep the sums of up to 32 outputs of a row
+//! in registers over the whole window and requantize them there
+//! (`quantized_depthwise_avx2`); other CPUs run the same arithmetic in scalar code. Where the CPU also has VBMI
 //! (Ice Lake, Zen 4 and later) and 16 outputs' window row fits one 64-byte load, the sums are
 //! computed on integers instead (`quantized_depthwise_vnni`): the same sums, the same
 //! bytes, several times faster. Planes with rows of at most 8 outputs (14 at stride 2) take a third path
@@ -86,6 +87,13 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
     let avx2 = std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma");
     #[cfg(not(target_arch = "x86_64"))]
     let avx2 = false;
+    #[cfg(target_arch = "x86_64")]
+    let avx2_plane = avx2 && !avx512bw && folded.is_some() && {
+        let (pw, ph) = (g.w + g.padding[2] + g.padding[3], g.h + g.padding[0] + g.padding[1]);
+        super::quantized_depthwise_avx2::fits(&g, pw, padded_len(pw, ph, &g))
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx2_plane = false;
     Ok(Box::new(QuantizedDepthwise {
         g,
         weights,
@@ -97,11 +105,18 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
         output,
         avx512bw,
         avx2,
+        avx2_plane,
         vnni,
         #[cfg(target_arch = "x86_64")]
         small,
         folded,
     }))
+}
+
+/// The padded plane's length: `ph` rows of `pw`, and slack for the last row's vector reads
+/// past its end (up to 32 · stride + the window's width).
+fn padded_len(pw: usize, ph: usize, g: &Geom) -> usize {
+    ph * pw + 64 + g.kw * g.dilations[1] + pw
 }
 
 struct QuantizedDepthwise {
@@ -120,6 +135,10 @@ struct QuantizedDepthwise {
     /// The CPU has AVX2 and FMA (the portable loops compiled for them, where AVX-512 is
     /// missing).
     avx2: bool,
+    /// AVX2 without AVX-512, the folded requantization, and a geometry whose reads fit the
+    /// padded plane: the planes go to `quantized_depthwise_avx2` (its layout of the padded
+    /// rows: split by parity at width stride 2).
+    avx2_plane: bool,
     /// The weights packed for the integer path, where the CPU and the geometry allow it.
     vnni: Option<VnniTaps>,
     /// The small-plane integer path's runs and weights, where the CPU and the geometry allow
@@ -147,7 +166,7 @@ struct Scratch {
     /// The plane of sums (the float path).
     sums: Vec<f32>,
     /// The geometry and padding byte whose padding the padded plane holds.
-    padded_for: Option<[usize; 7]>,
+    padded_for: Option<[usize; 8]>,
 }
 
 impl QuantizedDepthwise {
@@ -157,7 +176,7 @@ impl QuantizedDepthwise {
         let g = &self.g;
         let pw = g.w + g.padding[2] + g.padding[3];
         let ph = g.h + g.padding[0] + g.padding[1];
-        (pw, ph * pw + 64 + g.kw * g.dilations[1] + pw)
+        (pw, padded_len(pw, ph, g))
     }
 
     /// One channel plane: `x` its input bytes, `y` its output bytes.
@@ -187,6 +206,21 @@ impl QuantizedDepthwise {
         }
         let (padded, sums) = (&mut scratch.floats[..padded_len], &mut scratch.sums);
         let zero = self.input.zero_point as f32;
+        let taps: &[f32] = &self.weights[c * g.kk()..][..g.kk()];
+        #[cfg(target_arch = "x86_64")]
+        if let (true, Some(folded)) = (self.avx2_plane, &self.folded) {
+            use super::quantized_depthwise_avx2 as avx2;
+            for (r, row) in x.chunks_exact(g.w).enumerate() {
+                let row_start = (pt + r) * pw;
+                // SAFETY: AVX2 was detected (lower); the padded row is pw floats.
+                unsafe { avx2::widen_row(g.strides[1], pl, row, zero, &mut padded[row_start..row_start + pw]) };
+            }
+            // SAFETY: AVX2 and FMA were detected, the reads fit the plane (lower: `avx2_plane`);
+            // the rows are in its layout (above); `y` is the oh × ow plane, `taps` the
+            // channel's kh · kw weights.
+            unsafe { avx2::plane(g, padded, pw, taps, &folded[c], y) };
+            return;
+        }
         // The rows; the padding around them stays zero (see run).
         for (r, row) in x.chunks_exact(g.w).enumerate() {
             let to = &mut padded[first + r * pw..][..g.w];
@@ -197,25 +231,8 @@ impl QuantizedDepthwise {
                 unsafe { avx512::widen(row, zero, to) };
                 continue;
             }
-            #[cfg(target_arch = "x86_64")]
-            if self.avx2 {
-                // SAFETY: AVX2 was detected (lower).
-                unsafe { super::quantized_depthwise_avx2::widen(row, zero, to) };
-                continue;
-            }
             for (d, &v) in to.iter_mut().zip(row) {
                 *d = v as f32 - zero;
-            }
-        }
-        let taps: &[f32] = &self.weights[c * g.kk()..][..g.kk()];
-        #[cfg(target_arch = "x86_64")]
-        if let (true, false, Some(folded)) = (self.avx2, self.avx512bw, &self.folded) {
-            use super::quantized_depthwise_avx2 as avx2;
-            if avx2::fits(g, pw, padded.len()) {
-                // SAFETY: AVX2 and FMA were detected (lower); the reads fit the plane
-                // (checked); `y` is the oh × ow plane, `taps` the channel's kh · kw weights.
-                unsafe { avx2::plane(g, padded, pw, taps, &folded[c], y) };
-                return;
             }
         }
         // The plane of sums, then the plane requantized in one loop.
@@ -412,7 +429,9 @@ impl Kernel for QuantizedDepthwise {
                     // only when the previous task on this thread had another geometry or
                     // padding byte.
                     let zero = self.vnni.as_ref().map(|taps| taps.zero as usize + 1).unwrap_or(0);
-                    let key = [g.h, g.w, g.padding[0], g.padding[1], g.padding[2], g.padding[3], zero];
+                    // (The AVX2 plane's split rows put the padding elsewhere.)
+                    let split = usize::from(self.avx2_plane && g.strides[1] == 2);
+                    let key = [g.h, g.w, g.padding[0], g.padding[1], g.padding[2], g.padding[3], zero, split];
                     if let Some(taps) = &self.vnni {
                         grow(&mut scratch.bytes, padded_len)?;
                         if scratch.padded_for != Some(key) {
@@ -668,6 +687,7 @@ mod tests {
                 output,
                 avx512bw,
                 avx2,
+                avx2_plane: false,
                 vnni: integer.then(|| VnniTaps::new(k, k, [stride, dilation], &weights, 100).unwrap()),
                 #[cfg(target_arch = "x86_64")]
                 small: None,
@@ -718,6 +738,10 @@ mod tests {
             if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
                 assert_eq!(run(kernel(false, true, false, false)), divided, "AVX2, {what}");
                 assert_eq!(run(kernel(false, true, false, true)), folded, "AVX2 folded, {what}");
+                let (pw, padded_len) = kernel(false, true, false, true).padded_dims();
+                assert!(super::super::quantized_depthwise_avx2::fits(&g, pw, padded_len), "{what}");
+                let plane = QuantizedDepthwise { avx2_plane: true, ..kernel(false, true, false, true) };
+                assert_eq!(run(plane), folded, "AVX2 register plane, {what}");
             }
             #[cfg(target_arch = "x86_64")]
             if crate::kernels::unary::has_avx512() && std::is_x86_feature_detected!("avx512bw") {

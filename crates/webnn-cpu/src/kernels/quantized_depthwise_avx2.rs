@@ -9,8 +9,10 @@
 //! weights are float32 integers, every product and partial sum is an integer below 2^24
 //! (`MAX_TAPS`), so each fused multiply-add is exact and the sums are the exact integer sums
 //! whatever the order; the folded requantization then gives the bytes of
-//! `Requantizer::apply`. A width stride of 2 takes each vector's 8 inputs as the even lanes
-//! of two loads (`vshufps` + `vpermpd`).
+//! `Requantizer::apply`. At width stride 2 each padded row is stored split by column parity
+//! (its even columns, then its odd: [`widen_row`]), so that a tap's 8 inputs are 8 adjacent
+//! floats of one half, one plain load (taking the even lanes of two loads with `vshufps` +
+//! `vpermpd` instead ran MobileNetV2's 96-channel 3×3 stride 2 on 112² at 0.66–0.85 ms).
 
 use super::conv::Geom;
 use super::quantize::low_bytes_avx2;
@@ -41,21 +43,96 @@ pub(super) unsafe fn widen(row: &[u8], zero: f32, to: &mut [f32]) {
     }
 }
 
+/// Widens input row `row` into its padded row `dst` (`pw` floats) as `x − zero` from padded
+/// column `left` on; at width stride 2 in [`plane`]'s split layout: padded column c at
+/// `c / 2` of the even half (`pw.div_ceil(2)` floats) or of the odd half after it. Only the
+/// row's own columns are written (the padding is the caller's, the same for every plane).
+///
+/// # Safety
+/// The CPU has AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn widen_row(stride: usize, left: usize, row: &[u8], zero: f32, dst: &mut [f32]) {
+    if stride != 2 {
+        // SAFETY (caller): AVX2.
+        unsafe { widen(row, zero, &mut dst[left..left + row.len()]) };
+        return;
+    }
+    let half = dst.len().div_ceil(2);
+    // Padded column c's place in the split row.
+    let at = |c: usize| (c % 2) * half + c / 2;
+    let z = _mm256_set1_ps(zero);
+    // Bytes 0, 2, .., 14 to the low 8, 1, 3, .., 15 to the high 8 (of 8 bytes: 0, 2, 4, 6 to
+    // the low 4, 1, 3, 5, 7 to the next 4).
+    let parity16 = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    let parity8 = _mm_setr_epi8(0, 2, 4, 6, 1, 3, 5, 7, -1, -1, -1, -1, -1, -1, -1, -1);
+    let mut i = 0;
+    // Row bytes i + 2j land in column c + 2j (at `at(c) + j`), bytes i + 2j + 1 in column
+    // c + 1 + 2j (at `at(c + 1) + j`): interior columns of the row, 8 (or 4) of each parity.
+    while i + 16 <= row.len() {
+        let c = left + i;
+        let (a, b) = (at(c), at(c + 1));
+        assert!(a.max(b) + 8 <= dst.len(), "split row: columns {c}.. past {}", dst.len());
+        // SAFETY: bytes i..i + 16 of the row; 8 floats from a and from b inside `dst`
+        // (asserted).
+        unsafe {
+            let v = _mm_shuffle_epi8(_mm_loadu_si128(row.as_ptr().add(i).cast()), parity16);
+            let first = _mm256_sub_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(v)), z);
+            let second = _mm256_sub_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128::<8>(v))), z);
+            _mm256_storeu_ps(dst.as_mut_ptr().add(a), first);
+            _mm256_storeu_ps(dst.as_mut_ptr().add(b), second);
+        }
+        i += 16;
+    }
+    if i + 8 <= row.len() {
+        let c = left + i;
+        let (a, b) = (at(c), at(c + 1));
+        assert!(a.max(b) + 4 <= dst.len(), "split row: columns {c}.. past {}", dst.len());
+        // SAFETY: bytes i..i + 8 of the row; 4 floats from a and from b inside `dst`
+        // (asserted).
+        unsafe {
+            let v = _mm_shuffle_epi8(_mm_loadl_epi64(row.as_ptr().add(i).cast()), parity8);
+            let first = _mm256_sub_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(v)), z);
+            _mm_storeu_ps(dst.as_mut_ptr().add(a), _mm256_castps256_ps128(first));
+            _mm_storeu_ps(dst.as_mut_ptr().add(b), _mm256_extractf128_ps::<1>(first));
+        }
+        i += 8;
+    }
+    for (j, &x) in row.iter().enumerate().skip(i) {
+        dst[at(left + j)] = x as f32 - zero;
+    }
+}
+
+/// Where tap column `v` (kernel column v, dilation `dw`) of output column 0 reads, in a padded
+/// row `pw` floats long: `v·dw` at width stride 1; in the split layout ([`widen_row`]) at
+/// stride 2, `v·dw / 2` in the half of `v·dw`'s parity (output column ox then reads `ox`
+/// further: padded column `2·ox + v·dw`).
+#[inline(always)]
+fn tap_column(stride: usize, pw: usize, v: usize, dw: usize) -> usize {
+    let c = v * dw;
+    if stride == 2 {
+        (c % 2) * pw.div_ceil(2) + c / 2
+    } else {
+        c
+    }
+}
+
 /// Whether [`plane`] stays inside a padded plane of `len` floats, `pw` to a row: its last
 /// chunk of a row reads up to 8 outputs' inputs past the row's last output.
 pub(super) fn fits(g: &Geom, pw: usize, len: usize) -> bool {
     let ([sh, sw], [dh, dw]) = (g.strides, g.dilations);
-    if g.oh == 0 || g.ow == 0 || !matches!(sw, 1 | 2) {
+    if g.oh == 0 || g.ow == 0 || g.kw == 0 || !matches!(sw, 1 | 2) {
         return false;
     }
-    // The last vector of the last row: outputs up to ow rounded up to 8, each reading sw
-    // floats (two loads of 8 at stride 2) from its window position.
-    let last = (g.oh - 1) * sh * pw + (g.kh - 1) * dh * pw + (g.kw - 1) * dw;
-    last + g.ow.next_multiple_of(8) * sw <= len
+    // The last vector of the last row: outputs up to ow rounded up to 8, one float each from
+    // the tap column that reads furthest.
+    let furthest = (0..g.kw).map(|v| tap_column(sw, pw, v, dw)).max().unwrap_or(0);
+    let last = (g.oh - 1) * sh * pw + (g.kh - 1) * dh * pw + furthest;
+    last + g.ow.next_multiple_of(8) <= len
 }
 
 /// Channel plane `y` (`oh × ow` bytes) of the depthwise conv: the window sums of the padded
-/// plane (`pw` floats to a row) with the weights `taps` (`kh × kw`), requantized by `rq`.
+/// plane (`pw` floats to a row; at width stride 2 each row split by parity, [`widen_row`])
+/// with the weights `taps` (`kh × kw`), requantized by `rq`.
 ///
 /// # Safety
 /// AVX2 and FMA; [`fits`]`(g, pw, padded.len())`; `y` holds `oh × ow` bytes, `taps` `kh · kw`
@@ -134,23 +211,14 @@ unsafe fn chunk<const NV: usize, const SW: usize, const KH: usize, const KW: usi
     // SAFETY (caller): AVX2 and FMA (inlined into `plane`); every read inside the padded plane.
     unsafe {
         let mut acc = [_mm256_setzero_ps(); NV];
-        let start = row.add(ox * SW);
+        let start = row.add(ox);
         for u in 0..kh {
             for v in 0..kw {
                 let w = _mm256_set1_ps(*taps.get_unchecked(u * kw + v));
-                let src = start.add(u * dh * pw + v * dw);
+                let src = start.add(u * dh * pw + tap_column(SW, pw, v, dw));
                 for (i, a) in acc.iter_mut().enumerate() {
-                    let x = if SW == 1 {
-                        _mm256_loadu_ps(src.add(8 * i))
-                    } else {
-                        let (lo, hi) = (_mm256_loadu_ps(src.add(16 * i)), _mm256_loadu_ps(src.add(16 * i + 8)));
-                        // Per 128-bit half lo0 lo2 hi0 hi2 | lo4 lo6 hi4 hi6, then the 8 even.
-                        _mm256_castpd_ps(_mm256_permute4x64_pd::<0xd8>(_mm256_castps_pd(_mm256_shuffle_ps::<0x88>(
-                            lo, hi,
-                        ))))
-                    };
                     // Exact: integers below 2^24 (module documentation).
-                    *a = _mm256_fmadd_ps(w, x, *a);
+                    *a = _mm256_fmadd_ps(w, _mm256_loadu_ps(src.add(8 * i)), *a);
                 }
             }
         }

@@ -7,7 +7,7 @@
 //! of the model (perf, Zen 5), the GEMM's tiles 55 %. Here:
 //!
 //! - The input is copied once per image into a padded, channel-interleaved buffer of 32-bit
-//!   words (`[cin/4][h + pads][w + pads]`): with VNNI a word holds four consecutive input
+//!   words (`[cin/4 or cin/2][h + pads][w + pads]`): with VNNI a word holds four consecutive input
 //!   channels of one padded pixel as bytes, with AVX2 two as 16-bit values (the operands of
 //!   `vpmaddwd`, widened once here rather than per product). The padding is the input's zero
 //!   point (the real value 0, as the float conv pads), channels past cin in the last word too
@@ -60,10 +60,12 @@ const TAP_BYTES: usize = LANES * 4;
 /// Taps per chunk: 4 blocks × 64 taps of weights are 16 KiB.
 const CHUNK_TAPS: usize = 64;
 
-/// Fewest taps (channel quads × window) taken: a first conv with 3 input channels and a 3×3
-/// window (9 taps, a quarter of each wasted on the missing fourth channel) ran slower here than
-/// on im2col + the GEMM (MobileNetV2's 3→32 stride 2 on 224²: 0.11 → 0.16 ms; YOLOv8n's 3→16
-/// on 320²: 0.18 → 0.20), ResNet's 7×7 stem (49 taps) faster (0.79 → 0.63).
+/// Fewest taps (channel words × window) taken. VNNI: a first conv with 3 input channels and a
+/// 3×3 window (9 taps, a quarter of each wasted on the missing fourth channel) ran slower here
+/// than on im2col + the GEMM (MobileNetV2's 3→32 stride 2 on 224²: 0.11 → 0.16 ms; YOLOv8n's
+/// 3→16 on 320²: 0.18 → 0.20), ResNet's 7×7 stem (49 taps) faster (0.79 → 0.63). AVX2 (two
+/// channels a word, so 18 taps for those first convs): all three faster here (Zen 3, 1 thread:
+/// 0.77–1.12 → 0.55–0.65 ms, 0.91–1.39 → 0.77, the stem 5.75 → 3.76).
 const MIN_TAPS: usize = 16;
 
 /// Whether `g` takes this kernel on this CPU: groups 1, nchw, a window (not 1×1), AVX-512
