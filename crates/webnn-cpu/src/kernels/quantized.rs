@@ -126,15 +126,12 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
 }
 
 /// The regrouped filter of the direct kernel, where it takes this conv
-/// (`quantized_conv_direct::applies`: AVX-512 VNNI or AVX2, a window of at least 16 taps) and the
-/// static form's requantization folds.
+/// (`quantized_conv_direct::isa_for`: AVX-512 VNNI or AVX2, a window of at least 16 taps)
+/// and the static form's requantization folds.
 #[cfg(target_arch = "x86_64")]
 fn direct_filter(g: &Geom, weights: &[i8], common: &Common) -> Result<Option<DirectFilterI8>> {
-    match &common.folded {
-        Some(folded) if quantized_conv_direct::applies(g) => match quantized_conv_direct::isa() {
-            Some(isa) => Ok(Some(DirectFilterI8::new(g, weights, folded.clone(), isa)?)),
-            None => Ok(None),
-        },
+    match (&common.folded, quantized_conv_direct::isa_for(g)) {
+        (Some(folded), Some(isa)) => Ok(Some(DirectFilterI8::new(g, weights, folded.clone(), isa)?)),
         _ => Ok(None),
     }
 }

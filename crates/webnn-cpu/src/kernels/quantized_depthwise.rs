@@ -89,8 +89,8 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
     let avx2 = false;
     #[cfg(target_arch = "x86_64")]
     let avx2_plane = avx2 && !avx512bw && folded.is_some() && {
-        let (pw, ph) = (g.w + g.padding[2] + g.padding[3], g.h + g.padding[0] + g.padding[1]);
-        super::quantized_depthwise_avx2::fits(&g, pw, padded_len(pw, ph, &g))
+        let (pw, len) = padded_dims(&g);
+        super::quantized_depthwise_avx2::fits(&g, pw, len)
     };
     #[cfg(not(target_arch = "x86_64"))]
     let avx2_plane = false;
@@ -113,10 +113,12 @@ pub fn lower(op: &Operation, graph: &Graph, inputs: &[Option<OperandId>], q: &Qu
     }))
 }
 
-/// The padded plane's length: `ph` rows of `pw`, and slack for the last row's vector reads
-/// past its end (up to 32 · stride + the window's width).
-fn padded_len(pw: usize, ph: usize, g: &Geom) -> usize {
-    ph * pw + 64 + g.kw * g.dilations[1] + pw
+/// Padded width and the padded plane's length (with slack for the last row's vector reads
+/// past its end: up to 32 · stride + the window's width).
+fn padded_dims(g: &Geom) -> (usize, usize) {
+    let pw = g.w + g.padding[2] + g.padding[3];
+    let ph = g.h + g.padding[0] + g.padding[1];
+    (pw, ph * pw + 64 + g.kw * g.dilations[1] + pw)
 }
 
 struct QuantizedDepthwise {
@@ -170,13 +172,9 @@ struct Scratch {
 }
 
 impl QuantizedDepthwise {
-    /// Padded width and the padded plane's length (with slack for the last row's vector
-    /// reads past its end: up to 32 · stride + the window's width).
+    /// [`padded_dims`] of this conv's geometry.
     fn padded_dims(&self) -> (usize, usize) {
-        let g = &self.g;
-        let pw = g.w + g.padding[2] + g.padding[3];
-        let ph = g.h + g.padding[0] + g.padding[1];
-        (pw, padded_len(pw, ph, g))
+        padded_dims(&self.g)
     }
 
     /// One channel plane: `x` its input bytes, `y` its output bytes.

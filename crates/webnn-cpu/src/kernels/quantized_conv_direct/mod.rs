@@ -68,8 +68,9 @@ const CHUNK_TAPS: usize = 64;
 /// 0.77–1.12 → 0.55–0.65 ms, 0.91–1.39 → 0.77, the stem 5.75 → 3.76).
 const MIN_TAPS: usize = 16;
 
-/// Whether `g` takes this kernel on this CPU: groups 1, nchw, a window (not 1×1), AVX-512
-/// VNNI or AVX2 ([`isa`]).
+/// The instruction set this kernel runs `g` with on this CPU — AVX-512 VNNI where the CPU has
+/// it, else AVX2 — or None where it does not take `g`: it needs groups 1, nchw, a window (not
+/// 1×1) and [`MIN_TAPS`] taps.
 ///
 /// 1×1 convs stay on the GEMM: unstrided it reads the input as it is; strided, the padded
 /// buffer here would interleave every input pixel where the GEMM's im2col copies a quarter of
@@ -77,14 +78,8 @@ const MIN_TAPS: usize = 16;
 /// On 7×7 planes, where the GEMM's 48-column panels compute 64 columns for 49 pixels, the
 /// unstrided 1×1 convs measured no faster here either (512→2048: 0.24–0.27 ms against
 /// 0.27–0.28).
-pub(super) fn applies(g: &Geom) -> bool {
-    isa().is_some_and(|isa| takes(g, isa))
-}
-
-/// The instruction set the kernel runs with on this CPU: AVX-512 VNNI where the CPU has it,
-/// else AVX2 (None without either).
-pub(super) fn isa() -> Option<Isa> {
-    Some(Isa::best()).filter(|&isa| isa != Isa::Portable)
+pub(super) fn isa_for(g: &Geom) -> Option<Isa> {
+    Some(Isa::best()).filter(|&isa| takes(g, isa))
 }
 
 /// Input channels per 32-bit word of the padded buffer (and per lane of a weight vector).
@@ -167,7 +162,7 @@ impl DirectFilterI8 {
     }
 }
 
-/// The conv2d of an [`applies`] geometry: input `x` (uint8 nchw, zero point `x_zero`),
+/// The conv2d of a geometry [`isa_for`] takes: input `x` (uint8 nchw, zero point `x_zero`),
 /// `out` the uint8 or int8 nchw output bytes. `padded` is this kernel's scratch.
 pub(super) fn conv(
     g: &Geom,
